@@ -1,0 +1,99 @@
+"""The actions a player can take. All are frozen and hashable.
+
+``legal_actions`` hands out interned objects (one object per distinct action), so
+programs that compare or store actions pay nothing for building them; an action built
+by hand, such as ``Swap(Pos(0, 1, 2))``, is equal to the interned one.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import attrs
+
+from allegra_rules.geometry import Pos, geometry
+
+
+@attrs.frozen(slots=True)
+class Reveal:
+    """Turn the face-down card at ``pos`` face up (setup, or after a ``Discard``)."""
+
+    pos: Pos
+
+
+@attrs.frozen(slots=True)
+class DrawDeck:
+    """Draw the top card of the draw pile and show it to everyone."""
+
+
+@attrs.frozen(slots=True)
+class DrawDiscard:
+    """Take the top card of the discard pile."""
+
+
+@attrs.frozen(slots=True)
+class Knock:
+    """Ask for the card the drawer just drew from the draw pile."""
+
+
+@attrs.frozen(slots=True)
+class Pass:
+    """Do not knock."""
+
+
+@attrs.frozen(slots=True)
+class Give:
+    """The drawer gives the drawn card to the knocker ``player``."""
+
+    player: int
+
+
+@attrs.frozen(slots=True)
+class Swap:
+    """Put the held card at ``pos``, face up, replacing the card there."""
+
+    pos: Pos
+
+
+@attrs.frozen(slots=True)
+class Discard:
+    """Put the held card on the discard pile (a ``Reveal`` follows)."""
+
+
+@attrs.frozen(slots=True)
+class Take:
+    """In a knock exchange, the drawer takes the card at ``pos`` from the knocker's area."""
+
+    pos: Pos
+
+
+Action = Reveal | DrawDeck | DrawDiscard | Knock | Pass | Give | Swap | Discard | Take
+"""Any action."""
+
+DRAW_DECK = DrawDeck()
+DRAW_DISCARD = DrawDiscard()
+KNOCK = Knock()
+PASS = Pass()
+DISCARD = Discard()
+
+
+@attrs.frozen(slots=True, eq=False)
+class ActionTable:
+    """Interned actions for one seat count, indexed by flat cell index or seat."""
+
+    reveal: tuple[Reveal, ...]
+    swap: tuple[Swap, ...]
+    take: tuple[Take, ...]
+    give: tuple[Give, ...]
+
+
+@cache
+def action_table(num_players: int) -> ActionTable:
+    """The interned actions of a ``num_players`` table."""
+    positions = geometry(num_players).positions
+    return ActionTable(
+        reveal=tuple(Reveal(p) for p in positions),
+        swap=tuple(Swap(p) for p in positions),
+        take=tuple(Take(p) for p in positions),
+        give=tuple(Give(k) for k in range(num_players)),
+    )

@@ -1,0 +1,320 @@
+"""Rule options: one field per entry of the ambiguity list, and their validation.
+
+A :class:`RuleConfig` pins every reading on which the rule texts disagree or are
+silent. Each field names the ambiguity entry it settles (``A1``, ``A6``, ...) in its
+metadata; :data:`OPTION_CHOICES` lists the allowed values of every string option, the
+first one being the default of the ``seeds`` preset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from allegra_rules.geometry import CELLS_PER_SEAT
+
+DEFAULT_DECK: tuple[tuple[int, int], ...] = (
+    (-1, 6),
+    (0, 7),
+    (1, 8),
+    (2, 10),
+    (3, 11),
+    (4, 12),
+    (5, 12),
+    (6, 12),
+    (7, 11),
+    (8, 10),
+    (9, 8),
+    (10, 7),
+    (11, 6),
+)
+"""The assumed 120-card deck (A1): ``(value, copies)`` pairs, values -1..11.
+
+The published deck's per-value counts are not public; this spread (middle values
+commonest) is an assumption of the ``seeds`` preset.
+"""
+
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
+    "reveal_area": ("zone", "own"),
+    "first_player": ("rotate", "highest_reveal"),
+    "discard_draw": ("must_swap", "may_discard"),
+    "swap_area": ("zone", "own"),
+    "knocking": ("always", "three_or_more", "never"),
+    "knock_winner": ("drawer_chooses", "first_clockwise"),
+    "take_given_card": ("allowed", "forbidden"),
+    "take_area": ("zone", "own"),
+    "row_match": ("anywhere", "adjacent"),
+    "removed_cards": ("out_of_play", "discard"),
+    "round_end": ("own_grid", "zone"),
+    "ender_tie": ("not_doubled", "doubled"),
+    "double_nonpositive": ("yes", "no"),
+}
+"""Allowed values of every string option; the first is the ``seeds`` default."""
+
+Area = Literal["zone", "own"]
+
+
+def _choice(name: str) -> Any:
+    allowed = OPTION_CHOICES[name]
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if not isinstance(value, str) or value not in allowed:
+            shown = ", ".join(repr(v) for v in allowed)
+            raise ValueError(
+                f"RuleConfig.{attribute.name} must be one of {shown}; got {value!r}"
+            )
+
+    return check
+
+
+def _option(name: str, ambiguity: str, doc: str) -> Any:
+    return attrs.field(
+        default=OPTION_CHOICES[name][0],
+        validator=_choice(name),
+        metadata={"ambiguity": ambiguity, "doc": doc, "choices": OPTION_CHOICES[name]},
+    )
+
+
+def _positive_int(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"RuleConfig.{attribute.name} must be an int >= 1; got {value!r}")
+
+
+def _deck_converter(
+    value: Mapping[int, int] | Iterable[tuple[int, int]],
+) -> tuple[tuple[int, int], ...]:
+    pairs = list(value.items()) if isinstance(value, Mapping) else list(value)
+    out: list[tuple[int, int]] = []
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise ValueError(
+                f"RuleConfig.deck must map card values to copy counts; got entry {pair!r}"
+            )
+        card, copies = pair
+        for what, x in (("card value", card), ("copy count", copies)):
+            if type(x) is not int:
+                raise ValueError(f"RuleConfig.deck: {what} must be an int; got {x!r}")
+        if copies < 1:
+            raise ValueError(
+                f"RuleConfig.deck: value {card} must have at least 1 copy; got {copies}"
+            )
+        out.append((card, copies))
+    out.sort()
+    values = [v for v, _ in out]
+    if len(set(values)) != len(values):
+        raise ValueError(f"RuleConfig.deck: a card value is listed twice in {values}")
+    return tuple(out)
+
+
+@attrs.frozen(kw_only=True, slots=True)
+class RuleConfig:
+    """Every rule option, frozen. ``RuleConfig()`` is the ``seeds`` preset.
+
+    Each string option takes one of the values in :data:`OPTION_CHOICES`; a wrong
+    value raises ``ValueError`` naming the field and the allowed values.
+
+    >>> RuleConfig(knocking="never").knocking
+    'never'
+    >>> RuleConfig(row_match="diagonal")
+    Traceback (most recent call last):
+    ...
+    ValueError: RuleConfig.row_match must be one of 'anywhere', 'adjacent'; got 'diagonal'
+    """
+
+    deck: tuple[tuple[int, int], ...] = attrs.field(
+        default=DEFAULT_DECK,
+        converter=_deck_converter,
+        metadata={
+            "ambiguity": "A1",
+            "doc": "The cards: (value, copies) pairs; a dict value -> copies is accepted.",
+        },
+    )
+    min_players: int = attrs.field(
+        default=2,
+        validator=_positive_int,
+        metadata={"ambiguity": "A2", "doc": "Fewest seats a game may have (at least 2)."},
+    )
+    max_players: int = attrs.field(
+        default=6,
+        validator=_positive_int,
+        metadata={"ambiguity": "A2", "doc": "Most seats a game may have."},
+    )
+    reveal_area: Area = _option(
+        "reveal_area",
+        "A6",
+        "Where a player may reveal a card (setup and after a discard): "
+        "anywhere in its zone, or only in its own grid.",
+    )
+    first_player: Literal["rotate", "highest_reveal"] = _option(
+        "first_player",
+        "A7",
+        "Who takes the first turn of a round: the rotating start seat, or the highest "
+        "sum of the two setup reveals.",
+    )
+    discard_draw: Literal["must_swap", "may_discard"] = _option(
+        "discard_draw",
+        "A9",
+        "After taking the discard pile's top card: it must be swapped in, or it may "
+        "also be thrown back with a reveal.",
+    )
+    swap_area: Area = _option(
+        "swap_area",
+        "A10",
+        "Which cells a Swap may target (the drawer's and the knocker's): the zone, or "
+        "the own grid.",
+    )
+    knocking: Literal["always", "three_or_more", "never"] = _option(
+        "knocking",
+        "A12",
+        "When other players may knock for a card drawn from the draw pile.",
+    )
+    knock_winner: Literal["drawer_chooses", "first_clockwise"] = _option(
+        "knock_winner",
+        "A13",
+        "With several knockers: the drawer picks one, or the first knock clockwise "
+        "closes the window.",
+    )
+    take_given_card: Literal["allowed", "forbidden"] = _option(
+        "take_given_card",
+        "A15",
+        "Whether the drawer may take back the very card it just gave.",
+    )
+    take_area: Area = _option(
+        "take_area",
+        "A16",
+        "Where the drawer takes from in a knock exchange: the knocker's zone, or its "
+        "own grid.",
+    )
+    row_match: Literal["anywhere", "adjacent"] = _option(
+        "row_match",
+        "A18",
+        "A row triple: any three equal face-up cards of a 5-cell zone row, or three "
+        "side by side.",
+    )
+    removed_cards: Literal["out_of_play", "discard"] = _option(
+        "removed_cards",
+        "A20",
+        "Where the cards of a removed triple go.",
+    )
+    round_end: Literal["own_grid", "zone"] = _option(
+        "round_end",
+        "A22",
+        "Which cells must all be face up (or gaps) to end the round: the own 12, or "
+        "the zone's 15.",
+    )
+    ender_tie: Literal["not_doubled", "doubled"] = _option(
+        "ender_tie",
+        "A27",
+        "A round-ender tied for the lowest sum: not doubled, or doubled.",
+    )
+    double_nonpositive: Literal["yes", "no"] = _option(
+        "double_nonpositive",
+        "A28",
+        "Whether a round-ender's zero or negative sum is doubled too.",
+    )
+    max_turns_per_round: int = attrs.field(
+        default=500,
+        validator=_positive_int,
+        metadata={
+            "ambiguity": "A30",
+            "doc": "Turns after which a round ends with no ender and nobody doubled.",
+        },
+    )
+
+    def __attrs_post_init__(self) -> None:
+        if self.min_players < 2:
+            raise ValueError(
+                f"RuleConfig.min_players must be at least 2; got {self.min_players}"
+            )
+        if self.max_players < self.min_players:
+            raise ValueError(
+                f"RuleConfig.max_players must be >= min_players ({self.min_players}); "
+                f"got {self.max_players}"
+            )
+        need = CELLS_PER_SEAT * self.min_players + 2
+        if self.deck_size < need:
+            raise ValueError(
+                f"RuleConfig.deck has {self.deck_size} cards; min_players="
+                f"{self.min_players} needs at least {need} (12 per player + 2)"
+            )
+
+    @property
+    def deck_size(self) -> int:
+        """The number of cards in the deck."""
+        return sum(copies for _, copies in self.deck)
+
+    def deck_cards(self) -> tuple[int, ...]:
+        """Every card of the deck as a sorted tuple of values."""
+        return tuple(v for v, copies in self.deck for _ in range(copies))
+
+    def most_players(self) -> int:
+        """The largest seat count this config can deal: ``max_players`` or fewer."""
+        return min(self.max_players, (self.deck_size - 2) // CELLS_PER_SEAT)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as plain JSON data; ``deck`` as ``{"-1": 6, "0": 7, ...}``."""
+        data: dict[str, Any] = {}
+        for field in attrs.fields(RuleConfig):
+            value = getattr(self, field.name)
+            if field.name == "deck":
+                value = {str(card): copies for card, copies in value}
+            data[field.name] = value
+        return data
+
+    def to_json(self) -> str:
+        """Canonical JSON: sorted keys, no whitespace."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def fingerprint(self) -> str:
+        """The sha256 hex digest of :meth:`to_json`: equal configs, equal prints."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleConfig:
+        """Build a config from :meth:`to_dict` data; every key is required, no extras."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"RuleConfig data must be a JSON object; got {type(data).__name__}")
+        names = [f.name for f in attrs.fields(RuleConfig)]
+        unknown = sorted(set(data) - set(names))
+        missing = [n for n in names if n not in data]
+        if unknown:
+            raise ValueError(f"RuleConfig: unknown keys {unknown}; known keys are {names}")
+        if missing:
+            raise ValueError(f"RuleConfig: missing keys {missing}")
+        kwargs = dict(data)
+        deck = kwargs["deck"]
+        if not isinstance(deck, Mapping):
+            raise ValueError('RuleConfig.deck must be an object like {"-1": 6, "0": 7}')
+        pairs = []
+        for key, copies in deck.items():
+            try:
+                card = int(key)
+            except (TypeError, ValueError):
+                raise ValueError(f"RuleConfig.deck: card value {key!r} is not an int") from None
+            if str(card) != key:
+                raise ValueError(f"RuleConfig.deck: card value {key!r} is not canonical")
+            pairs.append((card, copies))
+        kwargs["deck"] = pairs
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> RuleConfig:
+        """Parse :meth:`to_json` output; unknown or missing keys raise ``ValueError``."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"RuleConfig JSON does not parse: {exc}") from None
+        return cls.from_dict(data)
+
+    def options_differing_from(self, other: RuleConfig) -> dict[str, tuple[Any, Any]]:
+        """``{field: (self's value, other's value)}`` for every field that differs."""
+        return {
+            f.name: (getattr(self, f.name), getattr(other, f.name))
+            for f in attrs.fields(RuleConfig)
+            if getattr(self, f.name) != getattr(other, f.name)
+        }

@@ -1,0 +1,77 @@
+"""Named, versioned rule presets. A released preset version never changes.
+
+``preset("fr")`` is the newest version of ``fr``; ``preset("fr@1")`` pins version 1.
+A changed reading is released as a new version; old versions stay loadable so that
+saved games replay under the rules they were played with.
+"""
+
+from __future__ import annotations
+
+from allegra_rules.config import RuleConfig
+
+_SEEDS_1 = RuleConfig()
+
+PRESETS: dict[str, tuple[RuleConfig, ...]] = {
+    # The majority or literal reading of the three texts; where all are silent, what
+    # Golf players expect.
+    "seeds": (_SEEDS_1,),
+    # German text read literally: its differences (A4, A11) are fixed readings.
+    "de": (_SEEDS_1,),
+    # Polish text read literally: no option differs from seeds.
+    "pl": (_SEEDS_1,),
+    # French text read literally: the discard-pile card may be thrown back (A9) and
+    # removed triples go to the discard pile (A20).
+    "fr": (RuleConfig(discard_draw="may_discard", removed_cards="discard"),),
+    # The published game as reviews describe it: only positive sums are doubled (A28)
+    # and knocking needs three or more players (A12).
+    "published": (RuleConfig(double_nonpositive="no", knocking="three_or_more"),),
+}
+"""Every released version of every preset: ``PRESETS[name][version - 1]``."""
+
+
+def preset_names() -> tuple[str, ...]:
+    """The names of all presets."""
+    return tuple(PRESETS)
+
+
+def _parse(name: str) -> tuple[str, int]:
+    if not isinstance(name, str):
+        raise ValueError(f"preset name must be a str; got {name!r}")
+    base, sep, version_text = name.partition("@")
+    if base not in PRESETS:
+        raise ValueError(
+            f"unknown preset {name!r}; known presets: {', '.join(PRESETS)} "
+            "(optionally pinned as name@version)"
+        )
+    versions = PRESETS[base]
+    if not sep:
+        return base, len(versions)
+    if not version_text.isdigit() or not 1 <= int(version_text) <= len(versions):
+        raise ValueError(
+            f"unknown version {version_text!r} of preset {base!r}; "
+            f"released versions are 1..{len(versions)}"
+        )
+    return base, int(version_text)
+
+
+def preset(name: str) -> RuleConfig:
+    """The config of preset ``name`` (``"fr"``) or of a pinned version (``"fr@1"``).
+
+    >>> preset("fr@1").discard_draw
+    'may_discard'
+    >>> preset("seeds") == RuleConfig()
+    True
+    """
+    base, version = _parse(name)
+    return PRESETS[base][version - 1]
+
+
+def preset_id(name: str) -> str:
+    """The pinned id of a preset name: ``preset_id("fr") == "fr@1"`` today."""
+    base, version = _parse(name)
+    return f"{base}@{version}"
+
+
+def preset_ids() -> tuple[str, ...]:
+    """Every released preset version as ``name@version``."""
+    return tuple(f"{name}@{v}" for name, versions in PRESETS.items() for v in range(1, len(versions) + 1))

@@ -1,0 +1,206 @@
+"""The immutable game state.
+
+A :class:`GameState` is a frozen, slotted attrs class. Cells live in one flat tuple
+indexed by ``seat * 12 + row * 4 + col`` (``None`` for a gap); which cards lie face
+down is one int bitmask. Every transition builds a new state that shares all
+unchanged tuples with its parent, so keeping a whole game's history is cheap.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+
+import attrs
+
+from allegra_rules.actions import Action
+from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import Geometry, Pos, geometry
+
+
+class Phase(enum.Enum):
+    """What the game waits for. ``current_player`` says who acts."""
+
+    SETUP = "setup"
+    """Each player, in turn from the round's start seat, reveals two cards."""
+    DRAW = "draw"
+    """The drawer chooses ``DrawDeck()`` or ``DrawDiscard()``."""
+    KNOCK = "knock"
+    """The current player, asked in turn, answers ``Knock()`` or ``Pass()``."""
+    HOLD_DECK = "hold_deck"
+    """The drawer holds a draw-pile card: ``Swap``, ``Discard`` or ``Give``."""
+    HOLD_DISCARD = "hold_discard"
+    """The drawer holds the discard pile's former top: ``Swap`` (or ``Discard``)."""
+    FLIP = "flip"
+    """After a ``Discard`` the drawer reveals one face-down card."""
+    KNOCKER_SWAP = "knocker_swap"
+    """The knocker who was given the card swaps it in; the old card goes to hand."""
+    TAKE = "take"
+    """The drawer takes a card from the knocker's area."""
+    HOLD_TAKEN = "hold_taken"
+    """The drawer swaps the taken card into its zone."""
+    OVER = "over"
+    """The game has ended."""
+
+    def __repr__(self) -> str:
+        return f"Phase.{self.name}"
+
+
+@attrs.frozen(slots=True)
+class RoundEnd:
+    """How the latest finished round ended: its table and its scoring.
+
+    Attributes:
+        round: the round's number (1-based).
+        cells: the table at scoring, every card face up (``None`` for a gap).
+        zone_sums: each seat's zone sum, before doubling.
+        ender: the seat whose cards were all face up first, or ``None`` when the
+            round hit ``max_turns_per_round``.
+        doubled: whether the ender's sum was doubled.
+        scores: each seat's score for the round, after doubling.
+    """
+
+    round: int
+    cells: tuple[int | None, ...]
+    zone_sums: tuple[int, ...]
+    ender: int | None
+    doubled: bool
+    scores: tuple[int, ...]
+
+
+@attrs.frozen(slots=True, repr=False)
+class GameState:
+    """A moment of a game. Frozen: every transition returns a new state.
+
+    Build one with :func:`allegra_rules.new_game`; advance it with
+    :func:`allegra_rules.apply`. The fields below are read-only; ``cells`` and
+    ``face_down`` are the raw table, :meth:`card` and :meth:`is_face_up` read it by
+    :class:`Pos`.
+
+    Attributes:
+        config: the rule options of this game.
+        num_players: seats ``0..num_players-1``, clockwise.
+        seed: the seed every shuffle of this game is drawn from.
+        round: the current round, 1-based (stays at the last round once over).
+        phase: what the game waits for.
+        current_player: the seat that acts next, or ``None`` when terminal.
+        cells: flat tuple of card values, ``None`` for a gap.
+        face_down: bitmask; bit ``i`` set when cell ``i`` holds a face-down card.
+        draw_pile: the draw pile, top first.
+        discard_pile: the discard pile, bottom first (its last card is the top).
+        held: the card the acting player holds, or ``None``.
+        in_hand: ``(player, card)`` pairs outside grids and piles other than
+            ``held``: a knocker's replaced card during a knock exchange.
+        out_of_play: cards of removed triples (with ``removed_cards="out_of_play"``).
+        start_seat: the seat this round's setup started at.
+        setup_reveals: how many setup reveals this round has seen (``2 * n`` when done).
+        setup_sums: per seat, the sum of the two cards it revealed in setup.
+        drawer: the seat whose turn it is, or ``None`` outside a turn.
+        knockers: seats that knocked for the current draw-pile card, clockwise.
+        knocker: the knocker that was given the card, or ``None``.
+        given_at: flat index where the knocker put the given card, or ``None``.
+        taken_at: flat index of the knock gap (the card the drawer took), or ``None``.
+        turns_played: turns started this round (a turn starts with its draw).
+        ender: the seat that triggered the round end, or ``None``.
+        final_turns: seats still due their one last turn, in order.
+        refills: how often this round's draw pile has been refilled.
+        totals: cumulative score per seat.
+        round_scores: one tuple of per-seat scores per finished round.
+        winners: seats with the lowest total once the game is over, else empty.
+        last_round: how the latest finished round ended, or ``None``.
+    """
+
+    config: RuleConfig
+    num_players: int
+    seed: int
+    round: int
+    phase: Phase
+    current_player: int | None
+    cells: tuple[int | None, ...]
+    face_down: int
+    draw_pile: tuple[int, ...]
+    discard_pile: tuple[int, ...]
+    held: int | None
+    in_hand: tuple[tuple[int, int], ...]
+    out_of_play: tuple[int, ...]
+    start_seat: int
+    setup_reveals: int
+    setup_sums: tuple[int, ...]
+    drawer: int | None
+    knockers: tuple[int, ...]
+    knocker: int | None
+    given_at: int | None
+    taken_at: int | None
+    turns_played: int
+    ender: int | None
+    final_turns: tuple[int, ...]
+    refills: int
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    winners: tuple[int, ...]
+    last_round: RoundEnd | None
+    _legal: tuple[Action, ...] | None = attrs.field(
+        default=None, init=False, eq=False, hash=False, repr=False
+    )
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState players={self.num_players} round={self.round} "
+            f"phase={self.phase.value} current_player={self.current_player}>"
+        )
+
+    @property
+    def geometry(self) -> Geometry:
+        """The index tables of this table size."""
+        return geometry(self.num_players)
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.phase is Phase.OVER
+
+    @property
+    def discard_top(self) -> int | None:
+        """The discard pile's top card, or ``None`` when the pile is empty."""
+        pile = self.discard_pile
+        return pile[-1] if pile else None
+
+    def card(self, pos: Pos) -> int | None:
+        """The value at ``pos`` (face up or down), or ``None`` for a gap."""
+        return self.cells[self.geometry.index(pos)]
+
+    def is_face_up(self, pos: Pos) -> bool:
+        """Whether ``pos`` holds a face-up card (a gap is not face up)."""
+        i = self.geometry.index(pos)
+        return self.cells[i] is not None and not (self.face_down >> i) & 1
+
+    def is_gap(self, pos: Pos) -> bool:
+        """Whether ``pos`` is empty."""
+        return self.cells[self.geometry.index(pos)] is None
+
+    def zone(self, player: int) -> tuple[Pos, ...]:
+        """The 15 cells of ``player``'s zone: its own 12 and the left neighbour's column 3.
+
+        Zone row ``r`` reads ``[Pos(left, r, 3), Pos(player, r, 0), ..., Pos(player, r, 3)]``;
+        the result lists the three zone rows in order.
+        """
+        geo = self.geometry
+        if type(player) is not int or not 0 <= player < self.num_players:
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}; got {player!r}")
+        return tuple(geo.positions[i] for i in geo.zone[player])
+
+    def zone_sum(self, player: int) -> int:
+        """The sum of every card in ``player``'s zone, face up or down (gaps count 0)."""
+        cells = self.cells
+        return sum(v for i in self.geometry.zone[player] if (v := cells[i]) is not None)
+
+    def all_cards(self) -> Counter[int]:
+        """Every card of the game wherever it is, as a multiset of values."""
+        found: Counter[int] = Counter(v for v in self.cells if v is not None)
+        found.update(self.draw_pile)
+        found.update(self.discard_pile)
+        found.update(self.out_of_play)
+        found.update(card for _, card in self.in_hand)
+        if self.held is not None:
+            found[self.held] += 1
+        return found

@@ -1,0 +1,806 @@
+"""The rules in motion: ``new_game``, ``legal_actions`` and ``apply``.
+
+``legal_actions`` is the single source of truth for what may happen: ``apply``
+accepts exactly the actions it lists (and equal ones) and explains any other. Each
+rule option is read here, where its rule is applied, except the triple and scoring
+options, which live in :mod:`allegra_rules.triples` and :mod:`allegra_rules.scoring`.
+
+A turn is a short sequence of actions (draw; maybe a knock window; swap, discard and
+reveal, or the three-step knock exchange). Play *settles* after each setup reveal and
+at the end of each turn: triples are removed, the round end is checked, then play
+passes on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from allegra_rules.actions import (
+    DISCARD,
+    DRAW_DECK,
+    DRAW_DISCARD,
+    KNOCK,
+    PASS,
+    Action,
+    Discard,
+    DrawDeck,
+    DrawDiscard,
+    Give,
+    Knock,
+    Pass,
+    Reveal,
+    Swap,
+    Take,
+    action_table,
+)
+from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
+from allegra_rules.presets import preset
+from allegra_rules.scoring import round_scores, winners, zone_sums
+from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
+from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.triples import find_triples
+
+ROUNDS = 3
+"""Rounds in a game."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the given state. The state is unchanged.
+
+    Attributes:
+        action: the rejected action.
+        reason: why it is not legal now.
+    """
+
+    def __init__(self, action: object, reason: str) -> None:
+        self.action = action
+        self.reason = reason
+        super().__init__(f"{action!r} is not legal now: {reason}")
+
+
+# --------------------------------------------------------------------------- setup
+
+
+def _round_deck(config: RuleConfig, seed: int, round_number: int) -> tuple[int, ...]:
+    return shuffled(config.deck_cards(), stream(seed, "deal", round_number))
+
+
+def _check_deck(config: RuleConfig, deck: object) -> tuple[int, ...]:
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
+        raise ValueError(f"deck must be a sequence of card values; got {type(deck).__name__}")
+    cards = tuple(deck)
+    bad = [c for c in cards if type(c) is not int]
+    if bad:
+        raise ValueError(f"deck must hold int card values; got {bad[0]!r}")
+    want = Counter(config.deck_cards())
+    got = Counter(cards)
+    if got != want:
+        extra = sorted((got - want).items())
+        missing = sorted((want - got).items())
+        parts = []
+        if extra:
+            parts.append("extra " + ", ".join(f"{n}x {v}" for v, n in extra))
+        if missing:
+            parts.append("missing " + ", ".join(f"{n}x {v}" for v, n in missing))
+        raise ValueError(
+            f"deck must hold exactly the config's {config.deck_size} cards; it has "
+            f"{len(cards)} ({'; '.join(parts)})"
+        )
+    return cards
+
+
+def _deal(
+    config: RuleConfig,
+    n: int,
+    seed: int,
+    round_number: int,
+    order: tuple[int, ...],
+    totals: tuple[int, ...],
+    scores: tuple[tuple[int, ...], ...],
+    last_round: RoundEnd | None,
+) -> GameState:
+    cut = CELLS_PER_SEAT * n
+    start = (round_number - 1) % n
+    return GameState(
+        config=config,
+        num_players=n,
+        seed=seed,
+        round=round_number,
+        phase=Phase.SETUP,
+        current_player=start,
+        cells=order[:cut],
+        face_down=(1 << cut) - 1,
+        draw_pile=order[cut + 1 :],
+        discard_pile=(order[cut],),
+        held=None,
+        in_hand=(),
+        out_of_play=(),
+        start_seat=start,
+        setup_reveals=0,
+        setup_sums=(0,) * n,
+        drawer=None,
+        knockers=(),
+        knocker=None,
+        given_at=None,
+        taken_at=None,
+        turns_played=0,
+        ender=None,
+        final_turns=(),
+        refills=0,
+        totals=totals,
+        round_scores=scores,
+        winners=(),
+        last_round=last_round,
+    )
+
+
+def new_game(
+    num_players: int,
+    *,
+    config: RuleConfig | None = None,
+    seed: int | None = None,
+    deck: Sequence[int] | None = None,
+) -> GameState:
+    """Deal round 1 of a new game and return its first state (setup reveals).
+
+    Args:
+        num_players: seats, from ``config.min_players`` to ``config.max_players``
+            and at most what the deck can deal (12 per seat plus 2).
+        config: the rules; ``None`` means ``preset("seeds")``.
+        seed: every shuffle of the game is drawn from it. ``None`` means a fixed
+            default seed, or, when ``deck`` is given, a seed derived from the deck.
+        deck: the whole deck in draw order, top first, holding exactly the config's
+            cards. Seat 0 gets the first 12 cards row by row, seat 1 the next 12 and
+            so on; the next card starts the discard pile; the rest is the draw pile.
+            Without it round 1 is shuffled from ``seed``; later rounds always are.
+
+    Raises:
+        ValueError: a seat count, seed, config or deck that cannot be played.
+
+    >>> state = new_game(4, seed=7)
+    >>> state.phase, state.current_player, len(state.draw_pile)
+    (Phase.SETUP, 0, 71)
+    """
+    if config is None:
+        config = preset("seeds")
+    elif not isinstance(config, RuleConfig):
+        raise ValueError(f"config must be a RuleConfig or None; got {type(config).__name__}")
+    if type(num_players) is not int:
+        raise ValueError(f"num_players must be an int; got {num_players!r}")
+    if not config.min_players <= num_players <= config.max_players:
+        raise ValueError(
+            f"num_players must be {config.min_players}..{config.max_players} "
+            f"(RuleConfig.min_players..max_players); got {num_players}"
+        )
+    need = CELLS_PER_SEAT * num_players + 2
+    if config.deck_size < need:
+        raise ValueError(
+            f"num_players={num_players} needs a deck of at least {need} cards "
+            f"(12 per player + 2); RuleConfig.deck has {config.deck_size}"
+        )
+    if seed is not None and type(seed) is not int:
+        raise ValueError(f"seed must be an int or None; got {seed!r}")
+    if deck is not None:
+        order = _check_deck(config, deck)
+        if seed is None:
+            seed = seed_from_deck(order)
+    else:
+        if seed is None:
+            seed = DEFAULT_SEED
+        order = _round_deck(config, seed, 1)
+    zero = (0,) * num_players
+    return _deal(config, num_players, seed, 1, order, zero, (), None)
+
+
+# ---------------------------------------------------------------- shared helpers
+
+_MISSING: Any = object()
+_FIELD_NAMES = (
+    "config num_players seed round phase current_player cells face_down draw_pile "
+    "discard_pile held in_hand out_of_play start_seat setup_reveals setup_sums drawer "
+    "knockers knocker given_at taken_at turns_played ender final_turns refills totals "
+    "round_scores winners last_round"
+).split()
+
+
+def _make_evolve() -> Callable[..., GameState]:
+    # A generated copy-with-changes: much faster than attrs.evolve on the hot path.
+    params = ", ".join(f"{name}=_MISSING" for name in _FIELD_NAMES)
+    args = ", ".join(f"s.{n} if {n} is _MISSING else {n}" for n in _FIELD_NAMES)
+    source = f"def evolve(s, *, {params}):\n    return GameState({args})\n"
+    namespace: dict[str, Any] = {"_MISSING": _MISSING, "GameState": GameState}
+    exec(source, namespace)  # noqa: S102 - fixed source built from field names
+    evolve: Callable[..., GameState] = namespace["evolve"]
+    return evolve
+
+
+_evolve = _make_evolve()
+
+
+def _area(geo: Geometry, player: int, which: str) -> tuple[int, ...]:
+    """The cells of ``player``'s ``"zone"`` or ``"own"`` grid, in ``Pos`` order."""
+    return geo.zone_sorted[player] if which == "zone" else geo.own[player]
+
+
+def _knocking_applies(config: RuleConfig, n: int) -> bool:
+    knocking = config.knocking
+    return knocking == "always" or (knocking == "three_or_more" and n >= 3)
+
+
+def _take_targets(s: GameState, knocker: int, given_at: int) -> list[int]:
+    """Cells the drawer may take from ``knocker`` after the given card went to ``given_at``.
+
+    A cell qualifies when it holds a card, is not the given card under
+    ``take_given_card="forbidden"``, and leaves the drawer a card to swap with.
+    """
+    config = s.config
+    geo = geometry(s.num_players)
+    cells = s.cells
+    drawer = s.drawer
+    assert drawer is not None
+    own_area = _area(geo, drawer, config.swap_area)
+    targets_left = sum(1 for i in own_area if cells[i] is not None)
+    in_own_area = geo.zone_set[drawer] if config.swap_area == "zone" else geo.own_set[drawer]
+    forbid = given_at if config.take_given_card == "forbidden" else -1
+    return [
+        t
+        for t in _area(geo, knocker, config.take_area)
+        if cells[t] is not None
+        and t != forbid
+        and targets_left - (t in in_own_area) >= 1
+    ]
+
+
+def _knocker_swaps(s: GameState, knocker: int) -> list[int]:
+    """Cells where ``knocker`` may put the given card so the exchange can complete."""
+    geo = geometry(s.num_players)
+    cells = s.cells
+    return [
+        i
+        for i in _area(geo, knocker, s.config.swap_area)
+        if cells[i] is not None and _take_targets(s, knocker, i)
+    ]
+
+
+# ------------------------------------------------------------------ legal actions
+
+
+def _legal_reveal(s: GameState) -> tuple[Action, ...]:
+    player = s.current_player
+    assert player is not None
+    fd = s.face_down
+    table = action_table(s.num_players).reveal
+    area = _area(geometry(s.num_players), player, s.config.reveal_area)
+    return tuple(table[i] for i in area if (fd >> i) & 1)
+
+
+def _legal_draw(s: GameState) -> tuple[Action, ...]:
+    out: list[Action] = []
+    if s.draw_pile or len(s.discard_pile) >= 2:
+        out.append(DRAW_DECK)
+    if s.discard_pile:
+        player = s.current_player
+        assert player is not None
+        cells = s.cells
+        area = _area(geometry(s.num_players), player, s.config.swap_area)
+        if s.config.discard_draw == "may_discard" or any(cells[i] is not None for i in area):
+            out.append(DRAW_DISCARD)
+    return tuple(out)
+
+
+def _legal_knock(s: GameState) -> tuple[Action, ...]:
+    return (KNOCK, PASS)
+
+
+def _swaps(s: GameState, player: int) -> list[Action]:
+    cells = s.cells
+    table = action_table(s.num_players).swap
+    area = _area(geometry(s.num_players), player, s.config.swap_area)
+    return [table[i] for i in area if cells[i] is not None]
+
+
+def _legal_hold_deck(s: GameState) -> tuple[Action, ...]:
+    drawer = s.current_player
+    assert drawer is not None
+    out = _swaps(s, drawer)
+    out.append(DISCARD)
+    if s.knockers:
+        gives = action_table(s.num_players).give
+        out.extend(gives[k] for k in s.knockers if _knocker_swaps(s, k))
+    return tuple(out)
+
+
+def _legal_hold_discard(s: GameState) -> tuple[Action, ...]:
+    drawer = s.current_player
+    assert drawer is not None
+    out = _swaps(s, drawer)
+    if s.config.discard_draw == "may_discard":
+        out.append(DISCARD)
+    return tuple(out)
+
+
+def _legal_knocker_swap(s: GameState) -> tuple[Action, ...]:
+    knocker = s.knocker
+    assert knocker is not None
+    table = action_table(s.num_players).swap
+    return tuple(table[i] for i in _knocker_swaps(s, knocker))
+
+
+def _legal_take(s: GameState) -> tuple[Action, ...]:
+    assert s.knocker is not None and s.given_at is not None
+    table = action_table(s.num_players).take
+    return tuple(table[t] for t in _take_targets(s, s.knocker, s.given_at))
+
+
+def _legal_hold_taken(s: GameState) -> tuple[Action, ...]:
+    drawer = s.current_player
+    assert drawer is not None
+    return tuple(_swaps(s, drawer))
+
+
+def _legal_over(s: GameState) -> tuple[Action, ...]:
+    return ()
+
+
+_LEGAL: dict[Phase, Callable[[GameState], tuple[Action, ...]]] = {
+    Phase.SETUP: _legal_reveal,
+    Phase.DRAW: _legal_draw,
+    Phase.KNOCK: _legal_knock,
+    Phase.HOLD_DECK: _legal_hold_deck,
+    Phase.HOLD_DISCARD: _legal_hold_discard,
+    Phase.FLIP: _legal_reveal,
+    Phase.KNOCKER_SWAP: _legal_knocker_swap,
+    Phase.TAKE: _legal_take,
+    Phase.HOLD_TAKEN: _legal_hold_taken,
+    Phase.OVER: _legal_over,
+}
+
+
+def legal_actions(state: GameState) -> tuple[Action, ...]:
+    """Every legal action in ``state``, in a fixed order; empty exactly when terminal.
+
+    Cell actions come in ascending ``Pos`` order; then ``Discard()``, then ``Give``
+    in knock order. The result is computed once per state and cached.
+
+    >>> state = new_game(2, seed=1)
+    >>> legal_actions(state)[0]
+    Reveal(pos=Pos(0, 0, 0))
+    """
+    cached = state._legal
+    if cached is None:
+        cached = _LEGAL[state.phase](state)
+        object.__setattr__(state, "_legal", cached)
+    return cached
+
+
+# --------------------------------------------------------------------- settling
+
+
+def _remove_triples(
+    s: GameState,
+    cells: tuple[int | None, ...],
+    face_down: int,
+    touched: tuple[int, ...],
+    discard: tuple[int, ...],
+    out_of_play: tuple[int, ...],
+) -> tuple[tuple[int | None, ...], tuple[int, ...], tuple[int, ...]]:
+    """Remove every triple through a touched cell (A18-A21): new cells and piles.
+
+    Play was settled before the last action, so a new triple must pass through a
+    cell that action filled or turned up. Removed cards go out of play or onto the
+    discard pile in ascending ``Pos`` order (``removed_cards``).
+    """
+    if not touched:
+        return cells, discard, out_of_play
+    through = geometry(s.num_players).lines_through
+    lines = {line for i in touched for line in through[i]}
+    found = find_triples(s.config, cells, face_down, lines)
+    if not found:
+        return cells, discard, out_of_play
+    removed = tuple(cells[i] for i in found)
+    grid = list(cells)
+    for i in found:
+        grid[i] = None
+    if s.config.removed_cards == "discard":
+        discard = discard + removed  # type: ignore[operator]
+    else:
+        out_of_play = out_of_play + removed  # type: ignore[operator]
+    return tuple(grid), discard, out_of_play
+
+
+def _end_turn(
+    s: GameState,
+    cells: tuple[int | None, ...],
+    face_down: int,
+    discard: tuple[int, ...],
+    touched: tuple[int, ...],
+) -> GameState:
+    """Settle at the end of the drawer's turn: triples, round end, then pass on."""
+    cells, discard, out_of_play = _remove_triples(
+        s, cells, face_down, touched, discard, s.out_of_play
+    )
+    n = s.num_players
+    drawer = s.drawer
+    assert drawer is not None
+    ender = s.ender
+    final_turns = s.final_turns
+    over = False
+    if ender is not None:
+        # This was one of the final turns: it is done.
+        final_turns = final_turns[1:]
+        over = not final_turns
+    else:
+        geo = geometry(s.num_players)
+        masks = geo.own_masks if s.config.round_end == "own_grid" else geo.zone_masks
+        done = [p for p in range(n) if not face_down & masks[p]]
+        if done:
+            # A23: the acting player if it is done, else the first done clockwise.
+            ender = drawer if drawer in done else min(done, key=lambda p: (p - drawer) % n)
+            final_turns = tuple(
+                (drawer + j) % n for j in range(1, n + 1) if (drawer + j) % n != ender
+            )
+    if over or s.turns_played >= s.config.max_turns_per_round:
+        # A30: a capped round has no ender and doubles nobody.
+        return _score_round(
+            s, cells, discard, out_of_play, ender if over else None
+        )
+    nxt = final_turns[0] if final_turns else (drawer + 1) % n
+    return _evolve(
+        s,
+        phase=Phase.DRAW,
+        current_player=nxt,
+        cells=cells,
+        face_down=face_down,
+        discard_pile=discard,
+        held=None,
+        in_hand=(),
+        out_of_play=out_of_play,
+        drawer=nxt,
+        knockers=(),
+        knocker=None,
+        given_at=None,
+        taken_at=None,
+        ender=ender,
+        final_turns=final_turns,
+    )
+
+
+def _score_round(
+    s: GameState,
+    cells: tuple[int | None, ...],
+    discard: tuple[int, ...],
+    out_of_play: tuple[int, ...],
+    ender: int | None,
+) -> GameState:
+    """Score the round (A25-A28) and deal the next one, or end the game."""
+    geo = geometry(s.num_players)
+    sums = zone_sums(geo, cells)
+    scores, doubled = round_scores(s.config, sums, ender)
+    totals = tuple(t + x for t, x in zip(s.totals, scores, strict=True))
+    history = s.round_scores + (scores,)
+    result = RoundEnd(
+        round=s.round,
+        cells=cells,
+        zone_sums=sums,
+        ender=ender,
+        doubled=doubled,
+        scores=scores,
+    )
+    if s.round < ROUNDS:
+        order = _round_deck(s.config, s.seed, s.round + 1)
+        return _deal(s.config, s.num_players, s.seed, s.round + 1, order, totals, history, result)
+    return _evolve(
+        s,
+        phase=Phase.OVER,
+        current_player=None,
+        cells=cells,
+        face_down=0,
+        discard_pile=discard,
+        held=None,
+        in_hand=(),
+        out_of_play=out_of_play,
+        drawer=None,
+        knockers=(),
+        knocker=None,
+        given_at=None,
+        taken_at=None,
+        ender=ender,
+        final_turns=(),
+        totals=totals,
+        round_scores=history,
+        winners=winners(totals),
+        last_round=result,
+    )
+
+
+# ------------------------------------------------------------------------ apply
+
+
+def _apply_reveal(s: GameState, action: Reveal) -> GameState:
+    i = action.pos.index
+    face_down = s.face_down & ~(1 << i)
+    if s.phase is Phase.FLIP:
+        return _end_turn(s, s.cells, face_down, s.discard_pile, (i,))
+    # Setup. The round end cannot come yet: at most 4 of a player's 12 own cells
+    # and 6 of its 15 zone cells can be face up (or gone) after everyone's 2 reveals.
+    n = s.num_players
+    player = s.current_player
+    assert player is not None
+    value = s.cells[i]
+    assert value is not None
+    sums = list(s.setup_sums)
+    sums[player] += value
+    cells, discard, out_of_play = _remove_triples(
+        s, s.cells, face_down, (i,), s.discard_pile, s.out_of_play
+    )
+    done = s.setup_reveals + 1
+    start = s.start_seat
+    phase = Phase.SETUP
+    drawer = None
+    if done < 2 * n:
+        nxt = (start + done // 2) % n
+    else:
+        phase = Phase.DRAW
+        if s.config.first_player == "rotate":
+            nxt = start
+        else:
+            # A7: the highest sum of the two setup cards; ties to the first clockwise.
+            nxt = max(range(n), key=lambda p: (sums[p], -((p - start) % n)))
+        drawer = nxt
+    return _evolve(
+        s,
+        phase=phase,
+        current_player=nxt,
+        cells=cells,
+        face_down=face_down,
+        discard_pile=discard,
+        out_of_play=out_of_play,
+        setup_reveals=done,
+        setup_sums=tuple(sums),
+        drawer=drawer,
+    )
+
+
+def _apply_draw_deck(s: GameState, action: DrawDeck) -> GameState:
+    draw = s.draw_pile
+    discard = s.discard_pile
+    refills = s.refills
+    if not draw:
+        # A29: refill from the discard pile, all but its top card, shuffled.
+        draw = shuffled(discard[:-1], stream(s.seed, "refill", s.round, refills))
+        discard = discard[-1:]
+        refills += 1
+    drawer = s.current_player
+    assert drawer is not None
+    n = s.num_players
+    if _knocking_applies(s.config, n):
+        phase, nxt = Phase.KNOCK, (drawer + 1) % n
+    else:
+        phase, nxt = Phase.HOLD_DECK, drawer
+    return _evolve(
+        s,
+        phase=phase,
+        current_player=nxt,
+        draw_pile=draw[1:],
+        discard_pile=discard,
+        held=draw[0],
+        turns_played=s.turns_played + 1,
+        refills=refills,
+    )
+
+
+def _apply_draw_discard(s: GameState, action: DrawDiscard) -> GameState:
+    pile = s.discard_pile
+    return _evolve(
+        s,
+        phase=Phase.HOLD_DISCARD,
+        discard_pile=pile[:-1],
+        held=pile[-1],
+        turns_played=s.turns_played + 1,
+    )
+
+
+def _answer_knock(s: GameState, knocked: bool) -> GameState:
+    asked = s.current_player
+    drawer = s.drawer
+    assert asked is not None and drawer is not None
+    knockers = s.knockers + (asked,) if knocked else s.knockers
+    nxt = (asked + 1) % s.num_players
+    closes = nxt == drawer or (knocked and s.config.knock_winner == "first_clockwise")
+    if closes:
+        return _evolve(s, phase=Phase.HOLD_DECK, current_player=drawer, knockers=knockers)
+    return _evolve(s, current_player=nxt, knockers=knockers)
+
+
+def _apply_knock(s: GameState, action: Knock) -> GameState:
+    return _answer_knock(s, True)
+
+
+def _apply_pass(s: GameState, action: Pass) -> GameState:
+    return _answer_knock(s, False)
+
+
+def _apply_give(s: GameState, action: Give) -> GameState:
+    return _evolve(s, phase=Phase.KNOCKER_SWAP, current_player=action.player, knocker=action.player)
+
+
+def _apply_swap(s: GameState, action: Swap) -> GameState:
+    i = action.pos.index
+    cells = list(s.cells)
+    old = cells[i]
+    assert old is not None
+    cells[i] = s.held
+    face_down = s.face_down & ~(1 << i)
+    phase = s.phase
+    if phase is Phase.KNOCKER_SWAP:
+        knocker = s.current_player
+        assert knocker is not None
+        return _evolve(
+            s,
+            phase=Phase.TAKE,
+            current_player=s.drawer,
+            cells=tuple(cells),
+            face_down=face_down,
+            held=None,
+            in_hand=((knocker, old),),
+            given_at=i,
+        )
+    discard = s.discard_pile + (old,)
+    if phase is Phase.HOLD_TAKEN:
+        # A14 step 3: the knocker's hand card fills the gap, face up.
+        gap = s.taken_at
+        assert gap is not None
+        cells[gap] = s.in_hand[0][1]
+        return _end_turn(s, tuple(cells), face_down, discard, (i, gap))
+    return _end_turn(s, tuple(cells), face_down, discard, (i,))
+
+
+def _apply_discard(s: GameState, action: Discard) -> GameState:
+    drawer = s.current_player
+    assert drawer is not None and s.held is not None
+    discard = s.discard_pile + (s.held,)
+    area = _area(geometry(s.num_players), drawer, s.config.reveal_area)
+    face_down = s.face_down
+    if any((face_down >> i) & 1 for i in area):
+        return _evolve(s, phase=Phase.FLIP, discard_pile=discard, held=None)
+    # A11: nothing left to reveal, the turn just ends.
+    return _end_turn(s, s.cells, face_down, discard, ())
+
+
+def _apply_take(s: GameState, action: Take) -> GameState:
+    t = action.pos.index
+    cells = list(s.cells)
+    card = cells[t]
+    cells[t] = None
+    return _evolve(
+        s,
+        phase=Phase.HOLD_TAKEN,
+        cells=tuple(cells),
+        face_down=s.face_down & ~(1 << t),
+        held=card,
+        taken_at=t,
+    )
+
+
+_APPLY: dict[type, Callable[[GameState, Any], GameState]] = {
+    Reveal: _apply_reveal,
+    DrawDeck: _apply_draw_deck,
+    DrawDiscard: _apply_draw_discard,
+    Knock: _apply_knock,
+    Pass: _apply_pass,
+    Give: _apply_give,
+    Swap: _apply_swap,
+    Discard: _apply_discard,
+    Take: _apply_take,
+}
+
+
+def apply(state: GameState, action: Action) -> GameState:
+    """The state after ``action``. ``state`` itself is never changed.
+
+    Raises:
+        IllegalActionError: ``action`` is not in ``legal_actions(state)``; the
+            message says which action and why.
+
+    >>> state = new_game(2, seed=1)
+    >>> after = apply(state, legal_actions(state)[0])
+    >>> after.setup_reveals, state.setup_reveals
+    (1, 0)
+    """
+    legal = state._legal
+    if legal is None:
+        legal = legal_actions(state)
+    for candidate in legal:
+        if candidate is action:
+            break
+    else:
+        if action not in legal:
+            raise IllegalActionError(action, _why_not(state, action))
+    return _APPLY[type(action)](state, action)
+
+
+# ---------------------------------------------------------------- explanations
+
+_EXPECTED: dict[Phase, str] = {
+    Phase.SETUP: "Reveal(pos) of a face-down card (setup)",
+    Phase.DRAW: "DrawDeck() or DrawDiscard()",
+    Phase.KNOCK: "Knock() or Pass()",
+    Phase.HOLD_DECK: "Swap(pos), Discard() or Give(knocker)",
+    Phase.HOLD_DISCARD: "Swap(pos) (or Discard() with discard_draw='may_discard')",
+    Phase.FLIP: "Reveal(pos) of a face-down card",
+    Phase.KNOCKER_SWAP: "Swap(pos) by the knocker",
+    Phase.TAKE: "Take(pos) from the knocker's area",
+    Phase.HOLD_TAKEN: "Swap(pos) of the taken card into the drawer's zone",
+}
+
+_PHASE_TYPES: dict[Phase, tuple[type, ...]] = {
+    Phase.SETUP: (Reveal,),
+    Phase.DRAW: (DrawDeck, DrawDiscard),
+    Phase.KNOCK: (Knock, Pass),
+    Phase.HOLD_DECK: (Swap, Discard, Give),
+    Phase.HOLD_DISCARD: (Swap, Discard),
+    Phase.FLIP: (Reveal,),
+    Phase.KNOCKER_SWAP: (Swap,),
+    Phase.TAKE: (Take,),
+    Phase.HOLD_TAKEN: (Swap,),
+}
+
+
+def _area_name(which: str) -> str:
+    return "zone" if which == "zone" else "own grid"
+
+
+def _cell_problem(s: GameState, pos: Pos, owner: int, which: str, option: str) -> str | None:
+    """Why ``pos`` is not a usable card of ``owner``'s ``which`` area, or None."""
+    if pos.player >= s.num_players:
+        return f"{pos!r} names seat {pos.player}, but the seats are 0..{s.num_players - 1}"
+    geo = geometry(s.num_players)
+    i = pos.index
+    if i not in _area(geo, owner, which):
+        return f"{pos!r} is not in seat {owner}'s {_area_name(which)} ({option}={which!r})"
+    if s.cells[i] is None:
+        return f"{pos!r} is a gap, and gaps are never targeted"
+    return None
+
+
+def _why_not(s: GameState, action: object) -> str:
+    """A sentence saying why ``action`` is not legal in ``s``."""
+    if type(action) not in _APPLY:
+        return f"{type(action).__name__} is not an allegra_rules action"
+    if s.phase is Phase.OVER:
+        return "the game is over"
+    who = s.current_player
+    assert who is not None
+    if type(action) not in _PHASE_TYPES[s.phase]:
+        return f"phase {s.phase.value!r} expects {_EXPECTED[s.phase]} from seat {who}"
+    config = s.config
+    if isinstance(action, Reveal):
+        problem = _cell_problem(s, action.pos, who, config.reveal_area, "reveal_area")
+        return problem or f"the card at {action.pos!r} is already face up"
+    if isinstance(action, DrawDeck):
+        return "the draw pile is empty and the discard pile has fewer than 2 cards to refill it"
+    if isinstance(action, DrawDiscard):
+        if not s.discard_pile:
+            return "the discard pile is empty"
+        return f"seat {who} has no card in its {_area_name(config.swap_area)} to swap with"
+    if isinstance(action, Discard):
+        return "discard_draw='must_swap': a card taken from the discard pile must be swapped in"
+    if isinstance(action, Give):
+        if action.player not in s.knockers:
+            return f"seat {action.player} did not knock (knockers: {list(s.knockers)})"
+        return f"the knock exchange with seat {action.player} could not be completed"
+    if isinstance(action, Swap):
+        problem = _cell_problem(s, action.pos, who, config.swap_area, "swap_area")
+        return problem or "the drawer could not complete the knock exchange after it"
+    if isinstance(action, Take):
+        assert s.knocker is not None
+        problem = _cell_problem(s, action.pos, s.knocker, config.take_area, "take_area")
+        if problem:
+            return problem
+        if action.pos.index == s.given_at and config.take_given_card == "forbidden":
+            return "take_given_card='forbidden': the card just given cannot be taken back"
+        return "the drawer would have no card left to swap the taken card with"
+    return "it is not among the legal actions"
