@@ -64,9 +64,7 @@ def _choice(name: str) -> Any:
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
         if not isinstance(value, str) or value not in allowed:
             shown = ", ".join(repr(v) for v in allowed)
-            raise ValueError(
-                f"RuleConfig.{attribute.name} must be one of {shown}; got {value!r}"
-            )
+            raise ValueError(f"RuleConfig.{attribute.name} must be one of {shown}; got {value!r}")
 
     return check
 
@@ -186,14 +184,12 @@ class RuleConfig:
     take_area: Area = _option(
         "take_area",
         "A16",
-        "Where the drawer takes from in a knock exchange: the knocker's zone, or its "
-        "own grid.",
+        "Where the drawer takes from in a knock exchange: the knocker's zone, or its own grid.",
     )
     row_match: Literal["anywhere", "adjacent"] = _option(
         "row_match",
         "A18",
-        "A row triple: any three equal face-up cards of a 5-cell zone row, or three "
-        "side by side.",
+        "A row triple: any three equal face-up cards of a 5-cell zone row, or three side by side.",
     )
     removed_cards: Literal["out_of_play", "discard"] = _option(
         "removed_cards",
@@ -203,8 +199,7 @@ class RuleConfig:
     round_end: Literal["own_grid", "zone"] = _option(
         "round_end",
         "A22",
-        "Which cells must all be face up (or gaps) to end the round: the own 12, or "
-        "the zone's 15.",
+        "Which cells must all be face up (or gaps) to end the round: the own 12, or the zone's 15.",
     )
     ender_tie: Literal["not_doubled", "doubled"] = _option(
         "ender_tie",
@@ -227,9 +222,7 @@ class RuleConfig:
 
     def __attrs_post_init__(self) -> None:
         if self.min_players < 2:
-            raise ValueError(
-                f"RuleConfig.min_players must be at least 2; got {self.min_players}"
-            )
+            raise ValueError(f"RuleConfig.min_players must be at least 2; got {self.min_players}")
         if self.max_players < self.min_players:
             raise ValueError(
                 f"RuleConfig.max_players must be >= min_players ({self.min_players}); "

@@ -141,21 +141,15 @@ def geometry(num_players: int) -> Geometry:
     if type(num_players) is not int or num_players < 2:
         raise ValueError(f"num_players must be an int >= 2, got {num_players!r}")
     n = num_players
-    positions = tuple(
-        Pos(p, r, c) for p in range(n) for r in range(ROWS) for c in range(COLS)
-    )
-    own = tuple(
-        tuple(p * CELLS_PER_SEAT + i for i in range(CELLS_PER_SEAT)) for p in range(n)
-    )
+    positions = tuple(Pos(p, r, c) for p in range(n) for r in range(ROWS) for c in range(COLS))
+    own = tuple(tuple(p * CELLS_PER_SEAT + i for i in range(CELLS_PER_SEAT)) for p in range(n))
     zone_rows_of: list[list[tuple[int, ...]]] = []
     for p in range(n):
         lp = (p + 1) % n
         rows = []
         for r in range(ROWS):
             shared = lp * CELLS_PER_SEAT + r * COLS + SHARED_COL
-            rows.append(
-                (shared,) + tuple(p * CELLS_PER_SEAT + r * COLS + c for c in range(COLS))
-            )
+            rows.append((shared,) + tuple(p * CELLS_PER_SEAT + r * COLS + c for c in range(COLS)))
         zone_rows_of.append(rows)
     zone = tuple(tuple(i for row in rows for i in row) for rows in zone_rows_of)
     zone_rows = tuple(row for rows in zone_rows_of for row in rows)
@@ -164,9 +158,7 @@ def geometry(num_players: int) -> Geometry:
         for p in range(n)
         for c in range(COLS)
     )
-    zones_of = tuple(
-        tuple(p for p in range(n) if i in zone[p]) for i in range(n * CELLS_PER_SEAT)
-    )
+    zones_of = tuple(tuple(p for p in range(n) if i in zone[p]) for i in range(n * CELLS_PER_SEAT))
     lines = zone_rows + columns
     num_cells = n * CELLS_PER_SEAT
     lines_through = tuple(tuple(line for line in lines if i in line) for i in range(num_cells))

@@ -74,4 +74,6 @@ def preset_id(name: str) -> str:
 
 def preset_ids() -> tuple[str, ...]:
     """Every released preset version as ``name@version``."""
-    return tuple(f"{name}@{v}" for name, versions in PRESETS.items() for v in range(1, len(versions) + 1))
+    return tuple(
+        f"{name}@{v}" for name, versions in PRESETS.items() for v in range(1, len(versions) + 1)
+    )

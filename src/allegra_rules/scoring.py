@@ -16,9 +16,7 @@ from allegra_rules.geometry import Geometry
 
 def zone_sums(geo: Geometry, cells: tuple[int | None, ...]) -> tuple[int, ...]:
     """Each seat's zone sum (gaps count 0)."""
-    return tuple(
-        sum(v for i in zone if (v := cells[i]) is not None) for zone in geo.zone
-    )
+    return tuple(sum(v for i in zone if (v := cells[i]) is not None) for zone in geo.zone)
 
 
 def ender_doubled(config: RuleConfig, sums: tuple[int, ...], ender: int | None) -> bool:

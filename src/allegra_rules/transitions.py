@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
+
 from allegra_rules.actions import (
     DISCARD,
     DRAW_DECK,
@@ -198,12 +200,7 @@ def new_game(
 # ---------------------------------------------------------------- shared helpers
 
 _MISSING: Any = object()
-_FIELD_NAMES = (
-    "config num_players seed round phase current_player cells face_down draw_pile "
-    "discard_pile held in_hand out_of_play start_seat setup_reveals setup_sums drawer "
-    "knockers knocker given_at taken_at turns_played ender final_turns refills totals "
-    "round_scores winners last_round"
-).split()
+_FIELD_NAMES = tuple(f.name for f in attrs.fields(GameState) if f.init)
 
 
 def _make_evolve() -> Callable[..., GameState]:
@@ -212,7 +209,7 @@ def _make_evolve() -> Callable[..., GameState]:
     args = ", ".join(f"s.{n} if {n} is _MISSING else {n}" for n in _FIELD_NAMES)
     source = f"def evolve(s, *, {params}):\n    return GameState({args})\n"
     namespace: dict[str, Any] = {"_MISSING": _MISSING, "GameState": GameState}
-    exec(source, namespace)  # noqa: S102 - fixed source built from field names
+    exec(source, namespace)
     evolve: Callable[..., GameState] = namespace["evolve"]
     return evolve
 
@@ -248,9 +245,7 @@ def _take_targets(s: GameState, knocker: int, given_at: int) -> list[int]:
     return [
         t
         for t in _area(geo, knocker, config.take_area)
-        if cells[t] is not None
-        and t != forbid
-        and targets_left - (t in in_own_area) >= 1
+        if cells[t] is not None and t != forbid and targets_left - (t in in_own_area) >= 1
     ]
 
 
@@ -444,9 +439,7 @@ def _end_turn(
             )
     if over or s.turns_played >= s.config.max_turns_per_round:
         # A30: a capped round has no ender and doubles nobody.
-        return _score_round(
-            s, cells, discard, out_of_play, ender if over else None
-        )
+        return _score_round(s, cells, discard, out_of_play, ender if over else None)
     nxt = final_turns[0] if final_turns else (drawer + 1) % n
     return _evolve(
         s,
