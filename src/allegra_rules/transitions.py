@@ -644,10 +644,12 @@ def _apply_swap(s: GameState, action: Swap) -> GameState:
     discard = s.discard_pile + (old,)
     if phase is Phase.HOLD_TAKEN:
         # A14 step 3: the knocker's hand card fills the gap, face up.
-        gap = s.taken_at
-        assert gap is not None
+        # Settle now: every cell the exchange filled may complete a line, the
+        # knocker's swap cell included.
+        gap, given = s.taken_at, s.given_at
+        assert gap is not None and given is not None
         cells[gap] = s.in_hand[0][1]
-        return _end_turn(s, tuple(cells), face_down, discard, (i, gap))
+        return _end_turn(s, tuple(cells), face_down, discard, (i, gap, given))
     return _end_turn(s, tuple(cells), face_down, discard, (i,))
 
 
