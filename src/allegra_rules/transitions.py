@@ -227,11 +227,12 @@ def _knocking_applies(config: RuleConfig, n: int) -> bool:
     return knocking == "always" or (knocking == "three_or_more" and n >= 3)
 
 
-def _take_targets(s: GameState, knocker: int, given_at: int) -> list[int]:
-    """Cells the drawer may take from ``knocker`` after the given card went to ``given_at``.
+def _takeable(s: GameState, knocker: int) -> list[int]:
+    """Cells the drawer could take from ``knocker``, before the given-card rule.
 
-    A cell qualifies when it holds a card, is not the given card under
-    ``take_given_card="forbidden"``, and leaves the drawer a card to swap with.
+    A cell qualifies when it holds a card and taking it leaves the drawer a card to
+    swap with. The knocker's swap never changes which cells hold cards, so this is
+    the same before and after that swap.
     """
     config = s.config
     geo = geometry(s.num_players)
@@ -241,23 +242,32 @@ def _take_targets(s: GameState, knocker: int, given_at: int) -> list[int]:
     own_area = _area(geo, drawer, config.swap_area)
     targets_left = sum(1 for i in own_area if cells[i] is not None)
     in_own_area = geo.zone_set[drawer] if config.swap_area == "zone" else geo.own_set[drawer]
-    forbid = given_at if config.take_given_card == "forbidden" else -1
     return [
         t
         for t in _area(geo, knocker, config.take_area)
-        if cells[t] is not None and t != forbid and targets_left - (t in in_own_area) >= 1
+        if cells[t] is not None and targets_left - (t in in_own_area) >= 1
     ]
+
+
+def _take_targets(s: GameState, knocker: int, given_at: int) -> list[int]:
+    """Cells the drawer may take after the given card went to ``given_at`` (A15, A16)."""
+    targets = _takeable(s, knocker)
+    if s.config.take_given_card == "forbidden":
+        return [t for t in targets if t != given_at]
+    return targets
 
 
 def _knocker_swaps(s: GameState, knocker: int) -> list[int]:
     """Cells where ``knocker`` may put the given card so the exchange can complete."""
-    geo = geometry(s.num_players)
+    targets = _takeable(s, knocker)
+    if not targets:
+        return []
+    # With take_given_card="forbidden", putting the given card on the only takeable
+    # cell would leave the drawer nothing to take.
+    blocked = targets[0] if len(targets) == 1 and s.config.take_given_card == "forbidden" else -1
     cells = s.cells
-    return [
-        i
-        for i in _area(geo, knocker, s.config.swap_area)
-        if cells[i] is not None and _take_targets(s, knocker, i)
-    ]
+    area = _area(geometry(s.num_players), knocker, s.config.swap_area)
+    return [i for i in area if cells[i] is not None and i != blocked]
 
 
 # ------------------------------------------------------------------ legal actions
