@@ -261,3 +261,28 @@ def test_the_published_preset_plays() -> None:
     state = new_game(2, config=preset("published"), seed=3)
     state = apply(state, legal_actions(state)[0])
     assert state.config == preset("published@1")
+
+
+def test_knock_exchange_remembers_which_moved_cards_were_face_down() -> None:
+    from helpers import game, play, setup_reveals
+
+    state = setup_reveals(game(3, draw=[4]))
+    state = play(state, [DrawDeck(), Knock(), Pass(), Give(1)])
+    assert not state.hand_was_face_down
+    up = Pos(1, 2, 0)  # revealed in setup
+    state = play(state, [Swap(up)])
+    assert state.in_hand[0][0] == 1
+    assert not state.hand_was_face_down
+    state = play(state, [Take(Pos(1, 0, 0))])  # face down until now
+    assert state.held_was_face_down
+    assert state.held is not None
+    state = play(state, [Swap(Pos(0, 0, 0))])
+    assert not state.held_was_face_down
+    assert not state.hand_was_face_down
+
+    state = setup_reveals(game(3, draw=[4]))
+    state = play(state, [DrawDeck(), Knock(), Pass(), Give(1), Swap(Pos(1, 1, 1))])
+    assert state.hand_was_face_down
+    state = play(state, [Take(Pos(1, 2, 1))])  # face up since setup
+    assert not state.held_was_face_down
+    assert state.hand_was_face_down

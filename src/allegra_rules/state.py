@@ -100,6 +100,10 @@ class GameState:
         knocker: the knocker that was given the card, or ``None``.
         given_at: flat index where the knocker put the given card, or ``None``.
         taken_at: flat index of the knock gap (the card the drawer took), or ``None``.
+        held_was_face_down: in a knock exchange, the card the drawer took (now
+            ``held``) lay face down: only the drawer has seen it.
+        hand_was_face_down: in a knock exchange, the knocker's replaced card (now in
+            ``in_hand``) lay face down: only the knocker has seen it.
         turns_played: turns started this round (a turn starts with its draw).
         ender: the seat that triggered the round end, or ``None``.
         final_turns: seats still due their one last turn, in order.
@@ -131,6 +135,8 @@ class GameState:
     knocker: int | None
     given_at: int | None
     taken_at: int | None
+    held_was_face_down: bool
+    hand_was_face_down: bool
     turns_played: int
     ender: int | None
     final_turns: tuple[int, ...]

@@ -128,6 +128,8 @@ def _deal(
         knocker=None,
         given_at=None,
         taken_at=None,
+        held_was_face_down=False,
+        hand_was_face_down=False,
         turns_played=0,
         ender=None,
         final_turns=(),
@@ -466,6 +468,8 @@ def _end_turn(
         knocker=None,
         given_at=None,
         taken_at=None,
+        held_was_face_down=False,
+        hand_was_face_down=False,
         ender=ender,
         final_turns=final_turns,
     )
@@ -510,6 +514,8 @@ def _score_round(
         knocker=None,
         given_at=None,
         taken_at=None,
+        held_was_face_down=False,
+        hand_was_face_down=False,
         ender=ender,
         final_turns=(),
         totals=totals,
@@ -650,6 +656,7 @@ def _apply_swap(s: GameState, action: Swap) -> GameState:
             held=None,
             in_hand=((knocker, old),),
             given_at=i,
+            hand_was_face_down=bool((s.face_down >> i) & 1),
         )
     discard = s.discard_pile + (old,)
     if phase is Phase.HOLD_TAKEN:
@@ -687,6 +694,7 @@ def _apply_take(s: GameState, action: Take) -> GameState:
         face_down=s.face_down & ~(1 << t),
         held=card,
         taken_at=t,
+        held_was_face_down=bool((s.face_down >> t) & 1),
     )
 
 
