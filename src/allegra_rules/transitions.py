@@ -43,7 +43,7 @@ from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
 from allegra_rules.state import GameState, Phase, RoundEnd
-from allegra_rules.triples import find_triples
+from allegra_rules.triples import new_triples
 
 ROUNDS = 3
 """Rounds in a game."""
@@ -402,9 +402,7 @@ def _remove_triples(
     """
     if not touched:
         return cells, discard, out_of_play
-    through = geometry(s.num_players).lines_through
-    lines = {line for i in touched for line in through[i]}
-    found = find_triples(s.config, cells, face_down, lines)
+    found = new_triples(s.config, geometry(s.num_players), cells, face_down, touched)
     if not found:
         return cells, discard, out_of_play
     removed = tuple(cells[i] for i in found)
