@@ -1,0 +1,547 @@
+"""Plain-text drawings of the table and English narration of actions.
+
+Public names:
+
+* :func:`render_table`: the whole table as a spectator sees it (face-down cards as
+  ``##``), with the zones and the shared columns marked, the piles, the held card,
+  whose turn it is and the running totals.
+* :func:`render_round_end`: the revealed table of the round that just ended, with
+  its zone sums, the ender, the doubling, the round scores and the totals.
+* :func:`describe_action`: one sentence saying what an action does, before it is
+  applied.
+* :func:`describe_outcome`: sentences for what the engine did by itself while
+  settling an action (triples removed, the draw pile refilled, the round end
+  triggered).
+* :func:`card_text`: a card value with its English article (``"an 8"``).
+
+Drawing conventions. The seats are drawn from the highest seat to seat 0, left to
+right. A zone row of seat ``p`` reads ``[left(p)'s (r, 3), p's (r, 0..3)]`` and
+``left(p) = (p + 1) % n``, so in this order every zone is five consecutive columns:
+the bracketed column 3 of the seat drawn just left of ``p``, then ``p``'s own four
+columns. Column 3 is bracketed (``[ 7]``) because it lies in two zones: its owner's
+and its right neighbour's. Seat 0's column 3 belongs to seat ``n - 1``'s zone; it is
+repeated in parentheses at the far left so that this zone is consecutive too. Face-down
+cards are ``##`` (never their value), gaps are ``.``, face-up values are right-aligned.
+The spectator never sees a value the rules keep hidden: in particular the card a
+drawer takes from a knocker and the knocker's hand card are not shown while held.
+
+>>> from allegra_rules import new_game
+>>> print(render_table(new_game(2, seed=1)).splitlines()[0])
+Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from allegra_rules.actions import (
+    Action,
+    Discard,
+    DrawDeck,
+    DrawDiscard,
+    Give,
+    Knock,
+    Pass,
+    Reveal,
+    Swap,
+    Take,
+)
+from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
+from allegra_rules.state import GameState, Phase
+from allegra_rules.transitions import ROUNDS, apply
+
+__all__ = [
+    "card_text",
+    "describe_action",
+    "describe_outcome",
+    "render_round_end",
+    "render_table",
+]
+
+_GAP = "."
+_DOWN = "#"
+_SEP = "  "  # between two drawn grids
+_MARGIN = "    "  # room for the row labels "r0", "r1", "r2"
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def card_text(value: int) -> str:
+    """A card value with its indefinite article: ``"a 7"``, ``"an 8"``, ``"an 11"``.
+
+    >>> card_text(7), card_text(8), card_text(11), card_text(-1)
+    ('a 7', 'an 8', 'an 11', 'a -1')
+    """
+    text = str(value)
+    spoken_with_vowel = text.startswith("8") or text in ("11", "18")
+    return f"{'an' if spoken_with_vowel else 'a'} {text}"
+
+
+def _count_word(count: int) -> str:
+    words = {3: "three", 4: "four", 5: "five", 6: "six"}
+    return words.get(count, str(count))
+
+
+def _cell(pos: Pos) -> str:
+    return f"({pos.row}, {pos.col})"
+
+
+def _where(pos: Pos, actor: int, own: str = "") -> str:
+    """``(r, c)`` (after ``own``) for the actor's own cell, else ``seat k's (r, c)``."""
+    if pos.player == actor:
+        return f"{own} {_cell(pos)}".lstrip()
+    return f"seat {pos.player}'s {_cell(pos)}"
+
+
+def _width(state_values: Sequence[int]) -> int:
+    return max([2, *(len(str(v)) for v in state_values)])
+
+
+def _token(value: int | None, face_down: bool, width: int) -> str:
+    if value is None:
+        return _GAP.rjust(width)
+    if face_down:
+        return _DOWN * width
+    return str(value).rjust(width)
+
+
+def _and_list(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _seats_text(seats: Sequence[int]) -> str:
+    return _and_list([f"seat {s}" for s in seats])
+
+
+def _center(text: str, width: int) -> str:
+    return text.center(width) if len(text) <= width else text[:width]
+
+
+# ------------------------------------------------------------------- the grids
+
+
+def _grid_lines(
+    num_players: int,
+    cells: Sequence[int | None],
+    face_down: int,
+    width: int,
+    headers: Sequence[str],
+    zone_notes: Sequence[str],
+) -> list[str]:
+    """The table drawing: seat headers, column labels, 3 rows, zone brackets, notes.
+
+    ``headers[s]`` is written above seat ``s``'s grid, ``zone_notes[s]`` under seat
+    ``s``'s zone.
+    """
+    n = num_players
+    order = list(range(n - 1, -1, -1))
+    grid_width = COLS * width + (COLS - 1) + 2  # "c0 c1 c2 [c3]"
+    ghost_width = width + 2  # "(c3)"
+    starts: dict[int, int] = {}
+    pos = len(_MARGIN) + ghost_width + len(_SEP)
+    for seat in order:
+        starts[seat] = pos
+        pos += grid_width + len(_SEP)
+    total = pos - len(_SEP)
+    bracket_offset = (COLS - 1) * (width + 1)
+    # The middle of each bracketed column 3, and of the repeated one at the far left.
+    middle = {seat: starts[seat] + bracket_offset + ghost_width // 2 for seat in order}
+    ghost_middle = len(_MARGIN) + ghost_width // 2
+
+    def blank() -> list[str]:
+        return [" "] * total
+
+    def put(line: list[str], at: int, text: str) -> None:
+        line[at : at + len(text)] = list(text)
+
+    head = blank()
+    put(head, len(_MARGIN), _center("s0", ghost_width))
+    for seat in order:
+        put(head, starts[seat], _center(headers[seat], grid_width))
+    labels = blank()
+    put(labels, len(_MARGIN), "(" + "c3".rjust(width) + ")")
+    own_labels = " ".join(f"c{c}".rjust(width) for c in range(COLS - 1))
+    col_labels = f"{own_labels} [{f'c{SHARED_COL}'.rjust(width)}]"
+    for seat in order:
+        put(labels, starts[seat], col_labels)
+    out = ["".join(head).rstrip(), "".join(labels).rstrip()]
+    for r in range(ROWS):
+        line = blank()
+        put(line, 0, f"r{r}")
+        ghost = r * COLS + SHARED_COL  # seat 0's cell (r, 3)
+        put(line, len(_MARGIN), f"({_token(cells[ghost], bool(face_down >> ghost & 1), width)})")
+        for seat in order:
+            base = seat * CELLS_PER_SEAT + r * COLS
+            tokens = [
+                _token(cells[base + c], bool(face_down >> (base + c) & 1), width)
+                for c in range(COLS)
+            ]
+            put(line, starts[seat], " ".join(tokens[:-1]) + f" [{tokens[-1]}]")
+        out.append("".join(line).rstrip())
+    brackets = blank()
+    notes = blank()
+    for seat in order:
+        a = ghost_middle if seat == n - 1 else middle[(seat + 1) % n]
+        b = middle[seat]
+        put(brackets, a, "+" + "-" * (b - a - 1) + "+")
+        label = f" zone {seat} "
+        put(brackets, a + 1 + (b - a - 1 - len(label)) // 2, label)
+        note = zone_notes[seat]
+        put(notes, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
+    out.append("".join(brackets).rstrip())
+    out.append("".join(notes).rstrip())
+    return out
+
+
+def _legend(n: int) -> list[str]:
+    return [
+        f"Zone p = seat p's grid + the bracketed column 3 just left of it (seat (p+1)%{n}'s);",
+        f"each [c3] is in two zones; seat 0's column 3 wraps around to zone {n - 1} "
+        "(repeated at the left).",
+    ]
+
+
+def _zone_note(state: GameState, seat: int) -> str:
+    shown = 0
+    hidden = 0
+    cells = state.cells
+    for i in state.geometry.zone[seat]:
+        value = cells[i]
+        if value is None:
+            continue
+        if state.face_down >> i & 1:
+            hidden += 1
+        else:
+            shown += value
+    return f"{shown} + {hidden}x{_DOWN * 2}" if hidden else f"= {shown}"
+
+
+# ------------------------------------------------------------------ the header
+
+
+def _status(state: GameState) -> str:
+    """What the game waits for, in words (never a hidden value)."""
+    who = state.current_player
+    phase = state.phase
+    drawer = state.drawer
+    held = state.held
+    n = state.num_players
+    if phase is Phase.OVER:
+        best = state.totals[state.winners[0]]
+        return f"game over: {_seats_text(state.winners)} won with {best}"
+    if phase is Phase.SETUP:
+        return f"setup: seat {who} reveals a card ({state.setup_reveals} of {2 * n} reveals done)"
+    if phase is Phase.DRAW:
+        text = f"turn {state.turns_played + 1}: seat {who} to draw"
+        if state.ender is not None:
+            text += f" (a last turn: seat {state.ender} ended the round)"
+        return text
+    turn = f"turn {state.turns_played}: "
+    if phase is Phase.KNOCK:
+        return turn + f"seat {who} may knock for the {held} seat {drawer} drew"
+    if phase is Phase.HOLD_DECK:
+        knocks = f"; {_seats_text(state.knockers)} knocked" if state.knockers else ""
+        return turn + f"seat {who} holds the {held} from the draw pile{knocks}"
+    if phase is Phase.HOLD_DISCARD:
+        return turn + f"seat {who} holds the {held} from the discard pile"
+    if phase is Phase.FLIP:
+        return turn + f"seat {who} turns up a card"
+    if phase is Phase.KNOCKER_SWAP:
+        return turn + f"seat {who} swaps in the {held} given by seat {drawer}"
+    if phase is Phase.TAKE:
+        return turn + f"seat {who} takes a card from seat {state.knocker}'s area"
+    return turn + f"seat {who} swaps the card taken from seat {state.knocker} into its zone"
+
+
+def _piles(state: GameState) -> str:
+    top = state.discard_top
+    discard = (
+        f"discard pile: {top} on top, {_cards(len(state.discard_pile))}"
+        if top is not None
+        else "discard pile: empty"
+    )
+    text = f"Draw pile: {_cards(len(state.draw_pile))} | {discard}"
+    if state.out_of_play:
+        text += f" | out of play: {_cards(len(state.out_of_play))}"
+    return f"{text} | {_held(state)}"
+
+
+def _cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
+def _held(state: GameState) -> str:
+    if state.held is None:
+        return "held: nothing"
+    if state.phase is Phase.HOLD_TAKEN:
+        # The taken card may have been face down: the drawer knows it, others not yet.
+        return f"held: seat {state.current_player} holds the card taken from seat {state.knocker}"
+    holder = state.drawer if state.phase is not Phase.KNOCKER_SWAP else state.current_player
+    return f"held: seat {holder} holds the {state.held}"
+
+
+def _totals(totals: Sequence[int]) -> str:
+    return "Totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
+
+
+def render_table(state: GameState, *, legend: bool = True) -> str:
+    """A plain-text drawing of the table as every player sees it.
+
+    The first lines give the round, what the game waits for (whose turn, and the
+    phase), the pile sizes, the discard pile's top, the held card and the totals.
+    Then every seat's 3x4 grid, seats from ``n - 1`` down to ``0`` left to right, so
+    that each zone is five consecutive columns, a ``+-- zone p --+`` bracket under
+    each zone, and under it the zone's face-up sum and its count of face-down cards.
+    The seat to act is marked ``*seat p*``. A legend line closes the drawing.
+
+    Args:
+        state: any state of a game.
+        legend: whether to end with the two-line legend explaining the zones.
+
+    Returns:
+        The drawing, lines joined by newlines, without a trailing newline. Face-down
+        cards never show their value.
+
+    >>> from allegra_rules import new_game
+    >>> table = render_table(new_game(3, seed=2))
+    >>> "## ## ## [##]" in table, "zone 2" in table
+    (True, True)
+    """
+    n = state.num_players
+    width = _width(state.config.deck_cards())
+    who = state.current_player
+    headers = [f"*seat {s}*" if s == who else f"seat {s}" for s in range(n)]
+    notes = [_zone_note(state, s) for s in range(n)]
+    lines = [
+        f"Round {state.round} of {ROUNDS} | {_status(state)}",
+        _piles(state),
+        _totals(state.totals),
+    ]
+    if state.in_hand:
+        holders = [p for p, _ in state.in_hand]
+        lines.append(f"In hand: {_seats_text(holders)} holds a replaced card")
+    lines.append("")
+    lines += _grid_lines(n, state.cells, state.face_down, width, headers, notes)
+    if legend:
+        lines += _legend(n)
+    return "\n".join(lines)
+
+
+def render_round_end(state: GameState, *, legend: bool = True) -> str:
+    """The revealed table and the scoring of the round that ended last.
+
+    Call it with the first state after a round ended (the next round's setup, or
+    the final state): it draws ``state.last_round``'s table with every card face up
+    and each zone's sum under its bracket, then says who ended the round and whether
+    that sum was doubled, and lists the zone sums, the round scores and the totals
+    after that round.
+
+    Args:
+        state: a state whose ``last_round`` is set.
+        legend: whether to add the two-line legend explaining the zones.
+
+    Returns:
+        The report, lines joined by newlines.
+
+    Raises:
+        ValueError: no round has ended yet in ``state``.
+    """
+    result = state.last_round
+    if result is None:
+        raise ValueError("no round has ended yet: state.last_round is None")
+    n = state.num_players
+    width = _width(state.config.deck_cards())
+    sums = result.zone_sums
+    headers = [f"seat {s}" for s in range(n)]
+    notes = [f"= {sums[s]}" for s in range(n)]
+    lines = [f"Round {result.round} is over: every card is turned up.", ""]
+    lines += _grid_lines(n, result.cells, 0, width, headers, notes)
+    if legend:
+        lines += _legend(n)
+    lines.append("")
+    ender = result.ender
+    if ender is None:
+        lines.append("The round hit the turn limit: nobody ended it, nobody is doubled.")
+    else:
+        lowest = min(sums)
+        if result.doubled:
+            verdict = (
+                f"its sum {sums[ender]} is not the lowest ({lowest}), so it is doubled "
+                f"to {result.scores[ender]}"
+            )
+        elif sums[ender] == lowest:
+            verdict = f"its sum {sums[ender]} is the lowest, so it is not doubled"
+        else:
+            verdict = (
+                f"its sum {sums[ender]} is not the lowest ({lowest}), but a sum of zero "
+                "or less is not doubled under these rules"
+            )
+        lines.append(f"Seat {ender} ended the round; {verdict}.")
+    history = state.round_scores[: result.round]
+    after = [sum(scores[s] for scores in history) for s in range(n)]
+    lines.append("Zone sums:    " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(sums)))
+    lines.append(
+        "Round scores: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.scores))
+    )
+    lines.append(f"{_totals(after)} (after round {result.round})")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ narration
+
+
+def describe_action(state: GameState, action: Action) -> str:
+    """One English sentence saying what ``action`` does in ``state``, before it happens.
+
+    Only what the rules show to everyone is named: a card drawn from the draw pile,
+    the discard pile's cards, face-up cards, a card a setup or flip reveal turns up,
+    and a card swapped out onto the discard pile. A face-down card that moves
+    without being shown (a knocker's replaced card, a card the drawer takes) is
+    called "the face-down card".
+
+    Args:
+        state: the state the action is taken in.
+        action: a legal action of ``state``.
+
+    Returns:
+        The sentence, starting with ``"Seat p"`` and ending with a full stop.
+
+    Raises:
+        IllegalActionError: ``action`` is not legal in ``state``.
+
+    >>> from allegra_rules import new_game, Pos, Reveal
+    >>> describe_action(new_game(2, seed=1), Reveal(Pos(0, 1, 2)))
+    'Seat 0 reveals a 2 at (1, 2).'
+    """
+    after = apply(state, action)  # validates the action; shows what a draw turns up
+    who = state.current_player
+    assert who is not None
+    actor = f"Seat {who}"
+    held = state.held
+    if isinstance(action, Reveal):
+        value = state.card(action.pos)
+        assert value is not None
+        verb = "reveals" if state.phase is Phase.SETUP else "turns up"
+        return f"{actor} {verb} {card_text(value)} at {_where(action.pos, who)}."
+    if isinstance(action, DrawDeck):
+        drawn = after.held
+        assert drawn is not None
+        refill = (
+            ", after the discard pile (all but its top card) is reshuffled into a new draw pile"
+            if not state.draw_pile
+            else ""
+        )
+        return f"{actor} draws {card_text(drawn)} from the draw pile{refill}."
+    if isinstance(action, DrawDiscard):
+        return f"{actor} takes the {state.discard_top} from the discard pile."
+    if isinstance(action, Knock):
+        return f"{actor} knocks for the {held}."
+    if isinstance(action, Pass):
+        return f"{actor} does not knock."
+    if isinstance(action, Give):
+        return f"{actor} gives the {held} to seat {action.player}."
+    if isinstance(action, Discard):
+        if state.phase is Phase.HOLD_DISCARD:
+            text = f"{actor} puts the {held} back on the discard pile"
+        else:
+            text = f"{actor} discards the {held}"
+        if after.phase is Phase.FLIP:
+            return text + " and will turn up a card."
+        return text + "; no face-down card is left to turn up."
+    if isinstance(action, Take):
+        owner = f"seat {action.pos.player}'s {_cell(action.pos)}"
+        if state.is_face_up(action.pos):
+            return f"{actor} takes the {state.card(action.pos)} from {owner}."
+        return f"{actor} takes the face-down card at {owner}."
+    assert isinstance(action, Swap)
+    old = state.card(action.pos)
+    target = _where(action.pos, who)
+    if state.phase is Phase.KNOCKER_SWAP:
+        replaced = f"the {old}" if state.is_face_up(action.pos) else "the face-down card there"
+        return f"{actor} swaps the {held} in at {target}, taking {replaced} into hand."
+    if state.phase is Phase.HOLD_TAKEN:
+        knocker = state.knocker
+        gap = state.taken_at
+        assert knocker is not None and gap is not None and held is not None
+        filler = state.in_hand[0][1]
+        hole = state.geometry.positions[gap]
+        return (
+            f"{actor} swaps the {held} in at {target} and discards the {old}; seat "
+            f"{knocker} fills the gap at {_where(hole, knocker, 'its')} with the {filler} "
+            "from its hand."
+        )
+    return f"{actor} swaps the {held} in at {target} and discards the {old}."
+
+
+def _settled_cells(state: GameState, action: Action) -> list[int | None]:
+    """The table right after ``action`` placed its cards, before triples are removed."""
+    cells = list(state.cells)
+    if isinstance(action, Swap) and state.phase is not Phase.KNOCKER_SWAP:
+        cells[action.pos.index] = state.held
+        if state.phase is Phase.HOLD_TAKEN:
+            gap = state.taken_at
+            assert gap is not None
+            cells[gap] = state.in_hand[0][1]
+    return cells
+
+
+def describe_outcome(state: GameState, action: Action, after: GameState) -> tuple[str, ...]:
+    """Sentences for what happened by itself when ``action`` took ``state`` to ``after``.
+
+    These are the engine's own steps, not a player's choice: the cards of triples
+    removed while settling (with where they went), a draw pile refilled from the
+    discard pile, and a player whose cards are now all face up triggering the round
+    end. The round's scoring itself is left to :func:`render_round_end`.
+
+    Args:
+        state: the state before the action.
+        action: the action that was applied.
+        after: ``apply(state, action)``.
+
+    Returns:
+        Zero or more sentences, in the order they happened.
+    """
+    out: list[str] = []
+    if isinstance(action, DrawDeck) and after.refills > state.refills:
+        out.append("The draw pile was empty: the discard pile was reshuffled into a new one.")
+    round_over = after.round != state.round or after.is_terminal
+    settled = round_over or after.phase in (Phase.DRAW, Phase.SETUP)
+    if isinstance(action, (Reveal, Swap, Discard)) and settled:
+        end_cells = after.last_round.cells if round_over and after.last_round else after.cells
+        before = _settled_cells(state, action)
+        removed = [
+            i for i, value in enumerate(before) if value is not None and end_cells[i] is None
+        ]
+        if removed:
+            positions = state.geometry.positions
+            counts: dict[int, int] = {}
+            for i in removed:
+                value = before[i]
+                assert value is not None
+                counts[value] = counts.get(value, 0) + 1
+            kinds = " and ".join(f"{_count_word(k)} {v}s" for v, k in sorted(counts.items()))
+            by_seat: dict[int, list[str]] = {}
+            for i in removed:
+                by_seat.setdefault(positions[i].player, []).append(_cell(positions[i]))
+            where = _and_list(
+                [f"seat {seat}'s {_and_list(cells)}" for seat, cells in by_seat.items()]
+            )
+            dest = (
+                "go out of play"
+                if state.config.removed_cards == "out_of_play"
+                else "go onto the discard pile"
+            )
+            out.append(f"Triple: {kinds} at {where} {dest}.")
+    if after.round == state.round and state.ender is None and after.ender is not None:
+        ender = after.ender
+        area = "own grid" if state.config.round_end == "own_grid" else "zone"
+        out.append(
+            f"Seat {ender} has every card of its {area} face up: each other player "
+            "gets one last turn, then the round ends."
+        )
+    if round_over and after.last_round is not None and after.last_round.ender is None:
+        out.append("The round reached its turn limit and ends here.")
+    return tuple(out)
