@@ -200,6 +200,24 @@ class GameState:
         cells = self.cells
         return sum(v for i in self.geometry.zone[player] if (v := cells[i]) is not None)
 
+    def to_json(self) -> str:
+        """The state as a canonical JSON saved game (see :mod:`allegra_rules.serialize`)."""
+        from allegra_rules.serialize import state_to_json
+
+        return state_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> GameState:
+        """Load a saved game written by :meth:`to_json`, checking everything.
+
+        Raises:
+            SaveFormatError: a malformed, inconsistent or tampered document (a
+                ``ValueError``); the message names the path of the bad field.
+        """
+        from allegra_rules.serialize import state_from_json
+
+        return state_from_json(text)
+
     def all_cards(self) -> Counter[int]:
         """Every card of the game wherever it is, as a multiset of values."""
         found: Counter[int] = Counter(v for v in self.cells if v is not None)

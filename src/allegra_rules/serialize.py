@@ -1,0 +1,1282 @@
+"""Saved games: JSON for states and actions, and a loader that trusts nothing.
+
+A state document is one JSON object holding every :class:`~allegra_rules.GameState`
+field, the whole rule config (``RuleConfig.to_dict``), ``schema_version`` and
+``kind``. :func:`state_to_json` writes it canonically (sorted keys, no whitespace), so
+equal states give equal text. :func:`state_from_json` reads it back and checks
+everything before it builds a state: the document's size and nesting depth (before
+parsing), JSON syntax, the exact key set of every object, every type (a JSON
+``true`` is not an integer), every range, card conservation against the config's
+deck, and the consistency of the phase with every other field. Anything wrong raises
+:class:`SaveFormatError`, a ``ValueError`` whose message starts with the path of the
+bad part, such as ``$.cells[14]``.
+
+Action documents (:func:`action_to_json`, :func:`action_from_json`) use the same
+rules. The JSON Schema files of every document kind ship in
+``allegra_rules/schemas/``; :func:`json_schema` loads them. The loader is stricter
+than the schemas: a schema checks shapes, types and fixed ranges; the loader also
+checks what depends on the config and on other fields.
+
+The reader helpers here (``get_*``, ``read_*``, :class:`Table`, :func:`check_state`)
+are shared with :mod:`allegra_rules.views` and :mod:`allegra_rules.records`; they
+are not part of the package's top-level API and may change between releases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from typing import Any, NoReturn
+
+import attrs
+
+from allegra_rules.actions import (
+    DISCARD,
+    DRAW_DECK,
+    DRAW_DISCARD,
+    KNOCK,
+    PASS,
+    Action,
+    Discard,
+    DrawDeck,
+    DrawDiscard,
+    Give,
+    Knock,
+    Pass,
+    Reveal,
+    Swap,
+    Take,
+    action_table,
+)
+from allegra_rules.config import OPTION_CHOICES, RuleConfig
+from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, Pos, geometry
+from allegra_rules.scoring import round_scores, winners, zone_sums
+from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.transitions import ROUNDS, legal_actions
+from allegra_rules.triples import find_triples
+
+SCHEMA_VERSION = 1
+"""The version of every JSON document this release writes and the only one it reads."""
+
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+"""Documents above this many bytes (UTF-8) are rejected before parsing (4 MiB).
+
+Every loader takes a ``max_bytes`` argument to raise or lower it.
+"""
+
+MAX_NESTING_DEPTH = 16
+"""Arrays and objects nested deeper than this are rejected before parsing.
+
+The formats themselves never nest deeper than 4.
+"""
+
+MAX_PLAYERS = 64
+"""The most seats a saved document may have, whatever its config allows."""
+
+STATE_KEYS: tuple[str, ...] = (
+    "schema_version",
+    "kind",
+    "config",
+    "num_players",
+    "seed",
+    "round",
+    "phase",
+    "current_player",
+    "cells",
+    "face_down",
+    "draw_pile",
+    "discard_pile",
+    "held",
+    "in_hand",
+    "out_of_play",
+    "start_seat",
+    "setup_reveals",
+    "setup_sums",
+    "drawer",
+    "knockers",
+    "knocker",
+    "given_at",
+    "taken_at",
+    "held_was_face_down",
+    "hand_was_face_down",
+    "turns_played",
+    "ender",
+    "final_turns",
+    "refills",
+    "totals",
+    "round_scores",
+    "winners",
+    "last_round",
+)
+"""Every key of a state document, all required."""
+
+ROUND_END_KEYS: tuple[str, ...] = ("round", "cells", "zone_sums", "ender", "doubled", "scores")
+"""Every key of a ``last_round`` object, all required."""
+
+ACTION_TYPES: dict[type, str] = {
+    Reveal: "reveal",
+    DrawDeck: "draw_deck",
+    DrawDiscard: "draw_discard",
+    Knock: "knock",
+    Pass: "pass",
+    Give: "give",
+    Swap: "swap",
+    Discard: "discard",
+    Take: "take",
+}
+"""The ``type`` string of every action class in JSON."""
+
+_ACTION_CLASSES: dict[str, type] = {name: cls for cls, name in ACTION_TYPES.items()}
+_PLAIN_ACTIONS: dict[type, Action] = {
+    DrawDeck: DRAW_DECK,
+    DrawDiscard: DRAW_DISCARD,
+    Knock: KNOCK,
+    Pass: PASS,
+    Discard: DISCARD,
+}
+_POS_ACTIONS = (Reveal, Swap, Take)
+_CONFIG_KEYS: tuple[str, ...] = tuple(f.name for f in attrs.fields(RuleConfig))
+_INT_OPTIONS = ("min_players", "max_players", "max_turns_per_round")
+_CANONICAL_INT = re.compile(r"0|-?[1-9][0-9]*")
+
+
+class SaveFormatError(ValueError):
+    """A JSON document that cannot be loaded: malformed, inconsistent or tampered.
+
+    The message reads ``"<path>: <reason>"``; the path names the bad part of the
+    document in JSONPath style, ``$`` being the whole document: ``$.cells[14]``,
+    ``$.config.deck["5"]``, ``$.actions[37].pos.row``.
+
+    Attributes:
+        path: where the problem is.
+        reason: what is wrong there.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+# ------------------------------------------------------------------ reading JSON
+
+
+def fail(path: str, reason: str) -> NoReturn:
+    """Raise :class:`SaveFormatError` at ``path``."""
+    raise SaveFormatError(path, reason)
+
+
+def _short(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def join(path: str, key: str | int) -> str:
+    """The path of ``key`` inside ``path``: ``$.cells`` + ``3`` gives ``$.cells[3]``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key.isidentifier() and key.isascii():
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key[:40])}]"
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|"')
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            fail("$", f"duplicate key {_short(key)} in an object")
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> NoReturn:
+    fail("$", f"{name} is not a JSON number")
+
+
+def parse_document(text: object, *, max_bytes: int = MAX_DOCUMENT_BYTES, what: str) -> Any:
+    """Parse JSON ``text`` after checking its size and nesting depth.
+
+    Args:
+        text: the document, ``str`` or UTF-8 ``bytes``.
+        max_bytes: the largest accepted size in bytes.
+        what: the document kind, for messages.
+
+    Returns:
+        The parsed JSON value.
+
+    Raises:
+        SaveFormatError: too large, too deep, not UTF-8, not JSON, duplicate keys,
+            ``NaN`` or ``Infinity``.
+    """
+    if type(max_bytes) is not int or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive int; got {max_bytes!r}")
+    limit = f"the limit is {max_bytes} bytes (MAX_DOCUMENT_BYTES or max_bytes)"
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        raw = bytes(text)
+        if len(raw) > max_bytes:
+            fail("$", f"the {what} document has {len(raw)} bytes; {limit}")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            fail("$", f"the {what} document is not UTF-8: {exc}")
+    elif isinstance(text, str):
+        if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+            fail("$", f"the {what} document has more than {max_bytes} bytes; {limit}")
+    else:
+        fail("$", f"a {what} document must be str or bytes; got {type(text).__name__}")
+    assert isinstance(text, str)
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first == '"':
+            if len(token) == 1:
+                break  # an unterminated string: json.loads reports it
+        elif first in "[{":
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                fail("$", f"arrays and objects nest deeper than {MAX_NESTING_DEPTH} levels")
+        else:
+            depth -= 1
+    try:
+        return json.loads(
+            text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
+        )
+    except SaveFormatError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        fail("$", f"the {what} document is not valid JSON: {exc}")
+
+
+def describe(value: object) -> str:
+    """The JSON type name of a parsed value, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction or exponent"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def get_object(value: object, path: str, keys: Sequence[str]) -> dict[str, Any]:
+    """``value`` as an object with exactly ``keys`` (all required, no others)."""
+    if not isinstance(value, dict):
+        fail(path, f"expected an object; got {describe(value)}")
+    for key in value:
+        if key not in keys:
+            fail(join(path, key), f"unknown key; the allowed keys are {', '.join(keys)}")
+    for key in keys:
+        if key not in value:
+            fail(join(path, key), "missing (every key is required; use null where allowed)")
+    return value
+
+
+def get_int(value: object, path: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int in ``low..high`` (a boolean is not an int)."""
+    if type(value) is not int:
+        fail(path, f"expected an integer; got {describe(value)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            fail(path, f"must be at least {low}; got {value}")
+        if low is None:
+            fail(path, f"must be at most {high}; got {value}")
+        fail(path, f"must be in {low}..{high}; got {value}")
+    return value
+
+
+def get_opt_int(value: object, path: str, low: int, high: int) -> int | None:
+    """``value`` as null or an int in ``low..high``."""
+    return None if value is None else get_int(value, path, low, high)
+
+
+def get_bool(value: object, path: str) -> bool:
+    """``value`` as a boolean."""
+    if not isinstance(value, bool):
+        fail(path, f"expected true or false; got {describe(value)}")
+    return value
+
+
+def get_str(value: object, path: str) -> str:
+    """``value`` as a string."""
+    if not isinstance(value, str):
+        fail(path, f"expected a string; got {describe(value)}")
+    return value
+
+
+def get_list(
+    value: object, path: str, length: int | None = None, most: int | None = None
+) -> list[Any]:
+    """``value`` as an array, of exactly ``length`` or at most ``most`` items."""
+    if not isinstance(value, list):
+        fail(path, f"expected an array; got {describe(value)}")
+    if length is not None and len(value) != length:
+        fail(path, f"expected {length} items; got {len(value)}")
+    if most is not None and len(value) > most:
+        fail(path, f"expected at most {most} items; got {len(value)}")
+    return value
+
+
+def get_int_list(
+    value: object,
+    path: str,
+    low: int | None = None,
+    high: int | None = None,
+    *,
+    length: int | None = None,
+    most: int | None = None,
+) -> tuple[int, ...]:
+    """``value`` as an array of ints in ``low..high``."""
+    items = get_list(value, path, length, most)
+    return tuple(get_int(x, join(path, i), low, high) for i, x in enumerate(items))
+
+
+def _values_text(values: frozenset[int]) -> str:
+    ordered = sorted(values)
+    if ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}..{ordered[-1]}"
+    shown = ", ".join(map(str, ordered[:20]))
+    return shown + (", ..." if len(ordered) > 20 else "")
+
+
+def get_card(value: object, path: str, values: frozenset[int]) -> int:
+    """``value`` as a card value of the config's deck."""
+    card = get_int(value, path)
+    if card not in values:
+        fail(
+            path,
+            f"{_short(card)} is not a card value of the config's deck ({_values_text(values)})",
+        )
+    return card
+
+
+def get_cards(value: object, path: str, values: frozenset[int], most: int) -> tuple[int, ...]:
+    """``value`` as an array of at most ``most`` card values."""
+    items = get_list(value, path, most=most)
+    return tuple(get_card(x, join(path, i), values) for i, x in enumerate(items))
+
+
+def get_seats(value: object, path: str, n: int, *, distinct: bool = True) -> tuple[int, ...]:
+    """``value`` as an array of seats ``0..n-1``, each at most once."""
+    seats = get_int_list(value, path, 0, n - 1, most=n)
+    if distinct:
+        seen: set[int] = set()
+        for i, seat in enumerate(seats):
+            if seat in seen:
+                fail(join(path, i), f"seat {seat} is listed twice")
+            seen.add(seat)
+    return seats
+
+
+def check_header(data: object, path: str, kind: str) -> dict[str, Any]:
+    """Check ``schema_version`` and ``kind`` of a document object; return the object."""
+    if not isinstance(data, dict):
+        fail(path, f"a {kind} document must be a JSON object; got {describe(data)}")
+    if "schema_version" not in data:
+        fail(join(path, "schema_version"), "missing: every document names its schema version")
+    version = data["schema_version"]
+    if type(version) is not int:
+        fail(join(path, "schema_version"), f"expected an integer; got {describe(version)}")
+    if version != SCHEMA_VERSION:
+        fail(
+            join(path, "schema_version"),
+            f"unknown schema version {_short(version)}; this release reads version "
+            f"{SCHEMA_VERSION} only",
+        )
+    if "kind" not in data:
+        fail(join(path, "kind"), f'missing: expected "{kind}"')
+    if data["kind"] != kind:
+        fail(join(path, "kind"), f'expected "{kind}"; got {_short(data["kind"])}')
+    return data
+
+
+# ------------------------------------------------------------------------ config
+
+
+def config_from_data(value: object, path: str) -> RuleConfig:
+    """Load an embedded ``RuleConfig.to_dict`` object, every key checked at its path."""
+    data = get_object(value, path, _CONFIG_KEYS)
+    deck_path = join(path, "deck")
+    deck = data["deck"]
+    if not isinstance(deck, dict):
+        fail(deck_path, f'expected an object like {{"-1": 6, "0": 7}}; got {describe(deck)}')
+    if not deck:
+        fail(deck_path, "the deck has no cards")
+    for key, copies in deck.items():
+        if len(key) > 30 or not _CANONICAL_INT.fullmatch(key):
+            fail(join(deck_path, key), 'a card value key must be a canonical integer like "-1"')
+        get_int(copies, join(deck_path, key), 1, None)
+    for name, choices in OPTION_CHOICES.items():
+        option = get_str(data[name], join(path, name))
+        if option not in choices:
+            shown = ", ".join(f'"{c}"' for c in choices)
+            fail(join(path, name), f"must be one of {shown}; got {_short(option)}")
+    for name in _INT_OPTIONS:
+        get_int(data[name], join(path, name), 1, None)
+    try:
+        return RuleConfig.from_dict(data)
+    except ValueError as exc:
+        fail(path, str(exc))
+
+
+def deck_counts(config: RuleConfig) -> dict[int, int]:
+    """The config's deck as ``{value: copies}`` (never expanded card by card)."""
+    return dict(config.deck)
+
+
+def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
+    extra = sorted((v, found[v] - want.get(v, 0)) for v in found if found[v] > want.get(v, 0))
+    missing = sorted((v, want[v] - found[v]) for v in want if found[v] < want[v])
+    parts = []
+    if extra:
+        parts.append("extra " + ", ".join(f"{k}x {v}" for v, k in extra[:10]))
+    if missing:
+        parts.append("missing " + ", ".join(f"{k}x {v}" for v, k in missing[:10]))
+    return "; ".join(parts)
+
+
+def check_conservation(path: str, found: Counter[int], config: RuleConfig, where: str) -> None:
+    """Fail unless ``found`` is exactly the config's deck as a multiset."""
+    want = deck_counts(config)
+    if found != Counter(want):
+        fail(
+            path,
+            f"the cards in {where} must be exactly the config's deck of {config.deck_size} "
+            f"cards; found {found.total()} ({_count_difference(found, want)})",
+        )
+
+
+# ------------------------------------------------------------------------- state
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """The state as plain JSON data (see :func:`state_to_json` for the format)."""
+    n = state.num_players
+    fd = state.face_down
+    last = state.last_round
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "state",
+        "config": state.config.to_dict(),
+        "num_players": n,
+        "seed": state.seed,
+        "round": state.round,
+        "phase": state.phase.value,
+        "current_player": state.current_player,
+        "cells": list(state.cells),
+        "face_down": [bool((fd >> i) & 1) for i in range(n * CELLS_PER_SEAT)],
+        "draw_pile": list(state.draw_pile),
+        "discard_pile": list(state.discard_pile),
+        "held": state.held,
+        "in_hand": [{"player": p, "card": c} for p, c in state.in_hand],
+        "out_of_play": list(state.out_of_play),
+        "start_seat": state.start_seat,
+        "setup_reveals": state.setup_reveals,
+        "setup_sums": list(state.setup_sums),
+        "drawer": state.drawer,
+        "knockers": list(state.knockers),
+        "knocker": state.knocker,
+        "given_at": state.given_at,
+        "taken_at": state.taken_at,
+        "held_was_face_down": state.held_was_face_down,
+        "hand_was_face_down": state.hand_was_face_down,
+        "turns_played": state.turns_played,
+        "ender": state.ender,
+        "final_turns": list(state.final_turns),
+        "refills": state.refills,
+        "totals": list(state.totals),
+        "round_scores": [list(scores) for scores in state.round_scores],
+        "winners": list(state.winners),
+        "last_round": None if last is None else round_end_to_dict(last),
+    }
+
+
+def round_end_to_dict(last: RoundEnd) -> dict[str, Any]:
+    """A :class:`RoundEnd` as plain JSON data."""
+    return {
+        "round": last.round,
+        "cells": list(last.cells),
+        "zone_sums": list(last.zone_sums),
+        "ender": last.ender,
+        "doubled": last.doubled,
+        "scores": list(last.scores),
+    }
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """Canonical JSON: sorted keys, no whitespace."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def state_to_json(state: GameState) -> str:
+    """The state as a canonical JSON document (sorted keys, no whitespace).
+
+    Equal states give equal text. The document holds every state field (``seed``
+    and the hidden cards included: it is a full saved game, not a player's view),
+    the whole config, ``"schema_version": 1`` and ``"kind": "state"``.
+
+    >>> from allegra_rules import new_game
+    >>> text = state_to_json(new_game(2, seed=5))
+    >>> state_from_json(text) == new_game(2, seed=5)
+    True
+    """
+    if not isinstance(state, GameState):
+        raise ValueError(f"state must be a GameState; got {type(state).__name__}")
+    return dumps(state_to_dict(state))
+
+
+def state_from_json(text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> GameState:
+    """Load a state document written by :func:`state_to_json`, checking everything.
+
+    Args:
+        text: the document (``str`` or UTF-8 ``bytes``).
+        max_bytes: reject larger documents before parsing.
+
+    Raises:
+        SaveFormatError: the document is too large or deep, not JSON, of another
+            schema version or kind, has unknown or missing keys, wrong types, values
+            out of range, cards that do not add up to the config's deck, or fields
+            that contradict each other. The message names the path.
+    """
+    return state_from_dict(parse_document(text, max_bytes=max_bytes, what="state"))
+
+
+def _round_end_from_data(value: object, path: str, table: Table) -> RoundEnd:
+    data = get_object(value, path, ROUND_END_KEYS)
+    n = table.num_players
+    bound = table.score_bound
+    cells_path = join(path, "cells")
+    items = get_list(data["cells"], cells_path, table.num_cells)
+    return RoundEnd(
+        round=get_int(data["round"], join(path, "round"), 1, ROUNDS),
+        cells=tuple(table.card_or_null(x, join(cells_path, i)) for i, x in enumerate(items)),
+        zone_sums=get_int_list(data["zone_sums"], join(path, "zone_sums"), -bound, bound, length=n),
+        ender=table.seat_or_null(data["ender"], join(path, "ender")),
+        doubled=get_bool(data["doubled"], join(path, "doubled")),
+        scores=get_int_list(data["scores"], join(path, "scores"), -bound, bound, length=n),
+    )
+
+
+@attrs.frozen(slots=True)
+class Table:
+    """What a document's config and seat count imply for the rest of it.
+
+    Attributes:
+        config: the loaded config.
+        num_players: the loaded seat count.
+        values: the card values of the config's deck.
+        biggest: the largest absolute card value.
+        score_bound: no round score can be larger in absolute value.
+    """
+
+    config: RuleConfig
+    num_players: int
+    values: frozenset[int]
+    biggest: int
+    score_bound: int
+
+    @property
+    def num_cells(self) -> int:
+        """Cells on the table: ``12 * num_players``."""
+        return self.num_players * CELLS_PER_SEAT
+
+    def card(self, value: object, path: str) -> int:
+        """``value`` as a card of the deck."""
+        return get_card(value, path, self.values)
+
+    def card_or_null(self, value: object, path: str) -> int | None:
+        """``value`` as null or a card of the deck."""
+        return None if value is None else get_card(value, path, self.values)
+
+    def cards(self, value: object, path: str) -> tuple[int, ...]:
+        """``value`` as an array of cards of the deck."""
+        return get_cards(value, path, self.values, self.config.deck_size)
+
+    def seat(self, value: object, path: str) -> int:
+        """``value`` as a seat."""
+        return get_int(value, path, 0, self.num_players - 1)
+
+    def seat_or_null(self, value: object, path: str) -> int | None:
+        """``value`` as null or a seat."""
+        return get_opt_int(value, path, 0, self.num_players - 1)
+
+
+def read_table(data: Mapping[str, Any], path: str) -> Table:
+    """Load ``config`` and ``num_players`` of a document object."""
+    config = config_from_data(data["config"], join(path, "config"))
+    most = min(config.max_players, MAX_PLAYERS, (config.deck_size - 2) // CELLS_PER_SEAT)
+    n = get_int(data["num_players"], join(path, "num_players"), config.min_players, most)
+    values = frozenset(deck_counts(config))
+    biggest = max(abs(v) for v in values)
+    return Table(
+        config=config,
+        num_players=n,
+        values=values,
+        biggest=biggest,
+        score_bound=2 * (CELLS_PER_SEAT + ROWS) * biggest,
+    )
+
+
+PUBLIC_KEYS: tuple[str, ...] = (
+    "round",
+    "phase",
+    "current_player",
+    "discard_pile",
+    "out_of_play",
+    "start_seat",
+    "setup_reveals",
+    "setup_sums",
+    "drawer",
+    "knockers",
+    "knocker",
+    "given_at",
+    "taken_at",
+    "held_was_face_down",
+    "hand_was_face_down",
+    "turns_played",
+    "ender",
+    "final_turns",
+    "refills",
+    "totals",
+    "round_scores",
+    "winners",
+    "last_round",
+)
+"""The keys that a state and a player view share, with the same meaning."""
+
+
+def read_public(data: Mapping[str, Any], path: str, table: Table) -> dict[str, Any]:
+    """Load the :data:`PUBLIC_KEYS` fields of a state or view object, types and ranges."""
+
+    def at(key: str) -> str:
+        return join(path, key)
+
+    n = table.num_players
+    bound = table.score_bound
+    phase_text = get_str(data["phase"], at("phase"))
+    phases = {p.value: p for p in Phase}
+    if phase_text not in phases:
+        fail(at("phase"), f"unknown phase {_short(phase_text)}; phases are {', '.join(phases)}")
+    turns = get_int(data["turns_played"], at("turns_played"), 0, table.config.max_turns_per_round)
+    played = get_list(data["round_scores"], at("round_scores"), most=ROUNDS)
+    last = data["last_round"]
+    return {
+        "round": get_int(data["round"], at("round"), 1, ROUNDS),
+        "phase": phases[phase_text],
+        "current_player": table.seat_or_null(data["current_player"], at("current_player")),
+        "discard_pile": table.cards(data["discard_pile"], at("discard_pile")),
+        "out_of_play": table.cards(data["out_of_play"], at("out_of_play")),
+        "start_seat": table.seat(data["start_seat"], at("start_seat")),
+        "setup_reveals": get_int(data["setup_reveals"], at("setup_reveals"), 0, 2 * n),
+        "setup_sums": get_int_list(
+            data["setup_sums"], at("setup_sums"), -2 * table.biggest, 2 * table.biggest, length=n
+        ),
+        "drawer": table.seat_or_null(data["drawer"], at("drawer")),
+        "knockers": get_seats(data["knockers"], at("knockers"), n),
+        "knocker": table.seat_or_null(data["knocker"], at("knocker")),
+        "given_at": get_opt_int(data["given_at"], at("given_at"), 0, table.num_cells - 1),
+        "taken_at": get_opt_int(data["taken_at"], at("taken_at"), 0, table.num_cells - 1),
+        "held_was_face_down": get_bool(data["held_was_face_down"], at("held_was_face_down")),
+        "hand_was_face_down": get_bool(data["hand_was_face_down"], at("hand_was_face_down")),
+        "turns_played": turns,
+        "ender": table.seat_or_null(data["ender"], at("ender")),
+        "final_turns": get_seats(data["final_turns"], at("final_turns"), n),
+        "refills": get_int(data["refills"], at("refills"), 0, turns),
+        "totals": get_int_list(
+            data["totals"], at("totals"), -ROUNDS * bound, ROUNDS * bound, length=n
+        ),
+        "round_scores": tuple(
+            get_int_list(x, join(at("round_scores"), i), -bound, bound, length=n)
+            for i, x in enumerate(played)
+        ),
+        "winners": get_seats(data["winners"], at("winners"), n),
+        "last_round": None if last is None else _round_end_from_data(last, at("last_round"), table),
+    }
+
+
+def read_cells(
+    data: Mapping[str, Any], path: str, table: Table, *, hidden_values: bool
+) -> tuple[tuple[int | None, ...], tuple[bool, ...]]:
+    """Load ``cells`` and ``face_down``: face-down cells hold a card, or null in a view.
+
+    Args:
+        data: the document object.
+        path: its path.
+        table: its config and seat count.
+        hidden_values: True for a view, where a face-down cell must be null.
+    """
+    cells_path = join(path, "cells")
+    fd_path = join(path, "face_down")
+    items = get_list(data["cells"], cells_path, table.num_cells)
+    cells = tuple(table.card_or_null(x, join(cells_path, i)) for i, x in enumerate(items))
+    flags = get_list(data["face_down"], fd_path, table.num_cells)
+    face_down = tuple(get_bool(x, join(fd_path, i)) for i, x in enumerate(flags))
+    for i, down in enumerate(face_down):
+        if hidden_values and down and cells[i] is not None:
+            fail(join(cells_path, i), "a face-down cell must not show its value (null)")
+        if not hidden_values and down and cells[i] is None:
+            fail(join(fd_path, i), "a gap cannot lie face down")
+    return cells, face_down
+
+
+def state_from_dict(data: object, path: str = "$") -> GameState:
+    """Load parsed state JSON data (see :func:`state_from_json`), checking everything.
+
+    Args:
+        data: the parsed document.
+        path: the path of ``data`` inside a larger document, for messages.
+
+    Raises:
+        SaveFormatError: as :func:`state_from_json`.
+    """
+    data = get_object(check_header(data, path, "state"), path, STATE_KEYS)
+    table = read_table(data, path)
+    public = read_public(data, path, table)
+    cells, flags = read_cells(data, path, table, hidden_values=False)
+    hand_path = join(path, "in_hand")
+    in_hand = []
+    for i, item in enumerate(get_list(data["in_hand"], hand_path, most=1)):
+        where = join(hand_path, i)
+        entry = get_object(item, where, ("player", "card"))
+        in_hand.append(
+            (
+                table.seat(entry["player"], join(where, "player")),
+                table.card(entry["card"], join(where, "card")),
+            )
+        )
+    state = GameState(
+        config=table.config,
+        num_players=table.num_players,
+        seed=get_int(data["seed"], join(path, "seed")),
+        cells=cells,
+        face_down=sum(1 << i for i, down in enumerate(flags) if down),
+        draw_pile=table.cards(data["draw_pile"], join(path, "draw_pile")),
+        held=table.card_or_null(data["held"], join(path, "held")),
+        in_hand=tuple(in_hand),
+        **public,
+    )
+    check_state(state, path)
+    return state
+
+
+# ------------------------------------------------------------------ consistency
+
+_HOLDING = frozenset(
+    {Phase.KNOCK, Phase.HOLD_DECK, Phase.HOLD_DISCARD, Phase.KNOCKER_SWAP, Phase.HOLD_TAKEN}
+)
+_EXCHANGE = frozenset({Phase.KNOCKER_SWAP, Phase.TAKE, Phase.HOLD_TAKEN})
+_MAY_HAVE_KNOCKERS = frozenset(
+    {Phase.KNOCK, Phase.HOLD_DECK, Phase.FLIP, Phase.KNOCKER_SWAP, Phase.TAKE, Phase.HOLD_TAKEN}
+)
+
+
+def _area(n: int, player: int, which: str) -> frozenset[int]:
+    geo = geometry(n)
+    return geo.zone_set[player] if which == "zone" else geo.own_set[player]
+
+
+def _first_player(state: GameState) -> int:
+    """The seat that took (or takes) the first turn of the current round."""
+    n = state.num_players
+    start = state.start_seat
+    if state.config.first_player == "rotate":
+        return start
+    sums = state.setup_sums
+    return max(range(n), key=lambda p: (sums[p], -((p - start) % n)))
+
+
+def _is_clockwise_from(seats: Iterable[int], origin: int, n: int) -> bool:
+    offsets = [(s - origin) % n for s in seats]
+    return all(o > 0 for o in offsets) and all(a < b for a, b in itertools.pairwise(offsets))
+
+
+def check_state(state: GameState, path: str = "$") -> None:
+    """Check that every field of ``state`` agrees with every other one.
+
+    Types and ranges are the caller's job (the loader checks them while parsing);
+    this checks the rest: card conservation, rounds and scores, setup, whose turn
+    it is, and the fields of the current phase.
+
+    Raises:
+        SaveFormatError: the first contradiction found, at the path of the field.
+    """
+    _check_cards(state, path)
+    _check_rounds(state, path)
+    _check_setup(state, path)
+    _check_turn(state, path)
+    _check_exchange(state, path)
+    _check_settled(state, path)
+    if state.phase is not Phase.OVER and not legal_actions(state):
+        fail(
+            join(path, "phase"),
+            f"no action is legal in phase {state.phase.value!r}: the state is a dead end",
+        )
+
+
+_SETTLED = frozenset(
+    {
+        Phase.SETUP,
+        Phase.DRAW,
+        Phase.KNOCK,
+        Phase.HOLD_DECK,
+        Phase.HOLD_DISCARD,
+        Phase.FLIP,
+        Phase.KNOCKER_SWAP,
+    }
+)
+"""Phases whose table is the one play last settled on (nothing moved since)."""
+
+
+def _check_settled(s: GameState, path: str) -> None:
+    """A settled table holds no triple, and nobody's cards are all up unless ended."""
+    if s.phase not in _SETTLED:
+        return
+    geo = geometry(s.num_players)
+    found = find_triples(s.config, s.cells, s.face_down, geo.lines)
+    if found:
+        fail(
+            join(join(path, "cells"), found[0]),
+            f"a triple through this cell would have been removed when play last settled "
+            f"(phase {s.phase.value!r})",
+        )
+    if s.ender is None:
+        masks = geo.own_masks if s.config.round_end == "own_grid" else geo.zone_masks
+        for seat, mask in enumerate(masks):
+            if not s.face_down & mask:
+                fail(
+                    join(path, "ender"),
+                    f"seat {seat} has no face-down card left (round_end="
+                    f"{s.config.round_end!r}), so the round would have an ender",
+                )
+
+
+def _check_cards(s: GameState, path: str) -> None:
+    found: Counter[int] = Counter(v for v in s.cells if v is not None)
+    found.update(s.draw_pile)
+    found.update(s.discard_pile)
+    found.update(s.out_of_play)
+    found.update(card for _, card in s.in_hand)
+    if s.held is not None:
+        found[s.held] += 1
+    check_conservation(
+        path, found, s.config, "cells, draw_pile, discard_pile, held, in_hand and out_of_play"
+    )
+    gaps = sum(1 for v in s.cells if v is None)
+    removed = gaps - (1 if s.phase is Phase.HOLD_TAKEN else 0)
+    if s.config.removed_cards == "discard":
+        if s.out_of_play:
+            fail(join(path, "out_of_play"), 'must be empty with removed_cards="discard"')
+    elif len(s.out_of_play) != removed:
+        fail(
+            join(path, "out_of_play"),
+            f"holds {len(s.out_of_play)} cards, but {removed} cells were emptied by "
+            'triples (removed_cards="out_of_play")',
+        )
+    counts = Counter(s.out_of_play)
+    for card, copies in sorted(counts.items()):
+        if copies < 3:
+            fail(
+                join(path, "out_of_play"),
+                f"holds {copies} card(s) {card}: triples remove at least 3 equal cards",
+            )
+    if not s.discard_pile and s.phase is not Phase.HOLD_DISCARD:
+        fail(join(path, "discard_pile"), f"cannot be empty in phase {s.phase.value!r}")
+
+
+def _check_rounds(s: GameState, path: str) -> None:
+    n = s.num_players
+    over = s.phase is Phase.OVER
+    if over and s.round != ROUNDS:
+        fail(
+            join(path, "round"), f"a finished game stays at its last round {ROUNDS}; got {s.round}"
+        )
+    finished = ROUNDS if over else s.round - 1
+    if len(s.round_scores) != finished:
+        fail(
+            join(path, "round_scores"),
+            f"round {s.round} in phase {s.phase.value!r} follows {finished} finished "
+            f"round(s); got {len(s.round_scores)}",
+        )
+    want = tuple(sum(scores[p] for scores in s.round_scores) for p in range(n))
+    if s.totals != want:
+        fail(join(path, "totals"), f"must be the per-seat sums of round_scores, {list(want)}")
+    best = winners(s.totals) if over else ()
+    if s.winners != best:
+        fail(
+            join(path, "winners"),
+            f"must be {list(best)}: the lowest totals once the game is over, else empty",
+        )
+    last = s.last_round
+    where = join(path, "last_round")
+    if last is None:
+        if s.round_scores:
+            fail(where, "must describe the latest finished round")
+        return
+    if not s.round_scores:
+        fail(where, "must be null before any round has finished")
+    if last.round != len(s.round_scores):
+        fail(join(where, "round"), f"the latest finished round is {len(s.round_scores)}")
+    found: Counter[int] = Counter(v for v in last.cells if v is not None)
+    deck = deck_counts(s.config)
+    if any(copies > deck.get(card, 0) for card, copies in found.items()):
+        fail(join(where, "cells"), "holds more copies of a card than the config's deck")
+    sums = zone_sums(geometry(n), last.cells)
+    if last.zone_sums != sums:
+        fail(join(where, "zone_sums"), f"the zone sums of these cells are {list(sums)}")
+    scores, doubled = round_scores(s.config, sums, last.ender)
+    if last.doubled != doubled:
+        fail(join(where, "doubled"), f"the rules say {str(doubled).lower()} for this round")
+    if last.scores != scores:
+        fail(join(where, "scores"), f"the rules score this round {list(scores)}")
+    if last.scores != s.round_scores[-1]:
+        fail(join(path, "round_scores"), "the last entry must equal last_round.scores")
+    if over:
+        if s.cells != last.cells:
+            fail(
+                join(path, "cells"), "a finished game shows the table its last round was scored on"
+            )
+        if s.ender != last.ender:
+            fail(join(path, "ender"), "a finished game keeps its last round's ender")
+
+
+def _check_setup(s: GameState, path: str) -> None:
+    n = s.num_players
+    start = (s.round - 1) % n
+    if s.start_seat != start:
+        fail(join(path, "start_seat"), f"round {s.round} starts at seat {start}")
+    reveals = s.setup_reveals
+    if s.phase is not Phase.SETUP:
+        if reveals != 2 * n:
+            fail(join(path, "setup_reveals"), f"setup is over: must be {2 * n}")
+        return
+    if reveals >= 2 * n:
+        fail(join(path, "setup_reveals"), f"setup ends after {2 * n} reveals; got {reveals}")
+    seat = (start + reveals // 2) % n
+    if s.current_player != seat:
+        fail(
+            join(path, "current_player"),
+            f"after {reveals} setup reveals seat {seat} reveals next; got {s.current_player}",
+        )
+    for j in range(n):
+        who = (start + j) % n
+        unrevealed = j > reveals // 2 or (j == reveals // 2 and reveals % 2 == 0)
+        if unrevealed and s.setup_sums[who] != 0:
+            fail(join(join(path, "setup_sums"), who), f"seat {who} has not revealed yet: must be 0")
+    shown = sum(1 for i in range(len(s.cells)) if not (s.face_down >> i) & 1)
+    if shown != reveals:
+        fail(
+            join(path, "face_down"),
+            f"after {reveals} setup reveals exactly {reveals} cells are face up or gaps; "
+            f"got {shown}",
+        )
+    want_draw = s.config.deck_size - CELLS_PER_SEAT * n - 1
+    if len(s.draw_pile) != want_draw:
+        fail(join(path, "draw_pile"), f"nobody has drawn yet: must hold {want_draw} cards")
+    for key in ("turns_played", "refills"):
+        if getattr(s, key) != 0:
+            fail(join(path, key), "must be 0 during setup")
+    if s.ender is not None:
+        fail(join(path, "ender"), "must be null during setup")
+
+
+def _check_turn(s: GameState, path: str) -> None:
+    n = s.num_players
+    phase = s.phase
+    cap = s.config.max_turns_per_round
+    if phase is Phase.OVER:
+        if s.current_player is not None:
+            fail(join(path, "current_player"), "must be null once the game is over")
+        if s.face_down:
+            fail(join(path, "face_down"), "every card is face up once the game is over")
+    elif s.current_player is None:
+        fail(join(path, "current_player"), f"phase {phase.value!r} needs a current player")
+    if phase in (Phase.SETUP, Phase.OVER):
+        for key in ("drawer", "knocker", "given_at", "taken_at", "held"):
+            if getattr(s, key) is not None:
+                fail(join(path, key), f"must be null in phase {phase.value!r}")
+        if s.final_turns:
+            fail(join(path, "final_turns"), f"must be empty in phase {phase.value!r}")
+        return
+    drawer = s.drawer
+    if drawer is None:
+        fail(join(path, "drawer"), f"phase {phase.value!r} needs a drawer")
+    if phase is Phase.DRAW:
+        if not 0 <= s.turns_played < cap:
+            fail(
+                join(path, "turns_played"),
+                f"must be below max_turns_per_round ({cap}) between turns",
+            )
+    elif s.turns_played < 1:
+        fail(join(path, "turns_played"), "a turn has started: must be at least 1")
+    expected_current = {Phase.KNOCK: None, Phase.KNOCKER_SWAP: s.knocker}.get(phase, drawer)
+    if phase is Phase.KNOCK:
+        if s.current_player == drawer:
+            fail(join(path, "current_player"), "the drawer is not asked whether to knock")
+    elif s.current_player != expected_current:
+        who = "the knocker" if phase is Phase.KNOCKER_SWAP else "the drawer"
+        fail(
+            join(path, "current_player"),
+            f"in phase {phase.value!r} {who} (seat {expected_current}) acts; "
+            f"got {s.current_player}",
+        )
+    completed = s.turns_played if phase is Phase.DRAW else s.turns_played - 1
+    first = _first_player(s)
+    if s.ender is None:
+        if s.final_turns:
+            fail(join(path, "final_turns"), "must be empty while nobody has ended the round")
+        want = (first + completed) % n
+        if drawer != want:
+            fail(
+                join(path, "drawer"),
+                f"turns pass clockwise from seat {first}: after {completed} completed "
+                f"turn(s) seat {want} draws; got {drawer}",
+            )
+        return
+    ft = s.final_turns
+    if not ft:
+        fail(join(path, "final_turns"), "the round has an ender: a final turn must be due")
+    if s.ender in ft:
+        fail(join(path, "final_turns"), "the round's ender gets no final turn")
+    done = n - 1 - len(ft)
+    ending_turn = completed - done
+    if ending_turn < 1:
+        fail(join(path, "final_turns"), f"too many final turns for {completed} completed turn(s)")
+    d0 = (first + ending_turn - 1) % n
+    full = tuple((d0 + j) % n for j in range(1, n + 1) if (d0 + j) % n != s.ender)
+    if ft != full[done:]:
+        fail(
+            join(path, "final_turns"),
+            f"seat {s.ender} ended the round on turn {ending_turn}: the final turns left "
+            f"are {list(full[done:])}",
+        )
+    if drawer != ft[0]:
+        fail(join(path, "drawer"), f"the next final turn is seat {ft[0]}'s")
+
+
+def _check_exchange(s: GameState, path: str) -> None:
+    n = s.num_players
+    phase = s.phase
+    config = s.config
+    if phase in _HOLDING:
+        if s.held is None:
+            fail(join(path, "held"), f"phase {phase.value!r} needs a held card")
+    elif s.held is not None:
+        fail(join(path, "held"), f"must be null in phase {phase.value!r}")
+    knocking = config.knocking == "always" or (config.knocking == "three_or_more" and n >= 3)
+    if phase is Phase.KNOCK and not knocking:
+        fail(
+            join(path, "phase"),
+            f"knocking={config.knocking!r} allows no knock window with {n} players",
+        )
+    knockers = s.knockers
+    if knockers:
+        where = join(path, "knockers")
+        drawer = s.drawer
+        if phase not in _MAY_HAVE_KNOCKERS or drawer is None:
+            fail(where, f"must be empty in phase {phase.value!r}")
+        if not knocking:
+            fail(where, f"knocking={config.knocking!r}: nobody may knock with {n} players")
+        if not _is_clockwise_from(knockers, drawer, n):
+            fail(where, f"knockers are other seats, in clockwise order from the drawer {drawer}")
+        if config.knock_winner == "first_clockwise" and (len(knockers) > 1 or phase is Phase.KNOCK):
+            fail(where, 'knock_winner="first_clockwise" closes the window at the first knock')
+        if phase is Phase.KNOCK:
+            asked = s.current_player
+            if asked is None:
+                fail(join(path, "current_player"), "the knock window needs a seat to ask")
+            if any((k - drawer) % n >= (asked - drawer) % n for k in knockers):
+                fail(where, f"only seats asked before seat {asked} can have knocked")
+    exchange = phase in _EXCHANGE
+    knocker = s.knocker
+    if not exchange:
+        for key in ("knocker", "given_at", "taken_at"):
+            if getattr(s, key) is not None:
+                fail(join(path, key), f"must be null in phase {phase.value!r}")
+        if s.in_hand:
+            fail(join(path, "in_hand"), f"must be empty in phase {phase.value!r}")
+        for key in ("held_was_face_down", "hand_was_face_down"):
+            if getattr(s, key):
+                fail(join(path, key), f"must be false in phase {phase.value!r}")
+        return
+    if knocker is None or knocker not in knockers:
+        fail(join(path, "knocker"), f"phase {phase.value!r} needs the knocker, one of the knockers")
+    if phase is Phase.KNOCKER_SWAP:
+        for key in ("given_at", "taken_at"):
+            if getattr(s, key) is not None:
+                fail(join(path, key), "must be null before the knocker swaps")
+        if s.in_hand:
+            fail(join(path, "in_hand"), "must be empty before the knocker swaps")
+        for key in ("held_was_face_down", "hand_was_face_down"):
+            if getattr(s, key):
+                fail(join(path, key), "must be false before the knocker swaps")
+        return
+    if len(s.in_hand) != 1 or s.in_hand[0][0] != knocker:
+        fail(
+            join(path, "in_hand"), f"must hold exactly the knocker's (seat {knocker}) replaced card"
+        )
+    given = s.given_at
+    taken = s.taken_at
+    if given is None or given not in _area(n, knocker, config.swap_area):
+        fail(
+            join(path, "given_at"),
+            f"must be a cell of the knocker's swap area (swap_area={config.swap_area!r})",
+        )
+    if given != taken and (s.cells[given] is None or (s.face_down >> given) & 1):
+        fail(join(path, "given_at"), "the given card lies face up where the knocker put it")
+    if phase is Phase.TAKE:
+        if taken is not None:
+            fail(join(path, "taken_at"), "must be null before the drawer takes")
+        if s.held_was_face_down:
+            fail(join(path, "held_was_face_down"), "must be false before the drawer takes")
+        return
+    if taken is None or taken not in _area(n, knocker, config.take_area):
+        fail(
+            join(path, "taken_at"),
+            f"must be a cell of the knocker's area (take_area={config.take_area!r})",
+        )
+    if s.cells[taken] is not None:
+        fail(join(path, "taken_at"), "the cell the drawer took from must be a gap")
+    if taken == given and config.take_given_card == "forbidden":
+        fail(join(path, "taken_at"), 'take_given_card="forbidden": the given card cannot be taken')
+    if taken == given and s.held_was_face_down:
+        fail(join(path, "held_was_face_down"), "the given card lay face up")
+
+
+# ----------------------------------------------------------------------- actions
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """An action as plain JSON data: ``{"type": "swap", "pos": {...}}``."""
+    kind = ACTION_TYPES.get(type(action))
+    if kind is None:
+        raise ValueError(f"not an allegra_rules action: {action!r}")
+    data: dict[str, Any] = {"type": kind}
+    if isinstance(action, _POS_ACTIONS):
+        pos = action.pos
+        data["pos"] = {"player": pos.player, "row": pos.row, "col": pos.col}
+    elif isinstance(action, Give):
+        data["player"] = action.player
+    return data
+
+
+def action_to_json(action: Action) -> str:
+    """An action as a canonical JSON document with ``schema_version`` and ``kind``.
+
+    >>> from allegra_rules import Pos, Swap
+    >>> action_to_json(Swap(Pos(1, 2, 3)))
+    '{"kind":"action","pos":{"col":3,"player":1,"row":2},"schema_version":1,"type":"swap"}'
+    """
+    data = action_to_dict(action)
+    data["schema_version"] = SCHEMA_VERSION
+    data["kind"] = "action"
+    return dumps(data)
+
+
+def action_from_dict(data: object, path: str = "$", num_players: int | None = None) -> Action:
+    """Load an action object (``{"type": ..., ...}``, no header), checking everything.
+
+    Args:
+        data: the parsed object.
+        path: its path, for messages.
+        num_players: when given, seats must be ``0..num_players-1`` (else below
+            :data:`MAX_PLAYERS`) and the returned action is the engine's interned one.
+
+    Raises:
+        SaveFormatError: unknown type, unknown or missing keys, wrong types or ranges.
+    """
+    if not isinstance(data, dict):
+        fail(path, f"an action must be an object; got {describe(data)}")
+    kind = data.get("type")
+    cls = _ACTION_CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        names = ", ".join(f'"{name}"' for name in _ACTION_CLASSES)
+        fail(join(path, "type"), f"unknown action type {_short(kind)}; expected one of {names}")
+    seats = MAX_PLAYERS if num_players is None else num_players
+    if cls in _POS_ACTIONS:
+        obj = get_object(data, path, ("type", "pos"))
+        where = join(path, "pos")
+        raw = get_object(obj["pos"], where, ("player", "row", "col"))
+        player = get_int(raw["player"], join(where, "player"), 0, seats - 1)
+        row = get_int(raw["row"], join(where, "row"), 0, ROWS - 1)
+        col = get_int(raw["col"], join(where, "col"), 0, COLS - 1)
+        if num_players is not None:
+            table = action_table(num_players)
+            index = player * CELLS_PER_SEAT + row * COLS + col
+            group = table.reveal if cls is Reveal else table.swap if cls is Swap else table.take
+            return group[index]
+        pos_action: Action = cls(Pos(player, row, col))
+        return pos_action
+    if cls is Give:
+        obj = get_object(data, path, ("type", "player"))
+        seat = get_int(obj["player"], join(path, "player"), 0, seats - 1)
+        if num_players is not None:
+            return action_table(num_players).give[seat]
+        return Give(seat)
+    get_object(data, path, ("type",))
+    return _PLAIN_ACTIONS[cls]
+
+
+def action_from_json(
+    text: str | bytes, *, num_players: int | None = None, max_bytes: int = MAX_DOCUMENT_BYTES
+) -> Action:
+    """Load an action document written by :func:`action_to_json`.
+
+    Args:
+        text: the document (``str`` or UTF-8 ``bytes``).
+        num_players: when given, seats must be ``0..num_players-1``.
+        max_bytes: reject larger documents before parsing.
+
+    Raises:
+        SaveFormatError: anything malformed; the message names the path.
+
+    >>> from allegra_rules import Pos, Take
+    >>> action_from_json(action_to_json(Take(Pos(0, 1, 3)))) == Take(Pos(0, 1, 3))
+    True
+    """
+    if num_players is not None and (type(num_players) is not int or num_players < 2):
+        raise ValueError(f"num_players must be an int >= 2 or None; got {num_players!r}")
+    data = check_header(parse_document(text, max_bytes=max_bytes, what="action"), "$", "action")
+    body = {k: v for k, v in data.items() if k not in ("schema_version", "kind")}
+    return action_from_dict(body, "$", num_players)
+
+
+# ----------------------------------------------------------------------- schemas
+
+SCHEMA_NAMES = ("state", "action", "record", "view")
+"""The document kinds that have a JSON Schema file."""
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a document kind, as shipped in the package.
+
+    Args:
+        kind: ``"state"``, ``"action"``, ``"record"`` or ``"view"``.
+
+    Raises:
+        ValueError: an unknown kind.
+
+    >>> json_schema("state").get("title")
+    'allegra_rules saved game state, schema version 1'
+    """
+    if kind not in SCHEMA_NAMES:
+        raise ValueError(f"unknown schema {kind!r}; known: {', '.join(SCHEMA_NAMES)}")
+    text = (resources.files("allegra_rules") / "schemas" / f"{kind}.schema.json").read_text(
+        encoding="utf-8"
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema

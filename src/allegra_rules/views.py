@@ -1,0 +1,460 @@
+"""What one seat may know: :func:`observe` turns a full state into a :class:`PlayerView`.
+
+A view holds every public fact of the state and the seat's private knowledge, and
+nothing else:
+
+- Face-down cards are hidden: their cells read ``None`` and ``face_down`` is True.
+  Nobody knows a face-down card, not even its owner.
+- The draw pile's order is hidden; the view gives its size. After a refill in the
+  current round (``refills > 0``) the pile holds exactly the discard-pile cards that
+  were shuffled into it minus the cards drawn since, all of which everyone saw, so
+  the view also gives its cards as a sorted multiset (``draw_pile_cards``).
+- A card drawn from the draw pile is shown to everyone (``held`` in the phases
+  ``knock``, ``hold_deck`` and ``knocker_swap``); a card taken from the discard pile
+  was face up. Knocks are public.
+- In a knock exchange the drawer may take a face-down card from the knocker's area:
+  only the drawer sees it while it is held (``held_was_face_down``); others get
+  ``held=None`` and ``held_hidden=True``. The knocker's replaced card in ``in_hand``
+  may have lain face down: only the knocker sees it then (``hand_was_face_down``);
+  others get ``None`` for its value.
+- The seed is secret (it decides every shuffle); so is everything it implies.
+- Everything else is public: scores, totals, the whole discard pile (each card was
+  face up when put there), ``out_of_play``, the previous round's table, whose turn
+  it is, and the legal actions when the viewer is the one to act.
+
+A view is what a player with perfect memory of the public events knows; it rebuilds
+nothing a player cannot know. :func:`allegra_rules.determinize` samples full states
+consistent with a view.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import attrs
+
+from allegra_rules.actions import Action
+from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
+from allegra_rules.serialize import (
+    MAX_DOCUMENT_BYTES,
+    PUBLIC_KEYS,
+    SCHEMA_VERSION,
+    SaveFormatError,
+    action_from_dict,
+    action_to_dict,
+    check_header,
+    check_state,
+    deck_counts,
+    dumps,
+    fail,
+    get_bool,
+    get_int,
+    get_list,
+    get_object,
+    join,
+    parse_document,
+    read_cells,
+    read_public,
+    read_table,
+    round_end_to_dict,
+)
+from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.transitions import legal_actions
+
+VIEW_KEYS: tuple[str, ...] = (
+    "schema_version",
+    "kind",
+    "viewer",
+    "config",
+    "num_players",
+    "cells",
+    "face_down",
+    "draw_pile_size",
+    "draw_pile_cards",
+    "held",
+    "held_hidden",
+    "in_hand",
+    "legal_actions",
+    *PUBLIC_KEYS,
+)
+"""Every key of a view document, all required."""
+
+
+@attrs.frozen(slots=True, repr=False)
+class PlayerView:
+    """Everything seat ``viewer`` may know at one moment of a game. Frozen.
+
+    Build one with :func:`observe`. The fields that a :class:`~allegra_rules.GameState`
+    also has mean the same there (see its docs); only these differ:
+
+    Attributes:
+        viewer: the seat this view belongs to.
+        config: the rule options (public).
+        num_players: the seat count.
+        round: the current round, 1-based.
+        phase: what the game waits for.
+        current_player: the seat that acts next, or ``None`` when terminal.
+        cells: per flat cell index ``seat * 12 + row * 4 + col``, the value of a
+            face-up card, or ``None`` for a face-down card or a gap.
+        face_down: per cell, True when it holds a face-down (hidden) card.
+        draw_pile_size: how many cards the draw pile holds.
+        draw_pile_cards: the draw pile's cards in ascending order when every player
+            knows them (after a refill this round), else ``None``. Never the order.
+        discard_pile: the discard pile, bottom first.
+        held: the held card when the viewer may see it, else ``None``.
+        held_hidden: True when a card is held but the viewer may not see it.
+        in_hand: ``(player, card)`` pairs; ``card`` is ``None`` when hidden from
+            the viewer.
+        out_of_play: cards of removed triples.
+        start_seat: the seat this round's setup started at.
+        setup_reveals: setup reveals made this round.
+        setup_sums: per seat, the sum of its setup reveals.
+        drawer: the seat whose turn it is, or ``None``.
+        knockers: seats that knocked for the current card, clockwise.
+        knocker: the knocker that was given the card, or ``None``.
+        given_at: flat index where the knocker put the given card, or ``None``.
+        taken_at: flat index of the knock gap, or ``None``.
+        held_was_face_down: the card the drawer took in a knock exchange lay face down.
+        hand_was_face_down: the knocker's replaced card lay face down.
+        turns_played: turns started this round.
+        ender: the seat that triggered the round end, or ``None``.
+        final_turns: seats still due their last turn, in order.
+        refills: draw-pile refills this round.
+        totals: cumulative score per seat.
+        round_scores: one tuple of per-seat scores per finished round.
+        winners: the winning seats once the game is over, else empty.
+        last_round: how the latest finished round ended (every card face up).
+        legal_actions: the legal actions when the viewer is to act, else empty.
+    """
+
+    viewer: int
+    config: RuleConfig
+    num_players: int
+    round: int
+    phase: Phase
+    current_player: int | None
+    cells: tuple[int | None, ...]
+    face_down: tuple[bool, ...]
+    draw_pile_size: int
+    draw_pile_cards: tuple[int, ...] | None
+    discard_pile: tuple[int, ...]
+    held: int | None
+    held_hidden: bool
+    in_hand: tuple[tuple[int, int | None], ...]
+    out_of_play: tuple[int, ...]
+    start_seat: int
+    setup_reveals: int
+    setup_sums: tuple[int, ...]
+    drawer: int | None
+    knockers: tuple[int, ...]
+    knocker: int | None
+    given_at: int | None
+    taken_at: int | None
+    held_was_face_down: bool
+    hand_was_face_down: bool
+    turns_played: int
+    ender: int | None
+    final_turns: tuple[int, ...]
+    refills: int
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    winners: tuple[int, ...]
+    last_round: RoundEnd | None
+    legal_actions: tuple[Action, ...]
+
+    def __repr__(self) -> str:
+        return (
+            f"<PlayerView viewer={self.viewer} players={self.num_players} round={self.round} "
+            f"phase={self.phase.value} current_player={self.current_player}>"
+        )
+
+    @property
+    def geometry(self) -> Geometry:
+        """The index tables of this table size."""
+        return geometry(self.num_players)
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.phase is Phase.OVER
+
+    @property
+    def is_my_turn(self) -> bool:
+        """True when the viewer is the seat to act."""
+        return self.current_player == self.viewer
+
+    @property
+    def discard_top(self) -> int | None:
+        """The discard pile's top card, or ``None`` when the pile is empty."""
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    def card(self, pos: Pos) -> int | None:
+        """The value at ``pos`` if it lies face up, else ``None`` (face down or gap)."""
+        return self.cells[self.geometry.index(pos)]
+
+    def is_face_up(self, pos: Pos) -> bool:
+        """Whether ``pos`` holds a face-up card."""
+        return self.cells[self.geometry.index(pos)] is not None
+
+    def is_hidden(self, pos: Pos) -> bool:
+        """Whether ``pos`` holds a face-down card (its value is unknown)."""
+        return self.face_down[self.geometry.index(pos)]
+
+    def is_gap(self, pos: Pos) -> bool:
+        """Whether ``pos`` is empty."""
+        i = self.geometry.index(pos)
+        return self.cells[i] is None and not self.face_down[i]
+
+    def visible_cards(self) -> Counter[int]:
+        """Every card of the current round the viewer can see or knows, as a multiset.
+
+        Face-up cells, the discard pile, ``out_of_play``, the held and in-hand cards
+        the viewer may see, and ``draw_pile_cards`` when known.
+        """
+        seen: Counter[int] = Counter(v for v in self.cells if v is not None)
+        seen.update(self.discard_pile)
+        seen.update(self.out_of_play)
+        seen.update(card for _, card in self.in_hand if card is not None)
+        if self.held is not None:
+            seen[self.held] += 1
+        if self.draw_pile_cards is not None:
+            seen.update(self.draw_pile_cards)
+        return seen
+
+    def unseen_cards(self) -> tuple[int, ...]:
+        """The cards whose whereabouts the viewer does not know, ascending.
+
+        The config's deck minus :meth:`visible_cards`: exactly the cards that lie in
+        hidden places (face-down cells, a hidden held or in-hand card, and the draw
+        pile unless ``draw_pile_cards`` is known).
+
+        Raises:
+            ValueError: the view shows more copies of a card than the deck holds.
+        """
+        deck = deck_counts(self.config)
+        seen = self.visible_cards()
+        for card, copies in sorted(seen.items()):
+            if copies > deck.get(card, 0):
+                raise ValueError(
+                    f"the view shows {copies} card(s) {card}, but the deck holds "
+                    f"{deck.get(card, 0)}"
+                )
+        return tuple(sorted(Counter({v: k - seen[v] for v, k in deck.items()}).elements()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The view as plain JSON data (see :meth:`to_json`)."""
+        last = self.last_round
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "view",
+            "viewer": self.viewer,
+            "config": self.config.to_dict(),
+            "num_players": self.num_players,
+            "round": self.round,
+            "phase": self.phase.value,
+            "current_player": self.current_player,
+            "cells": list(self.cells),
+            "face_down": list(self.face_down),
+            "draw_pile_size": self.draw_pile_size,
+            "draw_pile_cards": None if self.draw_pile_cards is None else list(self.draw_pile_cards),
+            "discard_pile": list(self.discard_pile),
+            "held": self.held,
+            "held_hidden": self.held_hidden,
+            "in_hand": [{"player": p, "card": c} for p, c in self.in_hand],
+            "out_of_play": list(self.out_of_play),
+            "start_seat": self.start_seat,
+            "setup_reveals": self.setup_reveals,
+            "setup_sums": list(self.setup_sums),
+            "drawer": self.drawer,
+            "knockers": list(self.knockers),
+            "knocker": self.knocker,
+            "given_at": self.given_at,
+            "taken_at": self.taken_at,
+            "held_was_face_down": self.held_was_face_down,
+            "hand_was_face_down": self.hand_was_face_down,
+            "turns_played": self.turns_played,
+            "ender": self.ender,
+            "final_turns": list(self.final_turns),
+            "refills": self.refills,
+            "totals": list(self.totals),
+            "round_scores": [list(scores) for scores in self.round_scores],
+            "winners": list(self.winners),
+            "last_round": None if last is None else round_end_to_dict(last),
+            "legal_actions": [action_to_dict(a) for a in self.legal_actions],
+        }
+
+    def to_json(self) -> str:
+        """The view as a canonical JSON document (``"kind": "view"``).
+
+        Safe to send to its seat: it holds nothing that seat may not know.
+        """
+        return dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: object, path: str = "$") -> PlayerView:
+        """Load parsed view data, checking types, ranges and consistency.
+
+        The view must be one that :func:`observe` can produce from some valid state:
+        the loader builds such a state with :func:`allegra_rules.determinize` and
+        checks it like a saved game.
+
+        Raises:
+            SaveFormatError: anything malformed or inconsistent; the message names
+                the path.
+        """
+        data = get_object(check_header(data, path, "view"), path, VIEW_KEYS)
+        table = read_table(data, path)
+        n = table.num_players
+        public = read_public(data, path, table)
+        cells, face_down = read_cells(data, path, table, hidden_values=True)
+        size = get_int(
+            data["draw_pile_size"], join(path, "draw_pile_size"), 0, table.config.deck_size
+        )
+        known = data["draw_pile_cards"]
+        draw_cards = None
+        if known is not None:
+            draw_cards = table.cards(known, join(path, "draw_pile_cards"))
+            if len(draw_cards) != size:
+                fail(join(path, "draw_pile_cards"), f"must hold draw_pile_size={size} cards")
+            if list(draw_cards) != sorted(draw_cards):
+                fail(join(path, "draw_pile_cards"), "must be in ascending order")
+        held = table.card_or_null(data["held"], join(path, "held"))
+        held_hidden = get_bool(data["held_hidden"], join(path, "held_hidden"))
+        if held_hidden and held is not None:
+            fail(join(path, "held"), "must be null when held_hidden is true")
+        hand_path = join(path, "in_hand")
+        in_hand = []
+        for i, item in enumerate(get_list(data["in_hand"], hand_path, most=1)):
+            where = join(hand_path, i)
+            entry = get_object(item, where, ("player", "card"))
+            in_hand.append(
+                (
+                    table.seat(entry["player"], join(where, "player")),
+                    table.card_or_null(entry["card"], join(where, "card")),
+                )
+            )
+        actions_path = join(path, "legal_actions")
+        items = get_list(data["legal_actions"], actions_path, most=5 + 37 * n)
+        view = cls(
+            viewer=table.seat(data["viewer"], join(path, "viewer")),
+            config=table.config,
+            num_players=n,
+            cells=cells,
+            face_down=face_down,
+            draw_pile_size=size,
+            draw_pile_cards=draw_cards,
+            held=held,
+            held_hidden=held_hidden,
+            in_hand=tuple(in_hand),
+            legal_actions=tuple(
+                action_from_dict(x, join(actions_path, i), n) for i, x in enumerate(items)
+            ),
+            **public,
+        )
+        _check_view(view, path)
+        return view
+
+    @classmethod
+    def from_json(cls, text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> PlayerView:
+        """Load a view document written by :meth:`to_json`, checking everything.
+
+        Raises:
+            SaveFormatError: anything malformed or inconsistent; the message names
+                the path.
+        """
+        return cls.from_dict(parse_document(text, max_bytes=max_bytes, what="view"))
+
+
+def _check_view(view: PlayerView, path: str) -> None:
+    """Fail unless ``view`` is what :func:`observe` gives for some valid state."""
+    from allegra_rules.determinize import determinize
+
+    try:
+        state = determinize(view, random.Random(0))
+    except ValueError as exc:
+        fail(path, f"inconsistent view: {exc}")
+    try:
+        check_state(state, path)
+    except SaveFormatError as exc:
+        fail(exc.path, f"inconsistent view: {exc.reason}")
+    again = observe(state, view.viewer)
+    if again != view:
+        for field in attrs.fields(PlayerView):
+            if getattr(again, field.name) != getattr(view, field.name):
+                fail(
+                    join(path, field.name),
+                    f"inconsistent view: for this game it must be {getattr(again, field.name)!r}",
+                )
+
+
+def observe(state: GameState, player: int) -> PlayerView:
+    """What seat ``player`` may know of ``state`` right now.
+
+    Args:
+        state: the full state.
+        player: the viewing seat.
+
+    Raises:
+        ValueError: ``player`` is not a seat of the game.
+
+    >>> from allegra_rules import new_game
+    >>> view = observe(new_game(2, seed=3), 0)
+    >>> view.cells[:4], view.draw_pile_size
+    ((None, None, None, None), 95)
+    """
+    if not isinstance(state, GameState):
+        raise ValueError(f"state must be a GameState; got {type(state).__name__}")
+    n = state.num_players
+    if type(player) is not int or not 0 <= player < n:
+        raise ValueError(f"player must be a seat 0..{n - 1}; got {player!r}")
+    fd = state.face_down
+    ncells = n * CELLS_PER_SEAT
+    down = tuple(bool((fd >> i) & 1) for i in range(ncells))
+    cells = tuple(None if hidden else v for v, hidden in zip(state.cells, down, strict=True))
+    held = state.held
+    held_hidden = False
+    if held is not None and state.held_was_face_down and player != state.drawer:
+        held, held_hidden = None, True
+    in_hand = tuple(
+        (p, card if player == p or not state.hand_was_face_down else None)
+        for p, card in state.in_hand
+    )
+    return PlayerView(
+        viewer=player,
+        config=state.config,
+        num_players=n,
+        round=state.round,
+        phase=state.phase,
+        current_player=state.current_player,
+        cells=cells,
+        face_down=down,
+        draw_pile_size=len(state.draw_pile),
+        draw_pile_cards=tuple(sorted(state.draw_pile)) if state.refills else None,
+        discard_pile=state.discard_pile,
+        held=held,
+        held_hidden=held_hidden,
+        in_hand=in_hand,
+        out_of_play=state.out_of_play,
+        start_seat=state.start_seat,
+        setup_reveals=state.setup_reveals,
+        setup_sums=state.setup_sums,
+        drawer=state.drawer,
+        knockers=state.knockers,
+        knocker=state.knocker,
+        given_at=state.given_at,
+        taken_at=state.taken_at,
+        held_was_face_down=state.held_was_face_down,
+        hand_was_face_down=state.hand_was_face_down,
+        turns_played=state.turns_played,
+        ender=state.ender,
+        final_turns=state.final_turns,
+        refills=state.refills,
+        totals=state.totals,
+        round_scores=state.round_scores,
+        winners=state.winners,
+        last_round=state.last_round,
+        legal_actions=legal_actions(state) if player == state.current_player else (),
+    )
