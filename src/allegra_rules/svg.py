@@ -1,0 +1,990 @@
+"""SVG pictures of the table, for the documentation and for any viewer.
+
+Public names:
+
+* :func:`render_svg`: one state as a self-contained SVG picture.
+* :func:`docs_pictures`: the pictures the documentation shows, each built from a
+  stacked deck and real engine actions.
+* :func:`main`: ``python -m allegra_rules.svg DIR`` writes every picture of
+  :func:`docs_pictures` into ``DIR``.
+
+Drawing conventions (the same as :func:`allegra_rules.render.render_table`). The seats
+are drawn in one row from seat ``n - 1`` down to seat ``0``, left to right. A zone row
+of seat ``p`` reads ``[left(p)'s (r, 3), p's (r, 0..3)]`` and ``left(p) = (p + 1) % n``
+is drawn just left of ``p``, so every zone is five consecutive columns. Each zone gets
+a translucent coloured band over its five columns and a bracket underneath; a column 3
+lies under two bands, its owner's and its right neighbour's, so its colours mix. Seat
+0's column 3 also belongs to zone ``n - 1``: it is repeated, faded, at the far left,
+under zone ``n - 1``'s band, and a small arrow next to it says so.
+
+Cards: a face-up card is a rounded rectangle with its value, coloured by value band
+(0 and below blue, 1-4 green, 5-8 yellow, 9 and up red); a face-down card shows a
+striped back; a gap is a dashed empty outline. Every grid cell is one ``<g>`` element
+of class ``card`` plus ``face-up``, ``face-down`` or ``gap``, with ``data-seat``,
+``data-row`` and ``data-col`` attributes and, when its value is drawn, ``data-value``.
+Zone bands are ``<rect class="zone-band" data-zone="p">``; highlighted cells get the
+class ``highlighted`` and an outline ``<rect class="highlight">``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+import attrs
+
+from allegra_rules.actions import (
+    Action,
+    Discard,
+    DrawDeck,
+    DrawDiscard,
+    Give,
+    Knock,
+    Pass,
+    Reveal,
+    Swap,
+    Take,
+)
+from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
+from allegra_rules.state import GameState, Phase
+from allegra_rules.transitions import ROUNDS, apply, new_game
+
+__all__ = ["docs_pictures", "main", "render_svg"]
+
+if sys.argv[:1] == ["-m"]:  # pragma: no cover - only while ``python -m`` starts up
+    # ``python -m allegra_rules.svg`` imports the package first, whose __init__
+    # imports this module; runpy then warns that the module is already loaded.
+    # It is harmless here: this module has no state of its own.
+    warnings.filterwarnings(
+        "ignore", message=r"'allegra_rules\.svg' found in sys\.modules", category=RuntimeWarning
+    )
+
+# ------------------------------------------------------------------------ layout
+
+_CARD_W = 44
+_CARD_H = 60
+_GAP = 6  # between the columns and rows of one grid
+_SEAT_GAP = 26  # between two grids
+_MARGIN = 18
+_ROW_LABEL_W = 26
+_GRID_W = COLS * _CARD_W + (COLS - 1) * _GAP
+_GRID_H = ROWS * _CARD_H + (ROWS - 1) * _GAP
+_WRAP_W = 64  # the "to zone n-1" marker right of seat 0
+_PILES_W = 2 * _CARD_W + 3 * 14
+
+_STATUS_Y = 30
+_SEAT_LABEL_Y = 62
+_COL_LABEL_Y = 80
+_GRID_TOP = 92
+_GRID_BOTTOM = _GRID_TOP + _GRID_H
+_BAND_Y = ((_GRID_TOP - 10, _GRID_BOTTOM + 4), (_GRID_TOP - 4, _GRID_BOTTOM + 10))
+_LANE_Y = (_GRID_BOTTOM + 28, _GRID_BOTTOM + 52)
+_HAND_TOP = _GRID_BOTTOM + 74
+_CAPTION_TOP = _HAND_TOP + _CARD_H + 34
+_CAPTION_SIZE = 14
+_CAPTION_LINE = 20
+_LEGEND_SIZE = 11
+_LEGEND_LINE = 15
+
+_FONT = "DejaVu Sans, Verdana, Helvetica, Arial, sans-serif"
+_INK = "#222831"
+_MUTED = "#6b7280"
+_ACCENT = "#c2185b"
+_ZONE_COLOURS = ("#2f6fb5", "#e07b00", "#2e9a4b", "#8e4fb8", "#d6336c", "#148f8f")
+# (fill, stroke, text) per value band.
+_BANDS = (
+    ("#d6e8ff", "#4a78b8", "#1b4a8a"),  # 0 and below
+    ("#daf2d5", "#4f9a52", "#24662a"),  # 1..4
+    ("#fff0bf", "#c49a1c", "#7a5a00"),  # 5..8
+    ("#ffd9d3", "#c8503f", "#9a2414"),  # 9 and up
+)
+_BACK = "#2d3c78"
+
+_DEFS = (
+    "<defs>"
+    '<pattern id="allegra-back" width="8" height="8" patternUnits="userSpaceOnUse"'
+    ' patternTransform="rotate(45)">'
+    f'<rect width="8" height="8" fill="{_BACK}"/>'
+    '<rect width="3" height="8" fill="#4a5ca6"/>'
+    "</pattern>"
+    "</defs>"
+)
+
+
+def _esc(text: str) -> str:
+    return escape(text)
+
+
+def _attr(value: object) -> str:
+    return quoteattr(str(value))
+
+
+def _band(value: int) -> tuple[str, str, str]:
+    if value <= 0:
+        return _BANDS[0]
+    if value <= 4:
+        return _BANDS[1]
+    if value <= 8:
+        return _BANDS[2]
+    return _BANDS[3]
+
+
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    *,
+    size: float = 12,
+    anchor: str = "start",
+    fill: str = _INK,
+    weight: str = "normal",
+    cls: str = "",
+) -> str:
+    extra = f' class="{cls}"' if cls else ""
+    bold = f' font-weight="{weight}"' if weight != "normal" else ""
+    return (
+        f'<text{extra} x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}"'
+        f' text-anchor="{anchor}" fill="{fill}"{bold}>{_esc(text)}</text>'
+    )
+
+
+def _num(value: float) -> str:
+    """A coordinate with at most one decimal, without a trailing ``.0``."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _text_width(text: str, size: float) -> float:
+    return 0.6 * size * len(text)
+
+
+def _wrap(text: str, width_px: float, size: float) -> list[str]:
+    chars = max(20, int(width_px / (0.56 * size)))
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        lines.extend(textwrap.wrap(paragraph, chars) or [""])
+    return lines
+
+
+# ------------------------------------------------------------------- the cards
+
+
+def _value_text(value: int, cx: float, y: float, height: float, colour: str) -> str:
+    label = str(value)
+    size = 22 if len(label) <= 2 else max(11, 44 / len(label))
+    return _text(
+        cx,
+        y + height / 2 + size * 0.36,
+        label,
+        size=size,
+        anchor="middle",
+        fill=colour,
+        weight="bold",
+    )
+
+
+def _face_up_shapes(x: float, y: float, value: int, *, dashed: bool = False) -> list[str]:
+    fill, stroke, ink = _band(value)
+    border = (
+        f'stroke="{_BACK}" stroke-width="2.5" stroke-dasharray="5 3"'
+        if dashed
+        else f'stroke="{stroke}" stroke-width="1.5"'
+    )
+    return [
+        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_CARD_W}" height="{_CARD_H}" rx="6"'
+        f' fill="{fill}" {border}/>',
+        _value_text(value, x + _CARD_W / 2, y, _CARD_H, ink),
+    ]
+
+
+def _back_shapes(x: float, y: float) -> list[str]:
+    return [
+        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_CARD_W}" height="{_CARD_H}" rx="6"'
+        f' fill="url(#allegra-back)" stroke="#1c2650" stroke-width="1.5"/>',
+        f'<rect x="{_num(x + 4)}" y="{_num(y + 4)}" width="{_CARD_W - 8}"'
+        f' height="{_CARD_H - 8}" rx="3" fill="none" stroke="#ffffff"'
+        ' stroke-opacity="0.55" stroke-width="1"/>',
+    ]
+
+
+def _gap_shapes(x: float, y: float) -> list[str]:
+    return [
+        f'<rect x="{_num(x + 1)}" y="{_num(y + 1)}" width="{_CARD_W - 2}"'
+        f' height="{_CARD_H - 2}" rx="6" fill="#ffffff" fill-opacity="0.55"'
+        ' stroke="#8a8f98" stroke-width="1.5" stroke-dasharray="5 4"/>',
+    ]
+
+
+def _loose_card(x: float, y: float, value: int | None, cls: str) -> str:
+    """A card outside the grids (pile top, held or hand card); ``None`` shows a back."""
+    shapes = _back_shapes(x, y) if value is None else _face_up_shapes(x, y, value)
+    data = f" data-value={_attr(value)}" if value is not None else ""
+    return f'<g class="{cls}"{data}>' + "".join(shapes) + "</g>"
+
+
+# ----------------------------------------------------------------- the status
+
+
+def _seats(seats: Sequence[int]) -> str:
+    names = [f"seat {s}" for s in seats]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _status(state: GameState) -> str:
+    """What the game waits for, in words; never a value the rules keep hidden."""
+    who = state.current_player
+    drawer = state.drawer
+    held = state.held
+    head = f"Round {state.round} of {ROUNDS} \u00b7 "
+    phase = state.phase
+    if phase is Phase.OVER:
+        return head + f"game over: {_seats(state.winners)} won"
+    if phase is Phase.SETUP:
+        return head + f"setup: seat {who} reveals a card"
+    if phase is Phase.DRAW:
+        return head + f"turn {state.turns_played + 1}: seat {who} to draw"
+    head += f"turn {state.turns_played}: "
+    if phase is Phase.KNOCK:
+        return head + f"seat {who} may knock for the {held} seat {drawer} drew"
+    if phase is Phase.HOLD_DECK:
+        knocks = f"; {_seats(state.knockers)} knocked" if state.knockers else ""
+        return head + f"seat {who} holds the {held} from the draw pile{knocks}"
+    if phase is Phase.HOLD_DISCARD:
+        return head + f"seat {who} holds the {held} from the discard pile"
+    if phase is Phase.FLIP:
+        return head + f"seat {who} turns up a card"
+    if phase is Phase.KNOCKER_SWAP:
+        return head + f"seat {who} swaps in the {held} given by seat {drawer}"
+    if phase is Phase.TAKE:
+        return head + f"seat {who} takes a card from seat {state.knocker}'s zone"
+    return head + f"seat {who} swaps the card taken from seat {state.knocker} into its zone"
+
+
+def _held_note(state: GameState) -> tuple[int | None, str]:
+    """Who holds ``state.held`` and where it came from."""
+    phase = state.phase
+    if phase is Phase.KNOCKER_SWAP:
+        return state.current_player, f"given by seat {state.drawer}"
+    if phase is Phase.HOLD_TAKEN:
+        return state.drawer, f"taken from seat {state.knocker}"
+    if phase is Phase.HOLD_DISCARD:
+        return state.drawer, "from the discard pile"
+    return state.drawer, "from the draw pile"
+
+
+# ------------------------------------------------------------------ rendering
+
+
+@attrs.frozen
+class _Layout:
+    """x positions of one table drawing."""
+
+    num_players: int
+    ghost_x: int
+    starts: tuple[int, ...]  # by seat
+    wrap_x: int
+    piles_x: int
+    width: int
+
+    def col_x(self, seat: int, col: int) -> int:
+        return self.starts[seat] + col * (_CARD_W + _GAP)
+
+    def row_y(self, row: int) -> int:
+        return _GRID_TOP + row * (_CARD_H + _GAP)
+
+
+def _layout(n: int) -> _Layout:
+    ghost_x = _MARGIN + _ROW_LABEL_W
+    x = ghost_x + _CARD_W + _SEAT_GAP
+    starts = [0] * n
+    for seat in range(n - 1, -1, -1):
+        starts[seat] = x
+        x += _GRID_W + _SEAT_GAP
+    wrap_x = x - _SEAT_GAP + 6
+    piles_x = wrap_x + _WRAP_W + 12
+    return _Layout(n, ghost_x, tuple(starts), wrap_x, piles_x, piles_x + _PILES_W + _MARGIN)
+
+
+@attrs.frozen
+class _Picture:
+    """What every part of one drawing needs: the state, the layout, what is shown."""
+
+    state: GameState
+    lay: _Layout
+    viewer: int | None
+    reveal: bool
+    marked: frozenset[int]
+
+    def shown(self, i: int) -> int | None:
+        """The value drawn for cell ``i``: ``None`` for a back or a gap."""
+        value = self.state.cells[i]
+        if value is None or ((self.state.face_down >> i) & 1 and not self.reveal):
+            return None
+        return value
+
+    def cell_shapes(self, i: int, x: float, y: float) -> tuple[str, list[str]]:
+        """The kind (``face-up``, ``face-down``, ...) and the shapes of cell ``i``."""
+        down = bool((self.state.face_down >> i) & 1)
+        drawn = self.shown(i)
+        if self.state.cells[i] is None:
+            return "gap", _gap_shapes(x, y)
+        if drawn is None:
+            return "face-down", _back_shapes(x, y)
+        kind = "face-down revealed" if down else "face-up"
+        return kind, _face_up_shapes(x, y, drawn, dashed=down)
+
+
+def _zone_span(pic: _Picture, p: int) -> tuple[int, int]:
+    """The x range of zone ``p``'s five columns, from its first card's left edge."""
+    lay = pic.lay
+    n = pic.state.num_players
+    x0 = lay.ghost_x if p == n - 1 else lay.col_x((p + 1) % n, SHARED_COL)
+    return x0, lay.col_x(p, SHARED_COL) + _CARD_W
+
+
+def _draw_bands(pic: _Picture) -> list[str]:
+    out = []
+    for p in range(pic.state.num_players):
+        colour = _ZONE_COLOURS[p % len(_ZONE_COLOURS)]
+        x0, x1 = _zone_span(pic, p)
+        # Neighbouring bands are staggered a little so both edges of the shared
+        # column show.
+        top, bottom = _BAND_Y[p % 2]
+        out.append(
+            f'<rect class="zone-band" data-zone="{p}" x="{x0 - 5}" y="{top}"'
+            f' width="{x1 - x0 + 10}" height="{bottom - top}" rx="9" fill="{colour}"'
+            f' fill-opacity="0.16" stroke="{colour}" stroke-opacity="0.55" stroke-width="1.2"/>'
+        )
+    return out
+
+
+def _draw_labels(pic: _Picture) -> list[str]:
+    state, lay = pic.state, pic.lay
+    out = []
+    knockers = set(state.knockers)
+    for seat in range(state.num_players):
+        label = f"seat {seat}"
+        colour = _INK
+        if seat == state.current_player:
+            label = "\u25b6 " + label
+            colour = _ACCENT
+        if seat == state.drawer and state.phase is not Phase.DRAW:
+            label += " (drawer)"
+        if seat in knockers:
+            label += " \u00b7 knocked"
+        cx = lay.starts[seat] + _GRID_W / 2
+        out.append(
+            _text(cx, _SEAT_LABEL_Y, label, size=15, anchor="middle", fill=colour, weight="bold")
+        )
+        for c in range(COLS):
+            x = lay.col_x(seat, c) + _CARD_W / 2
+            out.append(_text(x, _COL_LABEL_Y, f"c{c}", size=10, anchor="middle", fill=_MUTED))
+    x = lay.ghost_x + _CARD_W / 2
+    out.append(_text(x, _COL_LABEL_Y, "s0 c3", size=10, anchor="middle", fill=_MUTED))
+    for r in range(ROWS):
+        out.append(_text(_MARGIN, lay.row_y(r) + _CARD_H / 2 + 4, f"r{r}", size=11, fill=_MUTED))
+    return out
+
+
+def _draw_cells(pic: _Picture) -> list[str]:
+    lay = pic.lay
+    out = []
+    for seat in range(pic.state.num_players):
+        for r in range(ROWS):
+            for c in range(COLS):
+                i = seat * CELLS_PER_SEAT + r * COLS + c
+                x, y = lay.col_x(seat, c), lay.row_y(r)
+                kind, shapes = pic.cell_shapes(i, x, y)
+                cls = f"card {kind}"
+                if i in pic.marked:
+                    cls += " highlighted"
+                    shapes.append(
+                        f'<rect class="highlight" x="{x - 4}" y="{y - 4}" width="{_CARD_W + 8}"'
+                        f' height="{_CARD_H + 8}" rx="9" fill="none" stroke="{_ACCENT}"'
+                        ' stroke-width="3.5"/>'
+                    )
+                drawn = pic.shown(i)
+                data = f" data-value={_attr(drawn)}" if drawn is not None else ""
+                out.append(
+                    f'<g class="{cls}" data-seat="{seat}" data-row="{r}" data-col="{c}"{data}>'
+                    + "".join(shapes)
+                    + "</g>"
+                )
+    # Seat 0's column 3 again, faded, at the far left: it closes zone n-1.
+    for r in range(ROWS):
+        _, shapes = pic.cell_shapes(r * COLS + SHARED_COL, lay.ghost_x, lay.row_y(r))
+        out.append(
+            f'<g class="ghost" data-seat="0" data-row="{r}" data-col="{SHARED_COL}"'
+            ' opacity="0.45">' + "".join(shapes) + "</g>"
+        )
+    # An arrow right of seat 0's column 3 saying where else it counts.
+    mid = _GRID_TOP + _GRID_H / 2
+    wx = pic.lay.wrap_x
+    out.append(
+        f'<path class="wrap-marker" d="M {wx} {_num(mid - 22)} q 16 0 16 14 l 0 22'
+        f' m -5 -7 l 5 7 l 5 -7" fill="none" stroke="{_MUTED}" stroke-width="1.5"/>'
+    )
+    lines = ("also in", f"zone {pic.state.num_players - 1}", "(far left)")
+    for k, line in enumerate(lines):
+        out.append(_text(wx + 4, mid + 32 + 13 * k, line, size=10.5, fill=_MUTED, cls="wrap-note"))
+    return out
+
+
+def _draw_brackets(pic: _Picture) -> list[str]:
+    state = pic.state
+    out = []
+    for p in range(state.num_players):
+        colour = _ZONE_COLOURS[p % len(_ZONE_COLOURS)]
+        left_edge, right_edge = _zone_span(pic, p)
+        x0 = left_edge + _CARD_W / 2
+        x1 = right_edge - _CARD_W / 2
+        y = _LANE_Y[p % 2]
+        total = 0
+        hidden = 0
+        for i in state.geometry.zone[p]:
+            if state.cells[i] is None:
+                continue
+            drawn = pic.shown(i)
+            if drawn is None:
+                hidden += 1
+            else:
+                total += drawn
+        note = f"zone {p} \u00b7 sum {total}" + (f" + {hidden} face-down" if hidden else "")
+        width = _text_width(note, 11) + 12
+        cx = (x0 + x1) / 2
+        out.append(
+            f'<g class="zone-bracket" data-zone="{p}">'
+            f'<path d="M {_num(x0)} {y - 7} V {y} H {_num(x1)} V {y - 7}"'
+            f' fill="none" stroke="{colour}" stroke-width="2"/>'
+            f'<rect x="{_num(cx - width / 2)}" y="{y - 9}" width="{_num(width)}" height="18"'
+            f' rx="9" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>'
+            + _text(cx, y + 4, note, size=11, anchor="middle", fill=colour, weight="bold")
+            + "</g>"
+        )
+    return out
+
+
+def _draw_hands(pic: _Picture) -> list[str]:
+    """The held card and a knocker's hand card, each under its holder's grid."""
+    state, viewer = pic.state, pic.viewer
+    out = []
+    if state.held is not None:
+        holder, source = _held_note(state)
+        value: int | None = state.held
+        lines = ["holds", source]
+        if state.phase is Phase.HOLD_TAKEN and state.held_was_face_down:
+            if viewer is not None and viewer != holder:
+                value = None
+                lines = ["holds a card", source, f"unseen by seat {viewer}"]
+            else:
+                lines.append("(it lay face down)")
+        if holder is not None:
+            out.append(_hand_slot(pic.lay.starts[holder], value, lines, "held-card"))
+    for knocker, card in state.in_hand:
+        hand_value: int | None = card
+        lines = ["in hand:", "the replaced card"]
+        if state.hand_was_face_down:
+            if viewer is not None and viewer != knocker:
+                hand_value = None
+                lines = ["in hand: a", "replaced card,", f"unseen by seat {viewer}"]
+            else:
+                lines.append("(it lay face down)")
+        out.append(_hand_slot(pic.lay.starts[knocker], hand_value, lines, "hand-card"))
+    return out
+
+
+def _legend(pic: _Picture) -> str:
+    n = pic.state.num_players
+    legend = (
+        f"Zone p = seat p's four columns + the column 3 just left of it (seat p+1's); "
+        f"each column 3 lies in two zones, and seat 0's column 3 wraps around to zone "
+        f"{n - 1} (repeated faded at the far left). Striped: face down; dashed: a gap."
+    )
+    if pic.reveal:
+        legend += " Dashed dark border: a face-down card shown revealed."
+    if pic.viewer is not None:
+        legend += f" Drawn as seat {pic.viewer} sees it."
+    if pic.marked:
+        legend += " Outlined: highlighted cells."
+    return legend
+
+
+def _render(
+    state: GameState,
+    *,
+    viewer: int | None,
+    highlight: Iterable[Pos],
+    caption: str | None,
+    reveal: bool,
+    status: str,
+) -> str:
+    n = state.num_players
+    if viewer is not None:
+        if type(viewer) is not int or not 0 <= viewer < n:
+            raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
+        if reveal:
+            raise ValueError("reveal=True draws the omniscient table; it needs viewer=None")
+    marked = set()
+    for pos in highlight:
+        if not isinstance(pos, Pos):
+            raise ValueError(f"highlight must hold Pos values; got {pos!r}")
+        marked.add(state.geometry.index(pos))
+    lay = _layout(n)
+    pic = _Picture(state, lay, viewer, reveal, frozenset(marked))
+    body = [_text(_MARGIN, _STATUS_Y, status, size=15, weight="bold", cls="status")]
+    body += _draw_bands(pic)
+    body += _draw_labels(pic)
+    body += _draw_cells(pic)
+    body += _draw_brackets(pic)
+    body += _draw_hands(pic)
+    body += _piles(state, lay)
+    y = _CAPTION_TOP if state.held is not None or state.in_hand else _LANE_Y[1] + 40
+    text_width = lay.width - 2 * _MARGIN
+    if caption:
+        for line in _wrap(caption, text_width, _CAPTION_SIZE):
+            body.append(_text(_MARGIN, y, line, size=_CAPTION_SIZE, cls="caption"))
+            y += _CAPTION_LINE
+        y += 6
+    for line in _wrap(_legend(pic), text_width, _LEGEND_SIZE):
+        body.append(_text(_MARGIN, y, line, size=_LEGEND_SIZE, fill=_MUTED, cls="legend"))
+        y += _LEGEND_LINE
+    height = y - _LEGEND_LINE + 14
+    width = lay.width
+    title = f"Allegra, {n} players: {caption or status}"
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
+        f' viewBox="0 0 {width} {height}" role="img" font-family={_attr(_FONT)}>'
+        f"<title>{_esc(title)}</title><desc>{_esc(status)}</desc>{_DEFS}"
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>' + "".join(body) + "</svg>\n"
+    )
+
+
+def _hand_slot(seat_x: int, value: int | None, lines: Sequence[str], cls: str) -> str:
+    x = seat_x + 12
+    out = [_loose_card(x, _HAND_TOP, value, cls)]
+    for k, line in enumerate(lines):
+        out.append(
+            _text(
+                x + _CARD_W + 10,
+                _HAND_TOP + 16 + 15 * k,
+                line,
+                size=12,
+                fill=_INK if k == 0 else _MUTED,
+                weight="bold" if k == 0 else "normal",
+            )
+        )
+    return "".join(out)
+
+
+def _piles(state: GameState, lay: _Layout) -> list[str]:
+    out: list[str] = []
+    x = lay.piles_x
+    y = _GRID_TOP + 18
+    out.append(_text(x, _COL_LABEL_Y, "piles", size=10, fill=_MUTED))
+    draw = len(state.draw_pile)
+    if draw:
+        for k in (2, 1):
+            if draw > k:
+                out.append(
+                    f'<rect x="{x + 2 * k}" y="{y - 2 * k}" width="{_CARD_W}" height="{_CARD_H}"'
+                    f' rx="6" fill="{_BACK}" stroke="#1c2650" stroke-width="1"/>'
+                )
+        out.append(_loose_card(x, y, None, "draw-pile"))
+    else:
+        out.append('<g class="draw-pile">' + "".join(_gap_shapes(x, y)) + "</g>")
+    out.append(_text(x + _CARD_W / 2, y + _CARD_H + 18, "draw", size=11, anchor="middle"))
+    out.append(
+        _text(
+            x + _CARD_W / 2,
+            y + _CARD_H + 32,
+            _cards(draw),
+            size=11,
+            anchor="middle",
+            fill=_MUTED,
+            cls="draw-count",
+        )
+    )
+    dx = x + _CARD_W + 28
+    top = state.discard_top
+    if top is None:
+        out.append('<g class="discard-pile">' + "".join(_gap_shapes(dx, y)) + "</g>")
+    else:
+        out.append(_loose_card(dx, y, top, "discard-pile"))
+    out.append(_text(dx + _CARD_W / 2, y + _CARD_H + 18, "discard", size=11, anchor="middle"))
+    out.append(
+        _text(
+            dx + _CARD_W / 2,
+            y + _CARD_H + 32,
+            _cards(len(state.discard_pile)),
+            size=11,
+            anchor="middle",
+            fill=_MUTED,
+        )
+    )
+    if state.out_of_play:
+        out.append(
+            _text(
+                x,
+                y + _CARD_H + 56,
+                f"out of play: {_cards(len(state.out_of_play))}",
+                size=11,
+                fill=_MUTED,
+                cls="out-of-play",
+            )
+        )
+    return out
+
+
+def _cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
+def render_svg(
+    state: GameState,
+    *,
+    viewer: int | None = None,
+    highlight: Iterable[Pos] = (),
+    caption: str | None = None,
+    reveal: bool = False,
+) -> str:
+    """The table of ``state`` as a self-contained SVG picture.
+
+    Every seat's 3x4 grid is drawn, seats ``n - 1`` down to ``0`` left to right, so
+    that each zone (a seat's four columns and the column 3 of its left neighbour,
+    drawn just left of it) is five consecutive columns under a coloured band. Seat 0's
+    column 3, which also belongs to zone ``n - 1``, is repeated faded at the far left.
+    Under the grids: a bracket per zone with the sum of its shown cards, the held card
+    and a knocker's hand card under their seats; at the right the draw pile (its size)
+    and the discard pile (its top card and size). A status line at the top says what
+    the game waits for; the caption and a short legend close the picture.
+
+    Args:
+        state: any state of a game.
+        viewer: draw the table as this seat may see it: face-down cards as backs, and
+            a card taken or replaced face down in a knock exchange hidden unless this
+            seat has seen it. ``None`` draws the omniscient table: every card someone
+            knows is shown, but face-down cards (which nobody knows) are still backs
+            unless ``reveal`` is set.
+        highlight: cells to outline.
+        caption: text written under the table (wrapped), also used in the ``<title>``.
+        reveal: with ``viewer=None``, draw face-down cards with their values (and a
+            dashed dark border marking them as face down).
+
+    Returns:
+        The SVG document, an XML declaration and one ``<svg>`` element with
+        ``xmlns``, ``width``, ``height``, ``viewBox`` and a ``<title>``, ending in a
+        newline. The same arguments always give the same text.
+
+    Raises:
+        ValueError: ``viewer`` is not a seat of the table, ``reveal`` is combined with
+            a viewer, or a highlighted cell is not on the table.
+
+    >>> from allegra_rules import new_game
+    >>> picture = render_svg(new_game(3, seed=1), caption="Dealt")
+    >>> picture.count('class="card face-down"'), "<title>Allegra, 3 players: Dealt" in picture
+    (36, True)
+    """
+    return _render(
+        state,
+        viewer=viewer,
+        highlight=highlight,
+        caption=caption,
+        reveal=reveal,
+        status=_status(state),
+    )
+
+
+# ---------------------------------------------------------------- doc pictures
+
+_Grid = Sequence[Sequence[int]]
+
+
+def _stacked_game(
+    num_players: int,
+    grids: Mapping[int, _Grid],
+    *,
+    discard: int,
+    draw: Sequence[int],
+    config: RuleConfig | None = None,
+) -> GameState:
+    """A new game whose deck deals ``grids``, then ``discard``, then ``draw`` on top.
+
+    Seats not in ``grids`` and the rest of the draw pile get the remaining cards in
+    ascending order.
+    """
+    config = config or RuleConfig()
+    pool = Counter(config.deck_cards())
+
+    def take(card: int) -> int:
+        if pool[card] <= 0:
+            raise ValueError(f"the deck has no card {card} left to stack")
+        pool[card] -= 1
+        return card
+
+    chosen = {seat: [take(c) for row in grid for c in row] for seat, grid in grids.items()}
+    top = take(discard)
+    draw_top = [take(c) for c in draw]
+    rest = sorted(pool.elements())
+    deck: list[int] = []
+    for seat in range(num_players):
+        if seat in chosen:
+            deck.extend(chosen[seat])
+        else:
+            deck.extend(rest[:CELLS_PER_SEAT])
+            del rest[:CELLS_PER_SEAT]
+    deck += [top, *draw_top, *rest]
+    return new_game(num_players, config=config, deck=deck, seed=1)
+
+
+def _play(state: GameState, actions: Iterable[Action]) -> GameState:
+    for action in actions:
+        state = apply(state, action)
+    return state
+
+
+def _setup(state: GameState, picks: Mapping[int, tuple[Pos, Pos]]) -> GameState:
+    """Run the setup: each seat reveals its two ``picks``, in turn order."""
+    while state.phase is Phase.SETUP:
+        seat = state.current_player
+        assert seat is not None
+        state = apply(state, Reveal(picks[seat][state.setup_reveals % 2]))
+    return state
+
+
+@attrs.frozen
+class _Scene:
+    name: str
+    state: GameState
+    caption: str
+    highlight: tuple[Pos, ...] = ()
+    status: str | None = None
+
+
+def _table_scene() -> _Scene:
+    grids = {
+        0: ((3, 8, 1, 5), (7, 2, 9, 4), (10, 0, 6, 11)),
+        1: ((5, 9, 2, 7), (1, 6, 10, 3), (8, 4, 11, 0)),
+        2: ((2, 6, 9, 1), (11, 6, 3, 8), (4, 10, 7, 5)),
+        3: ((9, 0, 4, 6), (3, 7, 1, 10), (5, 11, 2, 8)),
+    }
+    state = _stacked_game(4, grids, discard=9, draw=(-1, 6, 2, 11, 10, 9, 8))
+    state = _setup(
+        state,
+        {
+            0: (Pos(0, 1, 1), Pos(0, 2, 2)),
+            1: (Pos(1, 0, 3), Pos(1, 2, 1)),
+            2: (Pos(2, 0, 1), Pos(2, 1, 1)),
+            3: (Pos(3, 1, 2), Pos(3, 2, 0)),
+        },
+    )
+    state = _play(
+        state,
+        [
+            # Seat 0 draws the -1, nobody knocks, it replaces the face-down 3.
+            DrawDeck(), Pass(), Pass(), Pass(), Swap(Pos(0, 0, 0)),
+            # Seat 1 takes that 3 from the discard pile for its 5 at (0, 0).
+            DrawDiscard(), Swap(Pos(1, 0, 0)),
+            # Seat 2 draws a 6: a column triple of 6s, removed at once.
+            DrawDeck(), Pass(), Pass(), Pass(), Swap(Pos(2, 2, 1)),
+            # Seat 3 draws a 2, discards it and turns up its (0, 0).
+            DrawDeck(), Pass(), Pass(), Pass(), Discard(), Reveal(Pos(3, 0, 0)),
+            # Round two of turns: seats 0, 1 and 2 discard and turn up a card...
+            DrawDeck(), Pass(), Pass(), Pass(), Discard(), Reveal(Pos(0, 0, 3)),
+            DrawDeck(), Pass(), Pass(), Pass(), Discard(), Reveal(Pos(1, 1, 0)),
+            DrawDeck(), Pass(), Pass(), Pass(), Discard(), Reveal(Pos(2, 2, 3)),
+            # ... and seat 3 swaps the 8 it drew in for seat 0's face-down 4 at (1, 3):
+            # seat 0's column 3 is in seat 3's zone.
+            DrawDeck(), Pass(), Pass(), Pass(), Swap(Pos(0, 1, 3)),
+        ],
+    )  # fmt: skip
+    caption = (
+        "A four-player table in the middle of round 1, seat 0 to draw. The seats are "
+        "drawn 3, 2, 1, 0 from left to right, so every coloured band is one zone: a "
+        "seat's four columns plus its left neighbour's column 3 just left of them. Each "
+        "column 3 lies under two bands, in two zones; seat 0's column 3 also belongs to "
+        "zone 3 and is repeated faded at the far left: seat 3 has just swapped an 8 in "
+        "there, at seat 0's (1, 3). Striped cards are face down. The three gaps in seat "
+        "2's column 1 are where a triple of 6s was removed."
+    )
+    return _Scene("table-4p.svg", state, caption)
+
+
+def _knock_scenes() -> list[_Scene]:
+    grids = {
+        0: ((8, 3, 10, 5), (9, 1, 7, 11), (4, 6, 2, 0)),
+        1: ((6, 9, 4, 2), (10, 0, 8, 3), (5, 11, 1, 7)),
+        2: ((1, 7, 3, 9), (2, 5, 11, 6), (0, 8, 10, 4)),
+    }
+    state = _stacked_game(3, grids, discard=5, draw=(-1,))
+    state = _setup(
+        state,
+        {
+            0: (Pos(0, 0, 0), Pos(0, 1, 2)),
+            1: (Pos(1, 0, 1), Pos(1, 1, 1)),
+            2: (Pos(2, 0, 0), Pos(2, 2, 2)),
+        },
+    )
+    drawn = _play(state, [DrawDeck(), Knock(), Pass()])
+    swapped = _play(drawn, [Give(1), Swap(Pos(1, 0, 1))])
+    taken = apply(swapped, Take(Pos(1, 1, 1)))
+    done = apply(taken, Swap(Pos(0, 0, 0)))
+    return [
+        _Scene(
+            "knock-1.svg",
+            drawn,
+            "Knock exchange, step 1: seat 0 drew a -1 from the draw pile and holds it. Seat "
+            "1 knocked for it, seat 2 passed. Seat 0 may swap the -1 in, discard it, or give "
+            "it to the knocker; it gives it to seat 1.",
+        ),
+        _Scene(
+            "knock-2.svg",
+            swapped,
+            "Step 2: seat 1 swapped the -1 in at its (0, 1) (outlined). The 9 that lay "
+            "there is now in seat 1's hand.",
+            (Pos(1, 0, 1),),
+        ),
+        _Scene(
+            "knock-3.svg",
+            taken,
+            "Step 3: seat 0 took a card from seat 1's zone, the 0 at seat 1's (1, 1), and "
+            "holds it. Its cell is a gap (outlined) until the exchange ends.",
+            (Pos(1, 1, 1),),
+        ),
+        _Scene(
+            "knock-4.svg",
+            done,
+            "Step 4: seat 0 swapped the 0 in at its (0, 0) and discarded the 8 from there; "
+            "seat 1's hand card, the 9, filled the gap at its (1, 1), face up (both "
+            "outlined). The turn is over; seat 1 draws next.",
+            (Pos(0, 0, 0), Pos(1, 1, 1)),
+        ),
+    ]
+
+
+def _triple_scenes() -> list[_Scene]:
+    grids = {
+        0: ((9, 2, 4, 10), (6, 11, 0, 8), (3, 7, 1, 5)),
+        1: ((7, 1, 8, 4), (2, 10, 5, 9), (11, 3, 6, 0)),
+        2: ((5, 0, 9, 3), (8, 4, 10, 1), (6, 2, 11, 7)),
+    }
+    state = _stacked_game(3, grids, discard=6, draw=(4,))
+    state = _setup(
+        state,
+        {
+            0: (Pos(0, 0, 2), Pos(0, 2, 1)),
+            1: (Pos(1, 0, 3), Pos(1, 1, 1)),
+            2: (Pos(2, 0, 0), Pos(2, 1, 2)),
+        },
+    )
+    holding = _play(state, [DrawDeck(), Pass(), Pass()])
+    target = Pos(0, 0, 0)
+    after = apply(holding, Swap(target))
+    # The moment between the swap and the settling, which no engine state shows:
+    # the 4 lies at (0, 0), the 9 is on the discard pile, the triple is still there.
+    i = target.index
+    old = holding.cells[i]
+    assert old is not None
+    cells = list(holding.cells)
+    cells[i] = holding.held
+    before = attrs.evolve(
+        holding,
+        cells=tuple(cells),
+        face_down=holding.face_down & ~(1 << i),
+        held=None,
+        discard_pile=(*holding.discard_pile, old),
+    )
+    triple = (Pos(0, 0, 0), Pos(0, 0, 2), Pos(1, 0, 3))
+    return [
+        _Scene(
+            "triple-cross-zone.svg",
+            before,
+            "A triple across two grids. Seat 0's zone row 0 reads seat 1's (0, 3), then "
+            "seat 0's own row 0. Seat 0 swapped a drawn 4 in at its (0, 0), discarding the "
+            "9; with its 4 at (0, 2) and seat 1's 4 at (0, 3) the row holds three face-up "
+            "4s (outlined). Play settles now and removes them.",
+            triple,
+            f"Round 1 of {ROUNDS} \u00b7 turn 1: seat 0 swapped the 4 in; play settles",
+        ),
+        _Scene(
+            "triple-after.svg",
+            after,
+            "After settling: the three 4s are out of play, leaving gaps (outlined) in two "
+            "grids. The gap in seat 1's column 3 lies in zone 1 and in zone 0. Seat 1 "
+            "draws next.",
+            triple,
+        ),
+    ]
+
+
+def _scenes() -> list[_Scene]:
+    return [_table_scene(), *_knock_scenes(), *_triple_scenes()]
+
+
+def docs_pictures() -> dict[str, str]:
+    """The pictures of the documentation, by file name.
+
+    Each is built from a stacked deck and real engine actions and carries a caption
+    explaining it:
+
+    * ``table-4p.svg``: a four-player table mid-round: every zone, the shared
+      columns, face-up and face-down cards and gaps.
+    * ``knock-1.svg`` .. ``knock-4.svg``: the knock exchange step by step (the card
+      drawn and the knock; the knocker's swap; the drawer's take, leaving a gap; the
+      drawer's swap and the knocker's hand card filling the gap).
+    * ``triple-cross-zone.svg``: a zone-row triple using the left neighbour's column
+      3, outlined just before play settles; ``triple-after.svg``: the gaps after.
+
+    Returns:
+        File name to SVG text, in the order above.
+    """
+    return {
+        scene.name: _render(
+            scene.state,
+            viewer=None,
+            highlight=scene.highlight,
+            caption=scene.caption,
+            reveal=False,
+            status=scene.status or _status(scene.state),
+        )
+        for scene in _scenes()
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write every picture of :func:`docs_pictures` into a directory.
+
+    Usage: ``python -m allegra_rules.svg DIR``. ``DIR`` is created if needed;
+    existing files of the same names are overwritten.
+
+    Args:
+        argv: the arguments after the program name; ``None`` reads ``sys.argv``.
+
+    Returns:
+        The exit status, 0.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m allegra_rules.svg",
+        description="Write the SVG pictures of the allegra_rules documentation.",
+    )
+    parser.add_argument("directory", type=Path, help="where to write the .svg files")
+    args = parser.parse_args(argv)
+    out: Path = args.directory
+    out.mkdir(parents=True, exist_ok=True)
+    for name, picture in docs_pictures().items():
+        (out / name).write_text(picture, encoding="utf-8")
+        print(out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
