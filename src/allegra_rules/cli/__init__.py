@@ -1,0 +1,394 @@
+"""The ``allegra-rules`` command line (also ``python -m allegra_rules``).
+
+Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version)::
+
+    allegra-rules demo     [--players N] [--seed S] [--preset P] [--bots B,...] [--save FILE]
+    allegra-rules simulate [--games N] [--players K] [--preset P] [--seed S] [--jobs J]
+                           [--bots B,...] [--json] [--no-progress]
+    allegra-rules play     [--players N] [--seat SEAT] [--preset P] [--seed S] [--bots B,...]
+                           [--save FILE]
+    allegra-rules rules    [--preset P] [--json]
+    allegra-rules replay   FILE
+
+``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints
+statistics (:mod:`allegra_rules.simulate`); ``play`` lets a person play one seat in
+the terminal; ``rules`` lists the rule options and the presets; ``replay`` narrates
+a saved game record (written by ``--save``).
+
+Exit codes: 0 success (also when a person quits ``play`` with ``q``); 1 a command
+that failed (an unreadable or invalid record, a file that cannot be written, input
+that ended during ``play``, a closed output pipe); 2 bad arguments; 130 interrupted
+(Ctrl-C). Every error is one line on standard error, ``allegra-rules: error: ...``,
+never a traceback.
+
+Public names:
+
+* :func:`main`: the entry point, ``main(argv) -> exit code``.
+* :func:`run_demo`: plays one seeded game between bots and writes its narration.
+* :func:`run_play`: a person's game against bots, read from and written to streams.
+* :func:`run_replay`: narrates a :class:`~allegra_rules.GameRecord`.
+* :data:`BOT_KINDS`: the bot names ``--bots`` accepts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from allegra_rules.cli._common import (
+    PROG,
+    CommandError,
+    Parser,
+    UsageError,
+    check_players,
+    check_save_path,
+    load_config,
+    parse_bots,
+    save_record,
+    silence_stdout,
+)
+from allegra_rules.cli._demo import play_demo, read_record, run_demo, run_replay
+from allegra_rules.cli._play import EndOfInput, PlayResult, run_play
+from allegra_rules.cli._rules import rules_data, rules_text
+from allegra_rules.presets import preset_id, preset_names
+from allegra_rules.simulate import BOT_KINDS, default_jobs, simulate, summarize
+
+__all__ = ["BOT_KINDS", "EndOfInput", "PlayResult", "main", "run_demo", "run_play", "run_replay"]
+
+_EXIT_CODES = """\
+exit codes:
+  0    success
+  1    the command failed (one line on standard error says why)
+  2    bad arguments
+  130  interrupted (Ctrl-C)"""
+
+
+def _version() -> str:
+    from allegra_rules import __version__
+
+    return __version__
+
+
+def _preset_help() -> str:
+    return (
+        f"rule preset, optionally pinned as name@version: {', '.join(preset_names())} "
+        "(default seeds)"
+    )
+
+
+def _bots_help(default: str, seats: str = "seat") -> str:
+    return (
+        f"comma-separated bot per {seats}, from {', '.join(BOT_KINDS)}; one name is "
+        f"used for every {seats} (default {default})"
+    )
+
+
+def _epilog(examples: str) -> str:
+    return f"examples:\n{examples}\n\n{_EXIT_CODES}"
+
+
+def _command(
+    commands: argparse._SubParsersAction[Parser],
+    name: str,
+    summary: str,
+    description: str,
+    examples: str,
+) -> argparse.ArgumentParser:
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=_epilog(examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=PROG,
+        description="Play, simulate, list and replay games of Allegra with the "
+        "allegra_rules engine.",
+        epilog=_EXIT_CODES + f"\n\nRun '{PROG} COMMAND --help' for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+
+    demo = _command(
+        commands,
+        "demo",
+        "play one seeded game between bots and narrate it",
+        "Play one seeded game between computer players and narrate it turn by turn\n"
+        "in plain text. The same arguments always print the same game.",
+        f"  {PROG} demo --players 4 --seed 1\n"
+        f"  {PROG} demo --preset fr --bots greedy,random,greedy --save game.json",
+    )
+    demo.add_argument(
+        "--players", type=int, metavar="N", default=3, help="number of seats (default 3)"
+    )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        metavar="S",
+        help="seed of the deal and of the bots (default 1)",
+    )
+    demo.add_argument("--preset", default="seeds", metavar="P", help=_preset_help())
+    demo.add_argument("--bots", default="greedy", metavar="B,...", help=_bots_help("greedy"))
+    demo.add_argument(
+        "--save", type=Path, metavar="FILE", help="also write the game record (JSON) to FILE"
+    )
+    demo.set_defaults(handler=_cmd_demo)
+
+    sim = _command(
+        commands,
+        "simulate",
+        "play many seeded games between bots and print statistics",
+        "Play many games between computer players and print statistics: mean total\n"
+        "and win rate per seat (a shared win counts 1/k for each of k tied winners),\n"
+        "round length in turns, knocks, exchanges and triples per round, how often\n"
+        "the round-ender was doubled, and rounds stopped at the turn cap.\n"
+        "Game i is dealt from a seed derived from --seed and i; the results do not\n"
+        "depend on --jobs.",
+        f"  {PROG} simulate --games 200 --players 3 --seed 1\n"
+        f"  {PROG} simulate --games 1000 --jobs 0 --bots greedy,random --players 2 --json",
+    )
+    sim.add_argument(
+        "--games", type=int, metavar="N", default=100, help="number of games (default 100)"
+    )
+    sim.add_argument(
+        "--players", type=int, metavar="N", default=3, help="number of seats (default 3)"
+    )
+    sim.add_argument("--preset", default="seeds", metavar="P", help=_preset_help())
+    sim.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        metavar="S",
+        help="seed every game's seed derives from (default 1)",
+    )
+    sim.add_argument(
+        "--jobs",
+        type=int,
+        metavar="J",
+        default=1,
+        help="worker processes; 0 means one per CPU (default 1)",
+    )
+    sim.add_argument("--bots", default="greedy", metavar="B,...", help=_bots_help("greedy"))
+    sim.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
+    sim.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is only ever drawn when standard error is a terminal)",
+    )
+    sim.set_defaults(handler=_cmd_simulate)
+
+    play = _command(
+        commands,
+        "play",
+        "play one seat yourself against bots in the terminal",
+        "Play one seat of a game against computer players. Before each of your moves\n"
+        "the table is drawn (face-down cards as ##) with a numbered list of your legal\n"
+        "actions: type a number, h for help, t to see the table again, q to quit.\n"
+        "The bots' moves are narrated. Without --seed every game is a new deal.",
+        f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json",
+    )
+    play.add_argument(
+        "--players", type=int, metavar="N", default=3, help="number of seats (default 3)"
+    )
+    play.add_argument(
+        "--seat", type=int, metavar="SEAT", default=0, help="the seat you play (default 0)"
+    )
+    play.add_argument("--preset", default="seeds", metavar="P", help=_preset_help())
+    play.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        default=None,
+        help="seed of the deal and of the bots (default: a new random seed, printed)",
+    )
+    play.add_argument(
+        "--bots", default="greedy", metavar="B,...", help=_bots_help("greedy", "other seat")
+    )
+    play.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="write the game record (JSON) to FILE when the game ends or you quit",
+    )
+    play.set_defaults(handler=_cmd_play)
+
+    rules = _command(
+        commands,
+        "rules",
+        "list the rule options and the released presets",
+        "List every rule option (its ambiguity id, allowed values, default and\n"
+        "meaning) and every released preset version (its fingerprint and where it\n"
+        "differs from the seeds preset).",
+        f"  {PROG} rules\n  {PROG} rules --preset fr\n  {PROG} rules --json",
+    )
+    rules.add_argument(
+        "--preset",
+        metavar="P",
+        default=None,
+        help="also show this preset's value of every option, and list only this preset",
+    )
+    rules.add_argument("--json", action="store_true", help="print one JSON object instead")
+    rules.set_defaults(handler=_cmd_rules)
+
+    replay = _command(
+        commands,
+        "replay",
+        "narrate a saved game record",
+        "Check a game record (written by 'demo --save' or 'play --save', or by\n"
+        "GameRecord.to_json) and narrate it turn by turn like demo. A record that was\n"
+        "changed, or that does not replay to its recorded final state, is refused.",
+        f"  {PROG} demo --seed 3 --save game.json && {PROG} replay game.json\n"
+        f"  {PROG} replay - < game.json",
+    )
+    replay.add_argument("file", metavar="FILE", help="the record's JSON file; - reads stdin")
+    replay.set_defaults(handler=_cmd_replay)
+    return parser
+
+
+# -------------------------------------------------------------------- commands
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    config = load_config(args.preset)
+    check_players(config, args.preset, args.players)
+    bot_names = parse_bots(args.bots, args.players)
+    check_save_path(args.save)
+    _, actions = play_demo(args.players, args.seed, args.preset, bot_names, sys.stdout)
+    if args.save is not None:
+        save_record(args.save, args.players, config, args.seed, actions)
+    return 0
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from allegra_rules.cli._progress import progress_bar
+
+    config = load_config(args.preset)
+    check_players(config, args.preset, args.players)
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1; got {args.games}")
+    if args.jobs < 0:
+        raise UsageError(f"--jobs must be 0 (one per CPU) or more; got {args.jobs}")
+    jobs = args.jobs or default_jobs()
+    bot_names = parse_bots(args.bots, args.players)
+    with progress_bar(args.games, "games", sys.stderr, enabled=not args.no_progress) as advance:
+        stats = simulate(
+            args.players,
+            games=args.games,
+            config=config,
+            seed=args.seed,
+            bots=bot_names,
+            jobs=jobs,
+            on_game=lambda _: advance(),
+        )
+    summary = summarize(stats, bots=bot_names, config=config, seed=args.seed)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        print(f"Simulated {summary.to_text()}")
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    config = load_config(args.preset)
+    check_players(config, args.preset, args.players)
+    if not 0 <= args.seat < args.players:
+        raise UsageError(f"--seat must be 0..{args.players - 1}; got {args.seat}")
+    bot_names = parse_bots(args.bots, args.players - 1, "there are", "bot seats")
+    check_save_path(args.save)
+    seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
+    echo = not sys.stdin.isatty()
+    try:
+        result: PlayResult = run_play(
+            args.players, args.seat, args.preset, seed, bot_names, sys.stdin, sys.stdout, echo=echo
+        )
+    except EndOfInput:
+        raise CommandError("the input ended before the game was over") from None
+    except KeyboardInterrupt:
+        print(flush=True)  # end the prompt's line
+        raise
+    if args.save is not None:
+        save_record(args.save, args.players, config, seed, result.actions)
+        print(f"Saved the game record to {str(args.save)!r}.")
+    return 0
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    pinned = None
+    if args.preset is not None:
+        load_config(args.preset)
+        pinned = preset_id(args.preset)
+    if args.json:
+        print(json.dumps(rules_data(pinned), indent=2))
+    else:
+        print(rules_text(pinned))
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    record = read_record(args.file)
+    source = "standard input" if args.file == "-" else args.file
+    run_replay(record, sys.stdout, source)
+    return 0
+
+
+# ------------------------------------------------------------------------ main
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``allegra-rules`` command line.
+
+    Args:
+        argv: the arguments after the program name; ``None`` reads ``sys.argv``.
+
+    Returns:
+        The exit code: 0 on success, 1 when a command fails, 2 for bad arguments,
+        130 when interrupted. Errors are one line, ``allegra-rules: error: ...``, on
+        standard error. Set ``ALLEGRA_RULES_DEBUG=1`` to see the traceback of an
+        unexpected error instead of its one-line summary.
+    """
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        _error(str(exc))
+        return 2
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        code: int = args.handler(args)
+        sys.stdout.flush()
+    except UsageError as exc:
+        _error(str(exc))
+        return 2
+    except CommandError as exc:
+        _error(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``allegra-rules demo | head``): stop quietly.
+        silence_stdout()
+        return 1
+    except Exception as exc:
+        if os.environ.get("ALLEGRA_RULES_DEBUG"):
+            raise
+        detail = " ".join(str(exc).split())
+        _error(f"unexpected {type(exc).__name__}: {detail} (ALLEGRA_RULES_DEBUG=1 shows more)")
+        return 1
+    return code

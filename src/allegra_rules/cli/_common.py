@@ -1,0 +1,221 @@
+"""Shared pieces of the command line: errors, argument checks, records, narration."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from allegra_rules.actions import Action
+from allegra_rules.config import RuleConfig
+from allegra_rules.presets import preset
+from allegra_rules.records import GameRecord
+from allegra_rules.render import (
+    card_text,
+    describe_action,
+    describe_outcome,
+    render_round_end,
+    render_table,
+)
+from allegra_rules.simulate import BOT_KINDS
+from allegra_rules.state import GameState, Phase
+from allegra_rules.transitions import ROUNDS
+
+PROG = "allegra-rules"
+"""The program name in messages."""
+
+
+class UsageError(Exception):
+    """A bad command line (exit code 2); the message is one line."""
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out (exit code 1); the message is one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and never exit by themselves."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`UsageError` instead of printing the usage and exiting."""
+        raise UsageError(message)
+
+
+def parse_bots(
+    text: str, count: int, what: str = "the game has", unit: str = "players"
+) -> list[str]:
+    """The bot names of ``--bots``: one name for every seat, or exactly ``count`` names.
+
+    Raises:
+        UsageError: an unknown name, or a number of names that is neither 1 nor ``count``.
+    """
+    names = [name.strip() for name in text.split(",")]
+    unknown = [name for name in names if name not in BOT_KINDS]
+    if unknown:
+        raise UsageError(
+            f"unknown bot {unknown[0]!r} in --bots; known bots: {', '.join(BOT_KINDS)}"
+        )
+    if len(names) == 1:
+        return names * count
+    if len(names) != count:
+        raise UsageError(
+            f"--bots names {len(names)} bots but {what} {count} {unit} "
+            "(give one name for all seats, or one per seat)"
+        )
+    return names
+
+
+def load_config(name: str) -> RuleConfig:
+    """The config of preset ``name``.
+
+    Raises:
+        UsageError: an unknown preset or version.
+    """
+    try:
+        return preset(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def check_players(config: RuleConfig, name: str, num_players: int) -> None:
+    """Check ``--players`` against what the preset can deal.
+
+    Raises:
+        UsageError: too few or too many seats.
+    """
+    low, high = config.min_players, config.most_players()
+    if not low <= num_players <= high:
+        raise UsageError(f"--players must be {low}..{high} with preset {name!r}; got {num_players}")
+
+
+def check_save_path(path: Path | None) -> None:
+    """Check, before a game starts, that ``--save`` names a file that can be written.
+
+    Raises:
+        UsageError: the folder does not exist, or the path is a folder.
+    """
+    if path is None:
+        return
+    if path.is_dir():
+        raise UsageError(f"--save {str(path)!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"--save {str(path)!r}: the folder {str(folder)!r} does not exist")
+
+
+def save_record(
+    path: Path,
+    num_players: int,
+    config: RuleConfig,
+    seed: int,
+    actions: Sequence[Action],
+) -> None:
+    """Write the game record JSON of a game dealt by ``new_game`` with ``seed``.
+
+    Raises:
+        CommandError: the file cannot be written.
+    """
+    record = GameRecord(num_players=num_players, config=config, seed=seed, actions=actions)
+    text = record.to_json()
+    try:
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def silence_stdout() -> None:
+    """Point standard output at the null device (after a broken pipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+
+
+def clockwise_line(num_players: int) -> str:
+    """The sentence on the order of play."""
+    clockwise = " -> ".join(str(seat) for seat in [*range(num_players), 0])
+    return f"Play passes clockwise: {clockwise}; a seat's left neighbour is the next seat."
+
+
+class Narrator:
+    """Writes a game as it is played: headings, actions, engine steps, round ends.
+
+    Args:
+        out: where the text goes.
+        tables: draw the table after every turn (and after each setup), as ``demo`` does.
+        names: a label per seat for the closing lines (``"greedy"``, ``"you"``), or
+            ``None`` for bare seat numbers.
+        you: the seat a person plays, marked ``(you)`` in turn headings, or ``None``.
+    """
+
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        tables: bool = True,
+        names: Sequence[str] | None = None,
+        you: int | None = None,
+    ) -> None:
+        self.out = out
+        self.tables = tables
+        self.names = names
+        self.you = you
+
+    def say(self, text: str = "") -> None:
+        """Write one line (or several, joined by newlines)."""
+        self.out.write(text + "\n")
+
+    def round_heading(self, state: GameState) -> None:
+        """The heading of the round ``state`` is in, with its deal and setup."""
+        self.say("")
+        self.say("=" * 20 + f" Round {state.round} of {ROUNDS} " + "=" * 20)
+        discard = state.discard_top
+        self.say(
+            f"Dealt 12 face-down cards to each seat; the discard pile starts with "
+            f"{'nothing' if discard is None else card_text(discard)}."
+        )
+        self.say(f"Setup: from seat {state.start_seat}, clockwise, each player reveals two cards.")
+
+    def turn_heading(self, state: GameState) -> None:
+        """``-- Turn t: seat p --`` when ``state`` starts a turn; nothing otherwise."""
+        if state.phase is not Phase.DRAW:
+            return
+        final = " (a last turn)" if state.ender is not None else ""
+        you = " (you)" if self.you is not None and state.drawer == self.you else ""
+        self.say()
+        self.say(f"-- Turn {state.turns_played + 1}: seat {state.drawer}{you}{final} --")
+
+    def step(self, state: GameState, action: Action, after: GameState) -> None:
+        """Narrate ``action`` taking ``state`` to ``after``, and what settling did."""
+        self.say("  " + describe_action(state, action))
+        for line in describe_outcome(state, action, after):
+            self.say("  " + line)
+        if after.round != state.round or after.is_terminal:
+            self.say()
+            self.say(render_round_end(after, legend=False))
+            if not after.is_terminal:
+                self.round_heading(after)
+        elif self.tables and after.phase is Phase.DRAW:
+            self.say()
+            # The zone legend once per round, under the table that closes the setup.
+            self.say(render_table(after, legend=state.phase is Phase.SETUP))
+
+    def _seat(self, seat: int) -> str:
+        if self.names is None:
+            return f"seat {seat}"
+        return f"seat {seat} ({self.names[seat]})"
+
+    def game_over(self, state: GameState) -> None:
+        """The closing lines: every round's scores, the totals and the winners."""
+        self.say()
+        self.say("=" * 20 + " Game over " + "=" * 20)
+        for number, scores in enumerate(state.round_scores, start=1):
+            self.say(
+                f"Round {number}: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(scores))
+            )
+        self.say("Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(state.totals)))
+        winners = state.winners
+        best = state.totals[winners[0]]
+        names = ", ".join(self._seat(s) for s in winners)
+        verb = "wins" if len(winners) == 1 else "share the win"
+        self.say(f"Winner: {names} {verb} with {best} points.")

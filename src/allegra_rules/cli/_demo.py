@@ -1,0 +1,149 @@
+"""``allegra-rules demo`` and ``allegra-rules replay``: narrated games."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from allegra_rules.actions import Action
+from allegra_rules.cli._common import CommandError, Narrator, clockwise_line
+from allegra_rules.presets import preset, preset_id
+from allegra_rules.records import GameRecord
+from allegra_rules.serialize import MAX_DOCUMENT_BYTES
+from allegra_rules.simulate import BOT_KINDS, bot_seed
+from allegra_rules.state import GameState
+from allegra_rules.transitions import ROUNDS, apply, new_game
+
+
+def play_demo(
+    num_players: int,
+    seed: int,
+    preset_name: str,
+    bot_names: Sequence[str],
+    out: TextIO,
+) -> tuple[GameState, tuple[Action, ...]]:
+    """:func:`run_demo`, also returning every action played, in order."""
+    config = preset(preset_name)
+    if len(bot_names) != num_players:
+        raise ValueError(f"bot_names must name {num_players} bots; got {len(bot_names)}")
+    bots = [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bot_names)]
+    state = new_game(num_players, config=config, seed=seed)
+    narrator = Narrator(out, names=bot_names)
+    narrator.say(
+        f"Allegra demo: {num_players} players, preset {preset_id(preset_name)}, "
+        f"seed {seed}, {ROUNDS} rounds; the lowest total wins."
+    )
+    narrator.say(
+        "Seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(bot_names)) + "."
+    )
+    narrator.say(clockwise_line(num_players))
+    narrator.round_heading(state)
+    actions: list[Action] = []
+    while not state.is_terminal:
+        narrator.turn_heading(state)
+        seat = state.current_player
+        assert seat is not None
+        action = bots[seat].choose(state)
+        after = apply(state, action)
+        narrator.step(state, action, after)
+        actions.append(action)
+        state = after
+    narrator.game_over(state)
+    return state, tuple(actions)
+
+
+def run_demo(
+    num_players: int,
+    seed: int,
+    preset_name: str,
+    bot_names: Sequence[str],
+    out: TextIO,
+) -> GameState:
+    """Play one game between bots and write its narration to ``out``.
+
+    Seat ``p`` is played by ``BOT_KINDS[bot_names[p]]`` seeded with
+    ``bot_seed(seed, p)``; the deal is ``new_game(num_players,
+    config=preset(preset_name), seed=seed)``.
+
+    Args:
+        num_players: seats at the table.
+        seed: the game's seed; the bots' seeds derive from it.
+        preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
+        bot_names: one name of :data:`~allegra_rules.simulate.BOT_KINDS` per seat.
+        out: where the narration goes.
+
+    Returns:
+        The final (terminal) state.
+
+    Raises:
+        ValueError: an unknown preset or bot name, or a seat count the preset does
+            not allow.
+    """
+    state, _ = play_demo(num_players, seed, preset_name, bot_names, out)
+    return state
+
+
+def read_record(path: str) -> GameRecord:
+    """Load and check the game record in file ``path`` (``-`` reads standard input).
+
+    Raises:
+        CommandError: the file cannot be read, or it is not a valid record (bad
+            JSON, a changed config, an illegal action, a different final state...).
+    """
+    name = "standard input" if path == "-" else repr(path)
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+        else:
+            data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CommandError(f"cannot read {name}: {exc.strerror or exc}") from None
+    try:
+        return GameRecord.from_json(data)
+    except ValueError as exc:
+        reason = " ".join(str(exc).split())
+        raise CommandError(f"{name} is not a valid game record: {reason}") from None
+
+
+def run_replay(record: GameRecord, out: TextIO, source: str = "the record") -> GameState:
+    """Narrate a recorded game turn by turn, as ``demo`` narrates a new one.
+
+    Args:
+        record: a checked game record.
+        out: where the narration goes.
+        source: how the header names the record (a file name).
+
+    Returns:
+        The last state of the record (terminal unless the record stops early).
+    """
+    state = record.initial_state()
+    n = record.num_players
+    rules = (
+        f"preset {record.preset}"
+        if record.preset is not None
+        else f"a custom config (fingerprint {record.config.fingerprint[:12]})"
+    )
+    dealt = f"seed {record.seed}" if record.deck is None else "a stacked deck"
+    narrator = Narrator(out)
+    narrator.say(
+        f"Allegra replay of {source}: {n} players, {rules}, {dealt}, "
+        f"{len(record.actions)} actions; the lowest total wins."
+    )
+    narrator.say(clockwise_line(n))
+    narrator.round_heading(state)
+    for action in record.actions:
+        narrator.turn_heading(state)
+        after = apply(state, action)
+        narrator.step(state, action, after)
+        state = after
+    if state.is_terminal:
+        narrator.game_over(state)
+    else:
+        narrator.say()
+        narrator.say(
+            f"The record ends here, in round {state.round} before the game is over "
+            f"(seat {state.current_player} was to act)."
+        )
+    return state

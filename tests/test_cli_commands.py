@@ -1,0 +1,643 @@
+"""The ``allegra-rules`` subcommands, run as real processes: simulate, play, rules, replay.
+
+Every test runs ``python -m allegra_rules ...`` and checks the exit code, standard
+output and standard error; a few also call the library functions behind a command
+to cross-check its numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+import allegra_rules
+from allegra_rules import (
+    GameRecord,
+    Phase,
+    RuleConfig,
+    apply,
+    legal_actions,
+    new_game,
+    preset,
+    preset_ids,
+    replay,
+)
+from allegra_rules.actions import Swap, Take
+from allegra_rules.bots import RandomBot
+from allegra_rules.cli._play import option_text, private_lines
+from allegra_rules.render import render_table
+from allegra_rules.simulate import game_seed, play_game, simulate, summarize
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty and signals")
+
+
+def cli(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "allegra_rules", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
+    )
+
+
+def ok(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
+    done = cli(*args, stdin=stdin, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return done.stdout
+
+
+def fails(code: int, *args: str, stdin: str | None = None) -> str:
+    """Run a command that must fail with ``code`` and one error line; return that line."""
+    done = cli(*args, stdin=stdin)
+    assert done.returncode == code, (done.stdout[-500:], done.stderr)
+    assert done.stderr.startswith("allegra-rules: error: ")
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stderr
+
+
+# ------------------------------------------------------------- help, version
+
+
+def test_version_prints_the_package_version() -> None:
+    assert ok("--version") == f"allegra-rules {allegra_rules.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        ([], ["demo", "simulate", "play", "rules", "replay", "--version", "exit codes:"]),
+        (["demo"], ["--players", "--seed", "--preset", "--bots", "--save"]),
+        (
+            ["simulate"],
+            ["--games", "--players", "--preset", "--seed", "--jobs", "--bots", "--json"],
+        ),
+        (["play"], ["--players", "--seat", "--preset", "--seed", "--bots", "--save"]),
+        (["rules"], ["--preset", "--json"]),
+        (["replay"], ["FILE"]),
+    ],
+)
+def test_every_command_has_help(command: list[str], options: list[str]) -> None:
+    out = ok(*command, "--help")
+    assert out.startswith(f"usage: allegra-rules {' '.join(command)}".rstrip())
+    for option in options:
+        assert option in out
+    assert "130  interrupted" in out
+
+
+def test_an_unknown_command_is_a_usage_error() -> None:
+    assert "invalid choice: 'solve'" in fails(2, "solve")
+
+
+# ------------------------------------------------------------------ simulate
+
+
+def test_simulate_prints_a_table_per_seat_and_round_statistics() -> None:
+    out = ok("simulate", "--games", "3", "--players", "2", "--seed", "4", "--bots", "random")
+    lines = out.splitlines()
+    assert lines[0] == "Simulated 3 games, 2 players, seeds@1, seed 4"
+    assert re.fullmatch(r"seat +bot +mean total +stdev +wins +win rate", lines[2])
+    assert re.match(r" +0 +random +-?\d+\.\d\d +\d+\.\d\d +[\d.]+ +\d+\.\d%$", lines[3])
+    assert re.match(r" +1 +random ", lines[4])
+    assert lines[6].startswith("Shared wins: ")
+    assert lines[7].startswith("Rounds: 9; length ")
+    assert re.fullmatch(
+        r"Per round: [\d.]+ knocks, [\d.]+ exchanges, [\d.]+ triples removing [\d.]+ cards",
+        lines[8],
+    )
+    assert lines[9].startswith("Round enders doubled: ")
+
+
+def test_simulate_json_is_identical_for_any_number_of_jobs() -> None:
+    args = ["simulate", "--games", "6", "--players", "2", "--seed", "11", "--json"]
+    outputs = [ok(*args, "--bots", "greedy,random", "--jobs", jobs) for jobs in ("1", "2", "3")]
+    assert outputs[0] == outputs[1] == outputs[2]
+    data = json.loads(outputs[0])
+    # The same numbers as the library computes in this process.
+    stats = simulate(2, games=6, config=preset("seeds"), seed=11, bots=["greedy", "random"])
+    expected = summarize(stats, bots=["greedy", "random"], config=preset("seeds"), seed=11)
+    assert data == expected.to_dict()
+    assert data["games"] == 6 and data["rounds"] == 18 and data["preset"] == "seeds@1"
+    assert [seat["bot"] for seat in data["seats"]] == ["greedy", "random"]
+    assert sum(seat["win_rate"] for seat in data["seats"]) == pytest.approx(1.0)
+    assert data["rounds_with_ender"] + data["turn_cap_rounds"] == 18
+    other = json.loads(ok(*args[:-2], "12", "--json", "--bots", "greedy,random"))
+    assert other != data  # the seed matters
+
+
+def test_simulate_returns_the_same_games_in_game_order_for_any_jobs() -> None:
+    def run(jobs: int) -> list[Any]:
+        return simulate(3, games=9, config=preset("pl"), seed=2, bots=["random"] * 3, jobs=jobs)
+
+    serial, parallel = run(1), run(3)
+    assert [game.index for game in parallel] == list(range(9))
+    assert parallel == serial
+    assert [game.seed for game in serial] == [game_seed(2, i) for i in range(9)]
+    assert len({game.totals for game in serial}) > 1
+
+
+def test_simulate_game_i_is_the_demo_game_with_the_derived_seed() -> None:
+    stats = simulate(3, games=3, config=preset("fr"), seed=5, bots=["random"] * 3)
+    game = stats[2]
+    assert game.seed == game_seed(5, 2)
+    out = ok(
+        "demo", "--players", "3", "--preset", "fr", "--bots", "random", "--seed", str(game.seed)
+    )
+    final = next(line for line in out.splitlines() if line.startswith("Final totals: "))
+    assert final == "Final totals: " + ", ".join(
+        f"seat {s}: {t}" for s, t in enumerate(game.totals)
+    )
+
+
+def _demo_counts(text: str) -> list[dict[str, int]]:
+    """Knocks, exchanges, triples, removed cards and turns per round, read off a narration."""
+    words = {"three": 3, "four": 4, "five": 5, "six": 6}
+    rounds = re.split(r"^Round \d is over", text, flags=re.M)[:-1]
+    out = []
+    for part in rounds:
+        triples = re.findall(r"^  Triple: (.*) at ", part, re.M)
+        removed = sum(
+            words.get(count, 0) or int(count)
+            for line in triples
+            for count in re.findall(r"(\w+) -?\d+s", line)
+        )
+        out.append(
+            {
+                "knocks": len(re.findall(r"^  Seat \d knocks for", part, re.M)),
+                "exchanges": len(re.findall(r"^  Seat \d gives the", part, re.M)),
+                "triples": len(triples),
+                "removed": removed,
+                "turns": len(re.findall(r"^-- Turn \d+: seat", part, re.M)),
+            }
+        )
+    return out
+
+
+@pytest.mark.parametrize(("preset_name", "players", "seed"), [("seeds", 3, 2), ("fr", 4, 9)])
+def test_simulate_counts_agree_with_the_demo_narration(
+    preset_name: str, players: int, seed: int
+) -> None:
+    stats = play_game(players, preset(preset_name), seed, ["greedy"] * players)
+    text = ok("demo", "--players", str(players), "--preset", preset_name, "--seed", str(seed))
+    counts = _demo_counts(text)
+    assert len(counts) == len(stats.rounds) == 3
+    for narrated, measured in zip(counts, stats.rounds, strict=True):
+        assert narrated == {
+            "knocks": measured.knocks,
+            "exchanges": measured.exchanges,
+            "triples": measured.triples,
+            "removed": measured.removed,
+            "turns": measured.turns,
+        }
+    assert sum(r.knocks for r in stats.rounds) > 0  # the counts are not trivially zero
+    assert sum(r.triples for r in stats.rounds) > 0
+
+
+def test_the_turn_cap_and_the_doubling_are_counted() -> None:
+    capped = RuleConfig(max_turns_per_round=4)
+    stats = simulate(2, games=2, config=capped, seed=3, bots=["random", "random"])
+    summary = summarize(stats, bots=["random", "random"], config=capped, seed=3)
+    assert summary.turn_cap_rounds == 6 and summary.rounds_with_ender == 0
+    assert summary.doubled_rate is None and summary.preset is None
+    assert {r.turns for g in stats for r in g.rounds} == {4}
+    assert "doubled: 0 of 0 (n/a); rounds stopped at the turn cap: 6" in summary.to_text()
+    full = simulate(3, games=4, config=preset("seeds"), seed=1, bots=["greedy"] * 3)
+    normal = summarize(full, bots=["greedy"] * 3)
+    doubled = sum(r.doubled for g in full for r in g.rounds)
+    assert normal.doubled_enders == doubled
+    assert normal.doubled_rate == doubled / normal.rounds_with_ender
+    wins = [sum(1 / len(g.winners) for g in full if s in g.winners) for s in range(3)]
+    assert [seat.wins for seat in normal.seats] == pytest.approx(wins)
+
+
+def test_a_shared_win_is_split_between_the_tied_seats() -> None:
+    def fake(totals: tuple[int, ...], winners: tuple[int, ...]) -> Any:
+        game = play_game(2, preset("seeds"), 1, ["random", "random"])
+        return attrs.evolve(game, totals=totals, winners=winners)
+
+    games = [fake((10, 10), (0, 1)), fake((5, 9), (0,))]
+    summary = summarize(games, bots=["random", "random"])
+    assert [seat.wins for seat in summary.seats] == [1.5, 0.5]
+    assert [seat.win_rate for seat in summary.seats] == [0.75, 0.25]
+    assert [seat.shared_wins for seat in summary.seats] == [1, 1]
+    assert summary.games_with_shared_win == 1
+    assert [seat.mean_total for seat in summary.seats] == [7.5, 9.5]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", "0"], "--games must be at least 1; got 0"),
+        (["--jobs", "-1"], "--jobs must be 0 (one per CPU) or more; got -1"),
+        (["--players", "9"], "--players must be 2..6 with preset 'seeds'; got 9"),
+        (["--players", "3", "--bots", "random,greedy"], "--bots names 2 bots but the game has 3"),
+        (["--preset", "xx"], "unknown preset 'xx'"),
+        (["--games", "many"], "argument --games: invalid int value: 'many'"),
+    ],
+)
+def test_simulate_bad_arguments_exit_2(args: list[str], message: str) -> None:
+    assert message in fails(2, "simulate", *args)
+
+
+def _run_on_a_pty(code: str, *args: str) -> tuple[int, str, str]:
+    """Run ``python -c code args`` with standard error on a pseudo-terminal."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
+    )
+    os.close(slave)
+    out, _ = proc.communicate(timeout=120)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return proc.returncode, out, b"".join(chunks).decode(errors="replace")
+
+
+_MAIN = "import sys; from allegra_rules.cli import main; sys.exit(main(sys.argv[1:]))"
+_NO_RICH = "import sys; sys.modules['rich'] = None; "
+
+
+@posix_only
+def test_the_progress_bar_is_drawn_on_a_terminal_with_or_without_rich() -> None:
+    pytest.importorskip("rich")
+    args = ["simulate", "--games", "4", "--players", "2", "--bots", "random"]
+    code, out, err = _run_on_a_pty(_MAIN, *args)
+    assert code == 0 and out.startswith("Simulated 4 games")
+    assert "Simulating games" in err and "4/4" in err
+    assert "\x1b[" in err  # rich draws with escape codes
+    code, plain_out, err = _run_on_a_pty(_NO_RICH + _MAIN, *args)
+    assert code == 0 and plain_out == out
+    assert "\x1b[" not in err
+    assert re.search(r"\rSimulating games \[#{30}\] 4/4, \d+\.\d s\r?\n$", err)
+    code, quiet_out, err = _run_on_a_pty(_MAIN, *args, "--no-progress")
+    assert code == 0 and quiet_out == out and err == ""
+
+
+def test_no_progress_output_when_stderr_is_not_a_terminal_and_rich_is_not_imported() -> None:
+    code = (
+        "import sys; from allegra_rules.cli import main\n"
+        "assert 'rich' not in sys.modules, 'imported at import time'\n"
+        "main(['simulate', '--games', '2', '--players', '2', '--bots', 'random'])\n"
+        "assert 'rich' not in sys.modules, 'imported without a terminal'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.startswith("Simulated 2 games")
+
+
+@posix_only
+def test_ctrl_c_stops_a_parallel_simulation_with_exit_130() -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _NO_RICH + _MAIN, "simulate", "--games", "100000", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 60
+    while not re.search(rb" ([5-9]|\d\d+)/100000", seen) and time.monotonic() < deadline:
+        seen += os.read(master, 4096)  # the progress bar: games are done, the pool runs
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the workers get it too
+    out, _ = proc.communicate(timeout=60)
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+    os.close(master)
+    err = seen.decode(errors="replace")
+    assert proc.returncode == 130
+    assert out == ""
+    assert err.rstrip().endswith("allegra-rules: error: interrupted")
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+# ----------------------------------------------------------------------- rules
+
+
+def _columns(width: int) -> dict[str, str]:
+    return dict(os.environ, COLUMNS=str(width))
+
+
+def test_rules_lists_every_option_and_every_released_preset() -> None:
+    out = ok("rules", env=_columns(80))
+    lines = out.splitlines()
+    base = RuleConfig()
+    for field in attrs.fields(RuleConfig):
+        row = next(line for line in lines if line.startswith(field.name + " "))
+        assert f" {field.metadata['ambiguity']} " in row
+        if "choices" in field.metadata:
+            assert " | ".join(field.metadata["choices"]) in row
+            assert row.split()[-1] == getattr(base, field.name)
+    assert re.search(r"^deck +A1 +value:copies pairs +120 cards, -1\.\.11$", out, re.M)
+    assert re.search(r"^max_turns_per_round +A30 +int >= 1 +500$", out, re.M)
+    # 80 columns: each meaning goes under its row.
+    assert "    Whether a round-ender's zero or negative sum is doubled too." in lines
+    assert max(len(line) for line in lines) <= 80
+    for pid in preset_ids():
+        config = preset(pid)
+        row = next(line for line in lines if line.startswith(pid + " "))
+        assert row.split()[1] == config.fingerprint[:12]
+    fr = next(line for line in lines if line.startswith("fr@1 "))
+    assert fr.endswith("discard_draw=may_discard, removed_cards=discard")
+    assert next(line for line in lines if line.startswith("seeds@1 ")).endswith("(nothing)")
+
+
+def test_rules_wide_layout_and_one_preset() -> None:
+    out = ok("rules", "--preset", "fr", env=_columns(200))
+    lines = out.splitlines()
+    assert re.search(r"^option +id +allowed values +default +fr@1 +meaning$", out, re.M)
+    row = next(line for line in lines if line.startswith("discard_draw "))
+    assert re.search(r"must_swap +may_discard\* +After taking the discard pile", row)
+    row = next(line for line in lines if line.startswith("swap_area "))
+    assert re.search(r"zone +zone +Which cells", row)
+    assert not any(line.startswith("seeds@1 ") for line in lines)  # only the chosen preset
+    assert any(line.startswith("fr@1 ") for line in lines)
+
+
+def test_rules_json() -> None:
+    data = json.loads(ok("rules", "--json"))
+    names = [field.name for field in attrs.fields(RuleConfig)]
+    assert [option["name"] for option in data["options"]] == names
+    defaults = RuleConfig().to_dict()
+    assert {option["name"]: option["default"] for option in data["options"]} == defaults
+    knocking = next(option for option in data["options"] if option["name"] == "knocking")
+    assert knocking["ambiguity"] == "A12"
+    assert knocking["choices"] == ["always", "three_or_more", "never"]
+    assert [entry["id"] for entry in data["presets"]] == list(preset_ids())
+    by_id = {entry["id"]: entry for entry in data["presets"]}
+    assert by_id["published@1"]["fingerprint"] == preset("published@1").fingerprint
+    assert by_id["published@1"]["differs_from_seeds"] == {
+        "knocking": "three_or_more",
+        "double_nonpositive": "no",
+    }
+    assert by_id["de@1"]["differs_from_seeds"] == {}
+    pinned = json.loads(ok("rules", "--preset", "fr@1", "--json"))
+    assert pinned["preset"] == "fr@1" and [e["id"] for e in pinned["presets"]] == ["fr@1"]
+    values = {option["name"]: option["value"] for option in pinned["options"]}
+    assert values == preset("fr@1").to_dict()
+
+
+def test_rules_bad_preset_exits_2() -> None:
+    assert "unknown preset 'zz'" in fails(2, "rules", "--preset", "zz")
+    assert "unknown version '4' of preset 'fr'" in fails(2, "rules", "--preset", "fr@4")
+
+
+# ------------------------------------------------------------------------ play
+
+
+def test_play_asks_again_after_bad_input_shows_help_and_table_and_quits_cleanly() -> None:
+    script = "x\n\n99\n0\n-1\nh\nt\n1\nhelp\n2\nq\n"
+    out = ok("play", "--players", "2", "--seed", "3", stdin=script)
+    assert out.startswith("Allegra: you play seat 0 of 2; preset seeds@1, seed 3, 3 rounds;")
+    assert "Seats: 0 you, 1 greedy." in out
+    assert "Your choice (1-15; h help, t table, q quit): x\n" in out  # the answer is echoed
+    assert "'x' is not a choice: type a number from 1 to 15, or h for help." in out
+    assert "There is no option 99: choose a number from 1 to 15." in out
+    assert "There is no option 0: choose a number from 1 to 15." in out
+    assert "There is no option -1: choose a number from 1 to 15." in out
+    assert out.count("How to play: type the number of an action") == 2
+    # The table: once before the first choice, again for t, then after each reveal.
+    assert out.count("Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)") == 2
+    assert out.count("Zone p = seat p's grid") == 2  # the legend: first table and t
+    assert "  1. Reveal the card at (0, 0).\n" in out
+    assert "  Seat 0 reveals a " in out and "  Seat 1 reveals a " in out
+    assert out.rstrip().endswith(
+        "You quit in round 1 of 3; the game is not finished and nobody wins."
+    )
+
+
+def test_play_a_whole_game_answering_1_then_replay_the_saved_record(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    out = ok(
+        "play", "--players", "3", "--seat", "1", "--seed", "8", "--bots", "random,greedy",
+        "--save", str(path),
+        stdin="1\n" * 3000,
+    )  # fmt: skip
+    assert "Seats: 0 random, 1 you, 2 greedy." in out
+    assert "-- Turn 2: seat 1 (you) --" in out
+    assert "==================== Game over ====================" in out
+    lines = out.splitlines()
+    assert lines[-1] == f"Saved the game record to {str(path)!r}."
+    assert re.fullmatch(r"You (win|share the win|did not win): your total is -?\d+\.", lines[-2])
+    record = GameRecord.from_json(path.read_text())
+    final = replay(record)
+    assert final.is_terminal and record.seed == 8 and record.preset == "seeds@1"
+    totals = "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(final.totals))
+    assert totals in lines
+    narrated = ok("replay", str(path))
+    assert narrated.startswith(f"Allegra replay of {path}: 3 players, preset seeds@1, seed 8,")
+    assert totals in narrated.splitlines()
+    # The replay narrates the same actions, in the same words, as the game did.
+    said = [line for line in lines if line.startswith("  Seat ")]
+    assert said == [line for line in narrated.splitlines() if line.startswith("  Seat ")]
+
+
+def test_play_end_of_input_exits_1_with_one_line() -> None:
+    assert fails(1, "play", "--players", "2", "--seed", "1", stdin="1\n") == (
+        "allegra-rules: error: the input ended before the game was over\n"
+    )
+
+
+def test_play_quit_saves_a_partial_record_that_replays(tmp_path: Path) -> None:
+    path = tmp_path / "partial.json"
+    ok("play", "--players", "2", "--seed", "4", "--save", str(path), stdin="1\n1\n1\n1\nq\n")
+    record = GameRecord.from_json(path.read_text())
+    assert len(record.actions) > 4 and not replay(record).is_terminal
+    out = ok("replay", str(path))
+    assert out.rstrip().splitlines()[-1].startswith("The record ends here, in round 1 before")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seat", "3"], "--seat must be 0..2; got 3"),
+        (["--players", "2", "--bots", "greedy,random"], "--bots names 2 bots but there are 1"),
+        (["--players", "7"], "--players must be 2..6"),
+        (["--save", "/no/such/folder/x.json"], "the folder '/no/such/folder' does not exist"),
+    ],
+)
+def test_play_bad_arguments_exit_2(args: list[str], message: str) -> None:
+    assert message in fails(2, "play", *args, stdin="q\n")
+
+
+@posix_only
+def test_play_ctrl_c_exits_130_without_a_traceback() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "allegra_rules", "play", "--players", "2", "--seed", "2"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    seen = b""
+    while b"Your choice (" not in seen:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, seen[-300:]
+        seen += chunk
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode() == "allegra-rules: error: interrupted\n"
+
+
+def _decisions(seed: int, players: int = 3) -> list[tuple[Any, int]]:
+    """Every state of a random game where a player chooses, with that player."""
+    state = new_game(players, seed=seed)
+    bot = RandomBot(seed)
+    out = []
+    while not state.is_terminal:
+        seat = state.current_player
+        assert seat is not None
+        out.append((state, seat))
+        state = apply(state, bot.choose(state))
+    return out
+
+
+def test_the_options_never_name_a_hidden_card() -> None:
+    seen_kinds = set()
+    for seed in range(6):
+        for state, seat in _decisions(seed):
+            for action in legal_actions(state):
+                text = option_text(state, action, seat)
+                kind = type(action).__name__
+                seen_kinds.add(kind)
+                if kind == "Reveal":
+                    assert re.fullmatch(
+                        r"(Reveal|Turn up) the card at (seat \d's )?\(\d, \d\)\.", text
+                    )
+                elif kind == "DrawDeck":
+                    assert (
+                        text == f"Draw the top card of the draw pile ({len(state.draw_pile)} left)."
+                    )
+                elif isinstance(action, Swap) and not state.is_face_up(action.pos):
+                    assert re.fullmatch(
+                        r"Swap the -?\d+ in at .+?, (discarding|taking) the face-down card "
+                        r"there( into your hand)?\.",
+                        text,
+                    )
+                elif isinstance(action, Take) and not state.is_face_up(action.pos):
+                    assert re.fullmatch(
+                        r"Take the face-down card at (seat \d's )?\(\d, \d\)\.", text
+                    )
+    assert {"Reveal", "DrawDeck", "DrawDiscard", "Swap", "Knock", "Pass"} <= seen_kinds
+
+
+def test_private_knowledge_in_a_knock_exchange_is_shown_only_to_its_seat() -> None:
+    found = 0
+    for seed in range(40):
+        for state, seat in _decisions(seed):
+            if state.phase is Phase.HOLD_TAKEN and state.held_was_face_down:
+                mine = private_lines(state, seat)
+                assert mine[0].startswith(f"You hold the {state.held}, taken from seat")
+                assert f"holds the {state.held}" not in render_table(state)
+                others = [p for p in range(state.num_players) if p not in (seat, state.knocker)]
+                assert all(private_lines(state, p) == [] for p in others)
+                knocker = state.knocker
+                assert knocker is not None
+                (hand,) = private_lines(state, knocker)
+                assert hand.startswith(f"In your hand: the {state.in_hand[0][1]} you replaced")
+                found += 1
+        if found >= 2:
+            break
+    assert found >= 2
+
+
+# ---------------------------------------------------------------------- replay
+
+
+def test_demo_save_then_replay_narrates_the_same_game(tmp_path: Path) -> None:
+    path = tmp_path / "demo.json"
+    demo = ok("demo", "--players", "3", "--seed", "6", "--preset", "published", "--save", str(path))
+    narrated = ok("replay", str(path))
+    demo_lines, replay_lines = demo.splitlines(), narrated.splitlines()
+    assert replay_lines[0].startswith(
+        f"Allegra replay of {path}: 3 players, preset published@1, seed 6, "
+    )
+    # Same body: after the header (demo names the bots on an extra line), up to the
+    # winner line, which names the bots only in the demo.
+    assert demo_lines[3:-1] == replay_lines[2:-1]
+    assert demo_lines[-1].replace(" (greedy)", "") == replay_lines[-1]
+    from_stdin = ok("replay", "-", stdin=path.read_text())
+    assert from_stdin.splitlines()[2:] == replay_lines[2:]
+    assert from_stdin.startswith("Allegra replay of standard input: ")
+
+
+def _saved_demo(tmp_path: Path) -> dict[str, Any]:
+    path = tmp_path / "good.json"
+    ok("demo", "--players", "2", "--seed", "2", "--bots", "random", "--save", str(path))
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def test_replay_refuses_missing_bad_and_tampered_records(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    assert fails(1, "replay", str(missing)) == (
+        f"allegra-rules: error: cannot read {str(missing)!r}: No such file or directory\n"
+    )
+    assert "cannot read" in fails(1, "replay", str(tmp_path))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert f"{str(bad)!r} is not a valid game record: $: " in fails(1, "replay", str(bad))
+    data = _saved_demo(tmp_path)
+    tampered = tmp_path / "tampered.json"
+    data["final_state_sha256"] = "0" * 64
+    tampered.write_text(json.dumps(data))
+    assert "$.final_state_sha256: the replayed game ends in a different state" in fails(
+        1, "replay", str(tampered)
+    )
+    data = _saved_demo(tmp_path)
+    data["config"]["knocking"] = "never"
+    tampered.write_text(json.dumps(data))
+    assert "$.config_fingerprint: does not match" in fails(1, "replay", str(tampered))
+    data = _saved_demo(tmp_path)
+    data["actions"].insert(5, {"type": "knock"})
+    tampered.write_text(json.dumps(data))
+    assert "$.actions[5]: " in fails(1, "replay", str(tampered))
+    assert "is not a valid game record" in fails(1, "replay", "-", stdin="[]")
+
+
+def test_replay_needs_a_file_and_save_needs_a_folder(tmp_path: Path) -> None:
+    assert "the following arguments are required: FILE" in fails(2, "replay")
+    assert f"--save {str(tmp_path)!r} is a folder, not a file" in fails(
+        2, "demo", "--save", str(tmp_path)
+    )
