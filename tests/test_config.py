@@ -15,11 +15,13 @@ from allegra_rules.presets import preset_id, preset_ids, preset_names
 GOLDEN = Path(__file__).parent / "golden" / "presets.json"
 
 
+@pytest.mark.rule("R19.1", "R19.3")
 def test_default_is_seeds_preset() -> None:
     assert RuleConfig() == preset("seeds")
     assert RuleConfig().fingerprint == preset("seeds@1").fingerprint
 
 
+@pytest.mark.rule("R19.1")
 def test_every_ambiguity_option_is_a_field() -> None:
     names = {f.name for f in attrs.fields(RuleConfig)}
     assert set(OPTION_CHOICES) <= names
@@ -29,6 +31,7 @@ def test_every_ambiguity_option_is_a_field() -> None:
         assert field.metadata["doc"], field.name
 
 
+@pytest.mark.rule("R19.1")
 @pytest.mark.parametrize("name", sorted(OPTION_CHOICES))
 def test_string_options_accept_listed_values_and_default_to_the_first(name: str) -> None:
     choices = OPTION_CHOICES[name]
@@ -37,6 +40,7 @@ def test_string_options_accept_listed_values_and_default_to_the_first(name: str)
         assert getattr(RuleConfig(**{name: value}), name) == value
 
 
+@pytest.mark.rule("R19.1")
 @pytest.mark.parametrize("name", sorted(OPTION_CHOICES))
 @pytest.mark.parametrize("bad", ["nope", "", None, 3, "ZONE"])
 def test_bad_option_values_name_the_field_and_the_allowed_values(name: str, bad: object) -> None:
@@ -46,6 +50,7 @@ def test_bad_option_values_name_the_field_and_the_allowed_values(name: str, bad:
         assert repr(value) in str(info.value)
 
 
+@pytest.mark.rule("R19.1", "R1.2", "R2.1", "R14.1")
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
@@ -66,6 +71,7 @@ def test_bad_numbers_name_the_field(kwargs: dict[str, object], field: str) -> No
         RuleConfig(**kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.rule("R19.1")
 def test_keyword_only_and_frozen() -> None:
     with pytest.raises(TypeError):
         RuleConfig("zone")  # type: ignore[misc]
@@ -73,6 +79,7 @@ def test_keyword_only_and_frozen() -> None:
         RuleConfig().knocking = "never"  # type: ignore[misc]
 
 
+@pytest.mark.rule("R2.1")
 def test_default_deck_is_the_documented_120_cards() -> None:
     config = RuleConfig()
     assert config.deck_size == 120
@@ -84,6 +91,7 @@ def test_default_deck_is_the_documented_120_cards() -> None:
     assert config.deck_cards() == tuple(sorted(config.deck_cards()))
 
 
+@pytest.mark.rule("R2.1", "R19.1")
 def test_deck_accepts_a_mapping_and_normalises_order() -> None:
     a = RuleConfig(deck={5: 20, 1: 20})
     b = RuleConfig(deck=[(1, 20), (5, 20)])
@@ -91,6 +99,7 @@ def test_deck_accepts_a_mapping_and_normalises_order() -> None:
     assert a.deck == ((1, 20), (5, 20))
 
 
+@pytest.mark.rule("R19.2")
 def test_canonical_json_and_fingerprint() -> None:
     config = RuleConfig(knocking="never")
     text = config.to_json()
@@ -103,6 +112,7 @@ def test_canonical_json_and_fingerprint() -> None:
     assert RuleConfig().fingerprint != config.fingerprint
 
 
+@pytest.mark.rule("R19.2")
 def test_from_json_rejects_unknown_and_missing_keys() -> None:
     data = json.loads(RuleConfig().to_json())
     data["colour"] = "red"
@@ -125,6 +135,7 @@ def test_from_json_rejects_unknown_and_missing_keys() -> None:
         RuleConfig.from_json(json.dumps(data))
 
 
+@pytest.mark.rule("R19.3")
 def test_preset_names_versions_and_errors() -> None:
     assert preset_names() == ("seeds", "de", "pl", "fr", "published")
     for name in preset_names():
@@ -140,6 +151,7 @@ def test_preset_names_versions_and_errors() -> None:
         preset("fr@0")
 
 
+@pytest.mark.rule("R19.3")
 def test_preset_readings() -> None:
     seeds = preset("seeds")
     assert preset("de@1") == seeds
@@ -154,6 +166,7 @@ def test_preset_readings() -> None:
     }
 
 
+@pytest.mark.rule("R19.3")
 def test_released_presets_never_change() -> None:
     """Golden: every released preset version's canonical JSON is frozen on disk.
 

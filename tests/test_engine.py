@@ -51,6 +51,7 @@ API_NAMES = [
 ]
 
 
+@pytest.mark.rule("R17.1", "R17.2")
 def test_api_names_are_exported() -> None:
     for name in API_NAMES:
         assert hasattr(ar, name), name
@@ -86,6 +87,7 @@ def random_states(n: int, seed: int, limit: int = 400) -> list[GameState]:
 # ----------------------------------------------------------------- bad input
 
 
+@pytest.mark.rule("R1.2")
 @pytest.mark.parametrize("n", [0, 1, 7, 10, -2])
 def test_new_game_rejects_seat_counts_the_config_does_not_allow(n: int) -> None:
     with pytest.raises(ValueError, match=r"num_players must be 2\.\.6") as info:
@@ -93,6 +95,7 @@ def test_new_game_rejects_seat_counts_the_config_does_not_allow(n: int) -> None:
     assert "min_players..max_players" in str(info.value)
 
 
+@pytest.mark.rule("R1.2")
 def test_new_game_rejects_seat_counts_the_deck_cannot_deal() -> None:
     small = RuleConfig(deck={1: 20, 2: 20}, max_players=6)
     new_game(3, config=small)  # 38 cards are enough for 3
@@ -101,12 +104,14 @@ def test_new_game_rejects_seat_counts_the_deck_cannot_deal() -> None:
     assert "RuleConfig.deck has 40" in str(info.value)
 
 
+@pytest.mark.rule("R1.2")
 @pytest.mark.parametrize("bad", [True, 2.0, "3", None])
 def test_new_game_rejects_non_int_seat_counts(bad: object) -> None:
     with pytest.raises(ValueError, match="num_players must be an int"):
         new_game(bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.rule("R3.2")
 def test_new_game_rejects_bad_seed_and_config() -> None:
     with pytest.raises(ValueError, match="seed must be an int"):
         new_game(3, seed="x")  # type: ignore[arg-type]
@@ -116,6 +121,7 @@ def test_new_game_rejects_bad_seed_and_config() -> None:
         new_game(3, config={"knocking": "never"})  # type: ignore[arg-type]
 
 
+@pytest.mark.rule("R3.3")
 def test_new_game_rejects_a_deck_that_is_not_the_configs_cards() -> None:
     config = RuleConfig()
     deck = list(config.deck_cards())
@@ -131,6 +137,7 @@ def test_new_game_rejects_a_deck_that_is_not_the_configs_cards() -> None:
         new_game(3, deck=Counter(deck))  # type: ignore[arg-type]
 
 
+@pytest.mark.rule("R1.3")
 def test_pos_validation() -> None:
     with pytest.raises(ValueError, match=r"Pos.row must be 0..2, got 3"):
         Pos(0, 3, 0)
@@ -151,6 +158,7 @@ def test_pos_validation() -> None:
 # ---------------------------------------------------- immutability, determinism
 
 
+@pytest.mark.rule("R17.2")
 def test_states_are_frozen() -> None:
     state = new_game(3)
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
@@ -159,6 +167,7 @@ def test_states_are_frozen() -> None:
         state.extra = 1  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("R17.2")
 @pytest.mark.parametrize("n", [2, 4, 6])
 def test_apply_never_changes_its_argument(n: int) -> None:
     rng = random.Random(n)
@@ -172,6 +181,7 @@ def test_apply_never_changes_its_argument(n: int) -> None:
         state = after
 
 
+@pytest.mark.rule("R18.1", "R3.2")
 def test_same_arguments_same_game_and_no_global_random_state() -> None:
     def run(seed: int) -> GameState:
         rng = random.Random(99)
@@ -188,6 +198,7 @@ def test_same_arguments_same_game_and_no_global_random_state() -> None:
     assert new_game(4) == new_game(4, seed=0)
 
 
+@pytest.mark.rule("R3.1", "R3.2", "R18.1")
 def test_explicit_deck_without_seed_is_deterministic() -> None:
     deck = list(RuleConfig().deck_cards())
     random.Random(3).shuffle(deck)
@@ -206,6 +217,7 @@ def test_explicit_deck_without_seed_is_deterministic() -> None:
 # ------------------------------------------------------------------- legality
 
 
+@pytest.mark.rule("R17.1", "R17.2")
 @pytest.mark.parametrize(("n", "seed"), [(2, 1), (3, 2), (5, 3)])
 def test_exactly_the_listed_actions_apply(n: int, seed: int) -> None:
     universe = all_actions(n)
@@ -225,6 +237,7 @@ def test_exactly_the_listed_actions_apply(n: int, seed: int) -> None:
             assert snapshot(state) == before
 
 
+@pytest.mark.rule("R17.1")
 def test_hand_built_actions_equal_interned_ones() -> None:
     state = new_game(3)
     built = Reveal(Pos(0, 1, 2))
@@ -232,6 +245,7 @@ def test_hand_built_actions_equal_interned_ones() -> None:
     assert apply(state, built) == apply(state, legal_actions(state)[6])
 
 
+@pytest.mark.rule("R17.2")
 def test_illegal_action_messages_say_why() -> None:
     state = new_game(3, seed=4)
     with pytest.raises(IllegalActionError, match="phase 'setup' expects Reveal"):
@@ -247,6 +261,7 @@ def test_illegal_action_messages_say_why() -> None:
         apply(state, "reveal")  # type: ignore[arg-type]
 
 
+@pytest.mark.rule("R17.1", "R16.2")
 def test_legal_actions_empty_exactly_at_terminal() -> None:
     for state in random_states(3, 11, limit=100_000):
         assert (legal_actions(state) == ()) == state.is_terminal
@@ -257,12 +272,14 @@ def test_legal_actions_empty_exactly_at_terminal() -> None:
         apply(state, DrawDeck())
 
 
+@pytest.mark.rule("R19.3")
 def test_the_published_preset_plays() -> None:
     state = new_game(2, config=preset("published"), seed=3)
     state = apply(state, legal_actions(state)[0])
     assert state.config == preset("published@1")
 
 
+@pytest.mark.rule("R9.2", "R9.3")
 def test_knock_exchange_remembers_which_moved_cards_were_face_down() -> None:
     from helpers import game, play, setup_reveals
 

@@ -123,6 +123,7 @@ DEFAULT_COUNTS = {
 }  # fmt: skip
 
 
+@pytest.mark.rule("R2.1", "R2.2")
 @pytest.mark.parametrize("n", [2, 6])
 def test_deck_default_is_120_cards_with_the_listed_counts(n: int) -> None:
     config = RuleConfig()
@@ -133,6 +134,7 @@ def test_deck_default_is_120_cards_with_the_listed_counts(n: int) -> None:
     assert len(state.draw_pile) == 120 - 12 * n - 1
 
 
+@pytest.mark.rule("R2.1", "R2.2", "R3.1")
 @pytest.mark.parametrize("removed", ["out_of_play", "discard"])
 def test_deck_custom_deals_in_blocks_and_is_conserved_all_game(removed: str) -> None:
     counts = {0: 10, 3: 10, 8: 10, 11: 10}
@@ -158,6 +160,7 @@ def test_deck_custom_deals_in_blocks_and_is_conserved_all_game(removed: str) -> 
 # ------------------------------------------------------- A2 min/max players
 
 
+@pytest.mark.rule("R1.2")
 def test_players_default_bounds_are_2_to_6() -> None:
     for n in range(2, 7):
         assert new_game(n).num_players == n
@@ -166,6 +169,7 @@ def test_players_default_bounds_are_2_to_6() -> None:
             new_game(n)
 
 
+@pytest.mark.rule("R1.2")
 def test_players_custom_bounds_are_enforced_by_new_game() -> None:
     config = RuleConfig(min_players=3, max_players=4)
     assert new_game(3, config=config).num_players == 3
@@ -175,6 +179,7 @@ def test_players_custom_bounds_are_enforced_by_new_game() -> None:
             new_game(n, config=config)
 
 
+@pytest.mark.rule("R1.2")
 def test_players_custom_deck_too_small_for_n_is_rejected() -> None:
     small = RuleConfig(deck={1: 19, 2: 18})  # 37 cards: 2 seats need 26, 3 need 38
     assert len(new_game(2, config=small).draw_pile) == 37 - 25
@@ -191,6 +196,7 @@ def test_players_custom_deck_too_small_for_n_is_rejected() -> None:
 # --------------------------------------------------------------- A6 reveal_area
 
 
+@pytest.mark.rule("R4.2", "R7.1")
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_reveal_area_in_setup_and_after_discard(reading: str) -> None:
     config = cfg(reveal_area=reading)
@@ -221,6 +227,7 @@ def test_reveal_area_in_setup_and_after_discard(reading: str) -> None:
             apply(state, Reveal(Pos(1, 1, 3)))
 
 
+@pytest.mark.rule("R7.1", "R13.1")
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_reveal_area_after_discard_with_only_the_neighbours_column_face_down(reading: str) -> None:
     # round_end="zone" keeps the round going once seat 0's own grid is all up
@@ -267,6 +274,7 @@ FP_PICKS = {
 }
 
 
+@pytest.mark.rule("R4.4")
 @pytest.mark.parametrize(("reading", "first"), [("rotate", 0), ("highest_reveal", 1)])
 def test_first_player_round_one(reading: str, first: int) -> None:
     state = game(3, FP_GRIDS, config=cfg(first_player=reading))
@@ -281,6 +289,7 @@ def test_first_player_round_one(reading: str, first: int) -> None:
     assert state.current_player == (first + 1) % 3
 
 
+@pytest.mark.rule("R4.1", "R4.4", "R16.1")
 @pytest.mark.parametrize("reading", ["rotate", "highest_reveal"])
 def test_first_player_setup_start_seat_rotates_each_round(reading: str) -> None:
     config = cfg(first_player=reading, max_turns_per_round=1)
@@ -311,6 +320,7 @@ def _pair_sums(state: GameState, seat: int) -> dict[int, tuple[Pos, Pos]]:
     return out
 
 
+@pytest.mark.rule("R4.4")
 @pytest.mark.parametrize(
     ("tied", "low", "first"),
     [((0, 2), 1, 2), ((1, 0), 2, 1)],
@@ -339,6 +349,7 @@ def test_first_player_highest_reveal_tie_goes_clockwise_from_setup_start(
 # ------------------------------------------------------------- A9 discard_draw
 
 
+@pytest.mark.rule("R5.3")
 @pytest.mark.parametrize("reading", ["must_swap", "may_discard"])
 def test_discard_draw(reading: str) -> None:
     state = setup_reveals(game(2, SAFE2, config=cfg(discard_draw=reading), discard=6))
@@ -363,6 +374,7 @@ def test_discard_draw(reading: str) -> None:
 # --------------------------------------------------------------- A10 swap_area
 
 
+@pytest.mark.rule("R6.1", "R5.3")
 @pytest.mark.parametrize("source", ["deck", "discard"])
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_swap_area_drawers_swap(reading: str, source: str) -> None:
@@ -394,6 +406,7 @@ def _give_to_seat_1(config: RuleConfig, draw: Sequence[int] = (7,)) -> GameState
     return state
 
 
+@pytest.mark.rule("R6.1", "R9.2")
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_swap_area_knockers_swap(reading: str) -> None:
     state = _give_to_seat_1(cfg(swap_area=reading))
@@ -409,6 +422,7 @@ def test_swap_area_knockers_swap(reading: str) -> None:
             apply(state, Swap(Pos(2, 0, 3)))
 
 
+@pytest.mark.rule("R6.1", "R9.3", "R9.4")
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_swap_area_drawers_swap_of_the_taken_card(reading: str) -> None:
     state = _give_to_seat_1(cfg(swap_area=reading))
@@ -428,6 +442,7 @@ def test_swap_area_drawers_swap_of_the_taken_card(reading: str) -> None:
             apply(state, Swap(Pos(1, 2, 3)))
 
 
+@pytest.mark.rule("R9.6", "R10.4")
 def test_swap_area_zone_knockers_swap_completes_a_cross_zone_triple() -> None:
     grids = {0: G0, 1: [[7, 7, 4, 5], [6, 2, 8, 9], [10, 11, 0, 1]], 2: G2}
     state = game(3, grids, draw=[7])
@@ -444,6 +459,7 @@ def test_swap_area_zone_knockers_swap_completes_a_cross_zone_triple() -> None:
 # ---------------------------------------------------------------- A12 knocking
 
 
+@pytest.mark.rule("R8.1")
 @pytest.mark.parametrize(
     ("reading", "n", "asked"),
     [
@@ -476,6 +492,7 @@ def test_knocking(reading: str, n: int, asked: list[int]) -> None:
     assert legal_of(state, Give) == {Give(k) for k in asked}
 
 
+@pytest.mark.rule("R8.2")
 def test_knocking_window_asks_each_other_player_clockwise_from_the_drawer() -> None:
     state = setup_reveals(game(4, config=RuleConfig(knocking="always")))
     state = discard_turn(state)
@@ -493,6 +510,7 @@ def test_knocking_window_asks_each_other_player_clockwise_from_the_drawer() -> N
 # ------------------------------------------------------------- A13 knock_winner
 
 
+@pytest.mark.rule("R8.3", "R9.1")
 @pytest.mark.parametrize("reading", ["drawer_chooses", "first_clockwise"])
 def test_knock_winner(reading: str) -> None:
     state = setup_reveals(game(4, config=cfg(knock_winner=reading)))
@@ -517,6 +535,7 @@ def test_knock_winner(reading: str) -> None:
 # --------------------------------------------------------- A15 take_given_card
 
 
+@pytest.mark.rule("R9.3")
 @pytest.mark.parametrize("reading", ["allowed", "forbidden"])
 def test_take_given_card(reading: str) -> None:
     state = _give_to_seat_1(cfg(take_given_card=reading))
@@ -541,6 +560,7 @@ def test_take_given_card(reading: str) -> None:
 # ----------------------------------------------------------------- A16 take_area
 
 
+@pytest.mark.rule("R9.3", "R9.4")
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_take_area(reading: str) -> None:
     state = _give_to_seat_1(cfg(take_area=reading))
@@ -558,6 +578,7 @@ def test_take_area(reading: str) -> None:
             apply(state, Take(Pos(2, 0, 3)))
 
 
+@pytest.mark.rule("R9.3")
 @pytest.mark.parametrize("reading", ["zone", "own"])
 def test_take_area_zone_reaches_into_the_drawers_own_column(reading: str) -> None:
     # Seat 2 draws and gives to seat 1, whose zone holds seat 2's column 3.
@@ -588,6 +609,7 @@ ROW_APART = {
 }
 
 
+@pytest.mark.rule("R10.3")
 @pytest.mark.parametrize("reading", ["anywhere", "adjacent"])
 def test_row_match_three_equal_cards_apart(reading: str) -> None:
     # zone row [5, 7, 5, 8, 5]: the three 5s are not side by side
@@ -615,6 +637,7 @@ ROW_FIVE = {
 }
 
 
+@pytest.mark.rule("R10.3", "R10.2")
 @pytest.mark.parametrize("reading", ["anywhere", "adjacent"])
 def test_row_match_face_down_card_breaks_a_run_then_five_in_a_line_all_go(reading: str) -> None:
     # zone row [5, 5, (5 face down), 5, 5]; seat 1 reveals its Pos(1,0,3) and,
@@ -645,6 +668,7 @@ ROW_GAP = {
 }
 
 
+@pytest.mark.rule("R10.3", "R10.6")
 @pytest.mark.parametrize("reading", ["anywhere", "adjacent"])
 def test_row_match_gap_breaks_adjacency(reading: str) -> None:
     state = game(2, ROW_GAP, config=cfg(row_match=reading))
@@ -676,6 +700,7 @@ ROW_NEIGHBOUR = {
 }
 
 
+@pytest.mark.rule("R10.1", "R10.3")
 @pytest.mark.parametrize("reading", ["anywhere", "adjacent"])
 def test_row_match_row_through_left_neighbours_column(reading: str) -> None:
     # seat 0's zone row 0 [Pos(1,0,3), 5, 5, 1, 2]: seat 1 reveals its own (0,3) = 5
@@ -692,6 +717,7 @@ ROW_FOUR = {
 }
 
 
+@pytest.mark.rule("R10.3", "R9.6")
 @pytest.mark.parametrize("reading", ["anywhere", "adjacent"])
 def test_row_match_four_equal_cards_arriving_at_once_all_go(reading: str) -> None:
     # Seat 0's zone row 0 is [Pos(1,0,3)=5 down, 5, 5, 1 down, 2 down]. In one knock
@@ -722,6 +748,7 @@ REMOVE_GRIDS = {
 }
 
 
+@pytest.mark.rule("R10.5", "R10.4")
 @pytest.mark.parametrize("reading", ["out_of_play", "discard"])
 def test_removed_cards(reading: str) -> None:
     config = cfg(removed_cards=reading)
@@ -745,6 +772,7 @@ def test_removed_cards(reading: str) -> None:
     assert cards_everywhere(state) == Counter(DEFAULT_COUNTS)
 
 
+@pytest.mark.rule("R10.5", "R4.3")
 @pytest.mark.parametrize("reading", ["out_of_play", "discard"])
 def test_removed_cards_in_setup(reading: str) -> None:
     state = game(3, ROW_NEIGHBOUR, config=cfg(removed_cards=reading), discard=0)
@@ -794,6 +822,7 @@ END_GRIDS = {
 }
 
 
+@pytest.mark.rule("R13.1", "R10.6")
 @pytest.mark.parametrize("reading", ["own_grid", "zone"])
 def test_round_end(reading: str) -> None:
     state = setup_reveals(game(2, END_GRIDS, config=cfg(round_end=reading)), ENDER_PICKS)
@@ -831,6 +860,7 @@ def test_round_end(reading: str) -> None:
 TIE_GRIDS = {0: G0, 1: G0}
 
 
+@pytest.mark.rule("R15.2")
 @pytest.mark.parametrize(
     ("config", "scores", "doubled"),
     [
@@ -860,6 +890,7 @@ NEG_GRIDS = {
 }
 
 
+@pytest.mark.rule("R15.2")
 @pytest.mark.parametrize(("reading", "ender_score"), [("yes", -4), ("no", -2)])
 def test_double_nonpositive(reading: str, ender_score: int) -> None:
     config = cfg(deck=NEG_DECK, double_nonpositive=reading)
@@ -876,10 +907,12 @@ def test_double_nonpositive(reading: str, ender_score: int) -> None:
 # ----------------------------------------------------- A30 max_turns_per_round
 
 
+@pytest.mark.rule("R14.1")
 def test_max_turns_default_is_500() -> None:
     assert RuleConfig().max_turns_per_round == 500
 
 
+@pytest.mark.rule("R14.1", "R15.2")
 @pytest.mark.parametrize("cap", [1, 3])
 def test_max_turns_ends_the_round_with_no_ender(cap: int) -> None:
     config = RuleConfig(max_turns_per_round=cap)
@@ -899,6 +932,7 @@ def test_max_turns_ends_the_round_with_no_ender(cap: int) -> None:
     assert state.round_scores == ((79, 77),)
 
 
+@pytest.mark.rule("R14.1", "R11.2")
 @pytest.mark.parametrize("cap", [13, 500])
 def test_max_turns_reached_on_the_turn_that_triggers_the_end(cap: int) -> None:
     # with ender_tie="doubled" the tied ender would be doubled if the round ended by
@@ -931,6 +965,7 @@ def _differences(config: RuleConfig) -> dict[str, object]:
     }
 
 
+@pytest.mark.rule("R19.3")
 @pytest.mark.parametrize(
     ("name", "differences"),
     [

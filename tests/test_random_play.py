@@ -33,6 +33,7 @@ def cards_in_play(state: GameState) -> list[int]:
     return cards
 
 
+@pytest.mark.rule("R2.2", "R10.4", "R14.1", "R15.1", "R15.3", "R16.2")
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("preset_name", preset_names())
 def test_random_games_end_conserve_cards_and_add_up(preset_name: str, num_players: int) -> None:

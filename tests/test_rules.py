@@ -191,6 +191,7 @@ def _zone_literal(p: int, lp: int) -> list[Pos]:
 # ------------------------------------------------------------------------ geometry
 
 
+@pytest.mark.rule("R1.4")
 def test_zone_is_fifteen_cells_in_the_documented_order() -> None:
     state = new_game(3)
     assert state.zone(2) == (
@@ -205,6 +206,7 @@ def test_zone_is_fifteen_cells_in_the_documented_order() -> None:
     assert four.zone(1)[0] == Pos(2, 0, 3) and four.zone(1)[14] == Pos(1, 2, 3)
 
 
+@pytest.mark.rule("R1.1")
 def test_left_is_next_seat_clockwise_and_right_the_previous() -> None:
     assert [left(p, 4) for p in range(4)] == [1, 2, 3, 0]
     assert [right(p, 4) for p in range(4)] == [3, 0, 1, 2]
@@ -214,6 +216,7 @@ def test_left_is_next_seat_clockwise_and_right_the_previous() -> None:
     assert [right(p, 2) for p in range(2)] == [1, 0]
 
 
+@pytest.mark.rule("R1.5")
 def test_two_players_the_neighbour_is_left_and_right_and_zones_are_well_formed() -> None:
     state = new_game(2)
     assert left(0, 2) == right(0, 2) == 1 and left(1, 2) == right(1, 2) == 0
@@ -226,6 +229,7 @@ def test_two_players_the_neighbour_is_left_and_right_and_zones_are_well_formed()
     assert set(state.zone(0)) | set(state.zone(1)) == set(_own(0) + _own(1))
 
 
+@pytest.mark.rule("R1.4")
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_column_three_cells_are_in_exactly_two_zones(n: int) -> None:
     state = new_game(n)
@@ -241,6 +245,7 @@ def test_column_three_cells_are_in_exactly_two_zones(n: int) -> None:
 # ---------------------------------------------------------------------------- deal
 
 
+@pytest.mark.rule("R3.1")
 def test_block_deal_seat_by_seat_then_discard_then_draw_pile() -> None:
     deck = stack_deck(CONFIG, 3, T3, discard=-1, draw=[8, 2, 7])
     state = new_game(3, deck=deck, seed=1)
@@ -264,6 +269,7 @@ def test_block_deal_seat_by_seat_then_discard_then_draw_pile() -> None:
 # --------------------------------------------------------------------------- setup
 
 
+@pytest.mark.rule("R4.1")
 def test_setup_two_reveals_each_clockwise_from_seat_zero() -> None:
     state = game(3, T3, discard=-1)
     seen = []
@@ -279,6 +285,7 @@ def test_setup_two_reveals_each_clockwise_from_seat_zero() -> None:
     assert state.cells == _flat(G0, G1, G2) and state.discard_pile == (-1,)
 
 
+@pytest.mark.rule("R4.2")
 def test_setup_reveal_only_face_down_cells_of_the_zone() -> None:
     state = game(3, T3, discard=-1)
     assert set(legal_actions(state)) == _reveals(_zone_literal(0, 1))
@@ -295,6 +302,7 @@ def test_setup_reveal_only_face_down_cells_of_the_zone() -> None:
     _illegal(state, Reveal(Pos(0, 0, 0)))
 
 
+@pytest.mark.rule("R4.3", "R10.4")
 def test_setup_triple_through_the_left_neighbours_column_is_removed() -> None:
     a: Grid = ((7, 7, 1, 2), (3, 4, 5, 6), (8, 9, 10, 11))
     b: Grid = ((0, 1, 2, 7), (3, 4, 5, 6), (8, 9, 10, 11))
@@ -318,6 +326,7 @@ def test_setup_triple_through_the_left_neighbours_column_is_removed() -> None:
 # ---------------------------------------------------------------------------- turn
 
 
+@pytest.mark.rule("R5.2", "R8.2")
 def test_draw_deck_shows_the_card_and_asks_each_other_player_clockwise() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8, 2]))
     assert state.phase is Phase.DRAW and state.current_player == 0
@@ -336,6 +345,7 @@ def test_draw_deck_shows_the_card_and_asks_each_other_player_clockwise() -> None
     assert set(legal_actions(state)) == _swaps(_zone_literal(0, 1)) | {Discard()}
 
 
+@pytest.mark.rule("R8.2", "R5.1")
 def test_knock_window_of_a_later_drawer_starts_at_its_left_neighbour() -> None:
     g3: Grid = ((4, 5, 6, 7), (8, 9, 10, 11), (0, -1, 1, 2))
     state = setup_reveals(game(4, {0: G0, 1: G1, 2: G2, 3: g3}, discard=-1, draw=[8, 3]))
@@ -351,6 +361,7 @@ def test_knock_window_of_a_later_drawer_starts_at_its_left_neighbour() -> None:
     assert state.phase is Phase.HOLD_DECK and state.current_player == 1
 
 
+@pytest.mark.rule("R5.3", "R6.1")
 def test_draw_discard_then_swap_into_the_left_neighbours_column() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     state = play(state, [DrawDiscard()])
@@ -368,6 +379,7 @@ def test_draw_discard_then_swap_into_the_left_neighbours_column() -> None:
     assert state.phase is Phase.DRAW and state.current_player == 1
 
 
+@pytest.mark.rule("R6.1", "R5.2")
 def test_swap_of_the_drawn_card_onto_a_face_up_card() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     assert state.is_face_up(Pos(0, 2, 0)) and state.card(Pos(0, 2, 0)) == 9
@@ -379,6 +391,7 @@ def test_swap_of_the_drawn_card_onto_a_face_up_card() -> None:
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R7.1", "R5.1")
 def test_discard_then_reveal_exactly_one_face_down_card_of_the_zone() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     state = play(_draw(state), [Discard()])
@@ -401,6 +414,7 @@ def test_discard_then_reveal_exactly_one_face_down_card_of_the_zone() -> None:
 # ---------------------------------------------------------------- knock exchange
 
 
+@pytest.mark.rule("R9.1", "R9.2", "R9.3", "R9.4")
 def test_knock_exchange_in_full() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     state = play(state, [DrawDeck(), Knock(), Pass()])
@@ -436,6 +450,7 @@ def test_knock_exchange_in_full() -> None:
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R9.1", "R9.3")
 def test_give_only_to_a_knocker_and_take_from_the_knockers_whole_zone() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     state = play(state, [DrawDeck(), Pass(), Knock()])
@@ -473,6 +488,7 @@ def _knocker_makes_five_triple() -> GameState:
     return state
 
 
+@pytest.mark.rule("R9.6", "R11.1")
 def test_no_triple_is_removed_in_the_middle_of_a_knock_exchange() -> None:
     state = _knocker_makes_five_triple()
     for r in range(3):
@@ -490,6 +506,7 @@ def test_no_triple_is_removed_in_the_middle_of_a_knock_exchange() -> None:
     assert state.phase is Phase.DRAW and state.current_player == 1
 
 
+@pytest.mark.rule("R9.6")
 def test_triple_made_by_the_knockers_swap_is_removed_after_the_exchange() -> None:
     state = _knocker_makes_five_triple()
     state = play(state, [Take(Pos(1, 1, 1)), Swap(Pos(0, 0, 0))])
@@ -501,6 +518,7 @@ def test_triple_made_by_the_knockers_swap_is_removed_after_the_exchange() -> Non
     assert state.out_of_play == (5, 5, 5)
 
 
+@pytest.mark.rule("R9.6", "R10.4")
 def test_exchange_completing_two_triples_removes_both_at_its_end() -> None:
     f0: Grid = ((1, 2, 3, 4), (5, 6, 3, 7), (8, 9, 0, 11))
     f1: Grid = ((10, 1, 2, 4), (10, 5, 6, 8), (3, 10, 7, 9))
@@ -522,6 +540,7 @@ def test_exchange_completing_two_triples_removes_both_at_its_end() -> None:
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R9.5")
 def test_no_dead_end_give_is_not_listed_when_the_exchange_cannot_complete() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     # Drawer 0 keeps one card in its zone, (1,0,3), and knocker 1's zone holds nothing else.
@@ -547,6 +566,7 @@ def test_no_dead_end_give_is_not_listed_when_the_exchange_cannot_complete() -> N
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R9.5")
 def test_no_dead_end_take_leaves_the_drawer_a_card_to_swap_with() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     # The drawer's zone keeps one card, (1,0,3), which also lies in knocker 1's zone.
@@ -569,6 +589,7 @@ def test_no_dead_end_take_leaves_the_drawer_a_card_to_swap_with() -> None:
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R5.3", "R9.5")
 def test_draw_discard_is_listed_only_with_a_swap_target() -> None:
     state = setup_reveals(game(3, T3, discard=-1))
     state = _clear(state, [*_own(0), Pos(1, 0, 3), Pos(1, 1, 3), Pos(1, 2, 3)])
@@ -579,6 +600,7 @@ def test_draw_discard_is_listed_only_with_a_swap_target() -> None:
 # ------------------------------------------------------------------------- triples
 
 
+@pytest.mark.rule("R10.2")
 def test_column_triple_counts_only_face_up_cards() -> None:
     nines: Grid = ((1, 2, 9, 3), (4, 5, 9, 6), (7, 8, 9, 10))
     state = game(2, {0: nines, 1: G1}, discard=-1, draw=[4])
@@ -594,6 +616,7 @@ def test_column_triple_counts_only_face_up_cards() -> None:
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R10.1")
 def test_row_triple_through_the_left_neighbours_column_but_not_the_right() -> None:
     a: Grid = ((8, 8, 1, 2), (3, 4, 5, 6), (7, 9, 10, 11))
     b: Grid = ((0, 1, 2, 3), (4, 5, 6, 7), (9, 10, 11, -1))
@@ -616,6 +639,7 @@ def test_row_triple_through_the_left_neighbours_column_but_not_the_right() -> No
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R10.4")
 def test_row_and_column_triples_found_at_once_are_all_removed() -> None:
     a: Grid = ((1, 6, 3, 4), (6, 2, 5, 7), (8, 6, 9, 10))
     b: Grid = ((0, 1, 2, 3), (4, 5, 7, 6), (8, 9, 10, 11))
@@ -634,6 +658,7 @@ def test_row_and_column_triples_found_at_once_are_all_removed() -> None:
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R10.6")
 def test_gaps_stay_empty_and_are_never_targets() -> None:
     sevens: Grid = ((1, 2, 3, 7), (5, 6, 8, 7), (9, 10, 11, 7))
     state = game(2, {0: sevens, 1: G1}, discard=-1, draw=[4])
@@ -692,6 +717,7 @@ def _empty_draw_pile(state: GameState, discard: Sequence[int]) -> GameState:
     return out
 
 
+@pytest.mark.rule("R12.1")
 def test_draw_deck_on_an_empty_draw_pile_reshuffles_all_but_the_discard_top() -> None:
     state = setup_reveals(game(2, {0: G0, 1: G1}, discard=-1))
     state = _empty_draw_pile(state, (5, 9))
@@ -713,6 +739,7 @@ def test_draw_deck_on_an_empty_draw_pile_reshuffles_all_but_the_discard_top() ->
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R12.1")
 def test_three_card_refill_keeps_the_discard_top() -> None:
     state = setup_reveals(game(2, {0: G0, 1: G1}, discard=-1))
     state = _empty_draw_pile(state, (6, 6, 6, 2))
@@ -721,6 +748,7 @@ def test_three_card_refill_keeps_the_discard_top() -> None:
     assert state.draw_pile == (6, 6) and state.discard_pile == (2,)
 
 
+@pytest.mark.rule("R12.2")
 def test_draw_deck_is_not_legal_when_the_draw_pile_cannot_be_refilled() -> None:
     state = setup_reveals(game(2, {0: G0, 1: G1}, discard=-1))
     state = _empty_draw_pile(state, (9,))
@@ -734,6 +762,7 @@ S0 = G0  # zone sums with n = 2: own sum + the other seat's column 3
 S1 = G1
 
 
+@pytest.mark.rule("R13.1", "R13.3", "R15.1", "R15.2", "R16.1")
 @pytest.mark.parametrize(
     ("grids", "sums", "scores", "doubled"),
     [
@@ -778,6 +807,7 @@ def test_round_end_two_players_then_scoring_and_the_next_deal(
     assert _cards(state) == FULL_DECK
 
 
+@pytest.mark.rule("R10.6", "R13.1", "R15.1")
 def test_gaps_count_as_revealed_for_the_round_end_and_score_zero() -> None:
     sevens: Grid = ((1, 2, 3, 7), (5, 6, 8, 7), (9, 10, 11, 7))
     state = game(2, {0: sevens, 1: G1}, discard=-1)
@@ -799,6 +829,7 @@ def test_gaps_count_as_revealed_for_the_round_end_and_score_zero() -> None:
     assert result.doubled is True and result.scores == (136, 64)
 
 
+@pytest.mark.rule("R13.2", "R13.3")
 def test_ender_by_own_reveal_others_get_one_turn_each_clockwise() -> None:
     state = setup_reveals(game(3, T3, discard=-1))
     state = _flip_turn(state, Pos(0, 0, 0))
@@ -820,6 +851,7 @@ def test_ender_by_own_reveal_others_get_one_turn_each_clockwise() -> None:
     assert state.round == 2 and state.current_player == 1
 
 
+@pytest.mark.rule("R13.2", "R13.3")
 def test_ender_completed_by_the_drawers_swap_into_its_column() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     state = _face_down_only(
@@ -840,6 +872,7 @@ def test_ender_completed_by_the_drawers_swap_into_its_column() -> None:
     assert result.doubled is True and result.scores == (88, 180, 75)
 
 
+@pytest.mark.rule("R13.2")
 def test_two_done_at_once_the_acting_drawer_is_the_ender() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[8]))
     state = _face_down_only(state, [Pos(0, 0, 0), Pos(1, 0, 0), Pos(2, 0, 0), Pos(2, 0, 1)])
@@ -862,6 +895,7 @@ def test_two_done_at_once_the_acting_drawer_is_the_ender() -> None:
     assert result.doubled is True and result.scores == (170, 82, 75)
 
 
+@pytest.mark.rule("R13.2", "R7.1")
 def test_two_done_at_once_the_first_clockwise_from_the_drawer_ends() -> None:
     state = setup_reveals(game(3, T3, discard=-1, draw=[2, 6, 11]))
     state = _flip_turn(state, Pos(0, 0, 0))
@@ -898,6 +932,7 @@ def test_two_done_at_once_the_first_clockwise_from_the_drawer_ends() -> None:
 # --------------------------------------------------------------------- whole game
 
 
+@pytest.mark.rule("R16.1", "R16.2", "R15.3")
 @pytest.mark.parametrize(
     ("rounds", "scores", "totals", "winners"),
     [
@@ -950,6 +985,7 @@ def _round_two(grids: Mapping[int, Grid], seed: int | None) -> GameState:
     return state
 
 
+@pytest.mark.rule("R3.2", "R16.1")
 def test_later_rounds_are_dealt_from_the_seed() -> None:
     a = _round_two({0: S0, 1: S1}, seed=7)
     b = _round_two({0: S0, 1: S1}, seed=7)
@@ -964,6 +1000,7 @@ def test_later_rounds_are_dealt_from_the_seed() -> None:
     assert (d.cells, d.discard_pile, d.draw_pile) == (a.cells, a.discard_pile, a.draw_pile)
 
 
+@pytest.mark.rule("R3.2")
 def test_a_deck_without_a_seed_still_deals_later_rounds_deterministically() -> None:
     a = _round_two({0: S0, 1: S1}, seed=None)
     b = _round_two({0: S0, 1: S1}, seed=None)
