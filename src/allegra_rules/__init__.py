@@ -20,10 +20,36 @@ from allegra_rules.actions import (
     Swap,
     Take,
 )
+from allegra_rules.bots import Bot, GreedyBot, RandomBot
 from allegra_rules.config import DEFAULT_DECK, OPTION_CHOICES, RuleConfig
+from allegra_rules.determinize import determinize
+from allegra_rules.encoding import (
+    action_from_id,
+    action_to_id,
+    legal_action_ids,
+    legal_action_mask,
+    num_distinct_actions,
+)
 from allegra_rules.geometry import Pos, left, right, zone_positions
 from allegra_rules.presets import PRESETS, preset, preset_id, preset_ids, preset_names
+from allegra_rules.records import GameRecord, preset_id_of, replay, state_digest
+from allegra_rules.render import describe_action, render_table
+from allegra_rules.serialize import (
+    MAX_DOCUMENT_BYTES,
+    SCHEMA_VERSION,
+    SaveFormatError,
+    action_from_dict,
+    action_from_json,
+    action_to_dict,
+    action_to_json,
+    json_schema,
+    state_from_dict,
+    state_from_json,
+    state_to_dict,
+    state_to_json,
+)
 from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.svg import render_svg
 from allegra_rules.transitions import (
     ROUNDS,
     IllegalActionError,
@@ -31,39 +57,70 @@ from allegra_rules.transitions import (
     legal_actions,
     new_game,
 )
+from allegra_rules.views import PlayerView, observe
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_DECK",
+    "MAX_DOCUMENT_BYTES",
     "OPTION_CHOICES",
     "PRESETS",
     "ROUNDS",
+    "SCHEMA_VERSION",
     "Action",
+    "Bot",
     "Discard",
     "DrawDeck",
     "DrawDiscard",
+    "GameRecord",
     "GameState",
     "Give",
+    "GreedyBot",
     "IllegalActionError",
     "Knock",
     "Pass",
     "Phase",
+    "PlayerView",
     "Pos",
+    "RandomBot",
     "Reveal",
     "RoundEnd",
     "RuleConfig",
+    "SaveFormatError",
     "Swap",
     "Take",
     "__version__",
+    "action_from_dict",
+    "action_from_id",
+    "action_from_json",
+    "action_to_dict",
+    "action_to_id",
+    "action_to_json",
     "apply",
+    "describe_action",
+    "determinize",
+    "json_schema",
     "left",
+    "legal_action_ids",
+    "legal_action_mask",
     "legal_actions",
     "new_game",
+    "num_distinct_actions",
+    "observe",
     "preset",
     "preset_id",
+    "preset_id_of",
     "preset_ids",
     "preset_names",
+    "render_svg",
+    "render_table",
+    "replay",
     "right",
+    "state_digest",
+    "state_from_dict",
+    "state_from_json",
+    "state_to_dict",
+    "state_to_json",
     "zone_positions",
 ]
