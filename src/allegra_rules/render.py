@@ -222,7 +222,7 @@ def _zone_note(state: GameState, seat: int) -> str:
 # ------------------------------------------------------------------ the header
 
 
-def _status(state: GameState) -> str:
+def status_text(state: GameState) -> str:
     """What the game waits for, in words (never a hidden value)."""
     who = state.current_player
     phase = state.phase
@@ -316,7 +316,7 @@ def render_table(state: GameState, *, legend: bool = True) -> str:
     headers = [f"*seat {s}*" if s == who else f"seat {s}" for s in range(n)]
     notes = [_zone_note(state, s) for s in range(n)]
     lines = [
-        f"Round {state.round} of {ROUNDS} | {_status(state)}",
+        f"Round {state.round} of {ROUNDS} | {status_text(state)}",
         _piles(state),
         _totals(state.totals),
     ]

@@ -80,37 +80,7 @@ MAX_PLAYERS = 64
 STATE_KEYS: tuple[str, ...] = (
     "schema_version",
     "kind",
-    "config",
-    "num_players",
-    "seed",
-    "round",
-    "phase",
-    "current_player",
-    "cells",
-    "face_down",
-    "draw_pile",
-    "discard_pile",
-    "held",
-    "in_hand",
-    "out_of_play",
-    "start_seat",
-    "setup_reveals",
-    "setup_sums",
-    "drawer",
-    "knockers",
-    "knocker",
-    "given_at",
-    "taken_at",
-    "held_was_face_down",
-    "hand_was_face_down",
-    "turns_played",
-    "ender",
-    "final_turns",
-    "refills",
-    "totals",
-    "round_scores",
-    "winners",
-    "last_round",
+    *(field.name for field in attrs.fields(GameState) if field.init),
 )
 """Every key of a state document, all required."""
 
@@ -632,31 +602,11 @@ def read_table(data: Mapping[str, Any], path: str) -> Table:
     )
 
 
-PUBLIC_KEYS: tuple[str, ...] = (
-    "round",
-    "phase",
-    "current_player",
-    "discard_pile",
-    "out_of_play",
-    "start_seat",
-    "setup_reveals",
-    "setup_sums",
-    "drawer",
-    "knockers",
-    "knocker",
-    "given_at",
-    "taken_at",
-    "held_was_face_down",
-    "hand_was_face_down",
-    "turns_played",
-    "ender",
-    "final_turns",
-    "refills",
-    "totals",
-    "round_scores",
-    "winners",
-    "last_round",
+_PRIVATE_KEYS = frozenset(
+    {"schema_version", "kind", "config", "num_players", "seed", "cells", "face_down"}
+    | {"draw_pile", "held", "in_hand"}
 )
+PUBLIC_KEYS: tuple[str, ...] = tuple(k for k in STATE_KEYS if k not in _PRIVATE_KEYS)
 """The keys that a state and a player view share, with the same meaning."""
 
 

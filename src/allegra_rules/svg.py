@@ -53,6 +53,7 @@ from allegra_rules.actions import (
 )
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
+from allegra_rules.render import status_text
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS, apply, new_game
 
@@ -240,33 +241,8 @@ def _seats(seats: Sequence[int]) -> str:
 
 
 def _status(state: GameState) -> str:
-    """What the game waits for, in words; never a value the rules keep hidden."""
-    who = state.current_player
-    drawer = state.drawer
-    held = state.held
-    head = f"Round {state.round} of {ROUNDS} \u00b7 "
-    phase = state.phase
-    if phase is Phase.OVER:
-        return head + f"game over: {_seats(state.winners)} won"
-    if phase is Phase.SETUP:
-        return head + f"setup: seat {who} reveals a card"
-    if phase is Phase.DRAW:
-        return head + f"turn {state.turns_played + 1}: seat {who} to draw"
-    head += f"turn {state.turns_played}: "
-    if phase is Phase.KNOCK:
-        return head + f"seat {who} may knock for the {held} seat {drawer} drew"
-    if phase is Phase.HOLD_DECK:
-        knocks = f"; {_seats(state.knockers)} knocked" if state.knockers else ""
-        return head + f"seat {who} holds the {held} from the draw pile{knocks}"
-    if phase is Phase.HOLD_DISCARD:
-        return head + f"seat {who} holds the {held} from the discard pile"
-    if phase is Phase.FLIP:
-        return head + f"seat {who} turns up a card"
-    if phase is Phase.KNOCKER_SWAP:
-        return head + f"seat {who} swaps in the {held} given by seat {drawer}"
-    if phase is Phase.TAKE:
-        return head + f"seat {who} takes a card from seat {state.knocker}'s zone"
-    return head + f"seat {who} swaps the card taken from seat {state.knocker} into its zone"
+    """The round and what the game waits for (the text drawing's status line)."""
+    return f"Round {state.round} of {ROUNDS} \u00b7 " + status_text(state)
 
 
 def _held_note(state: GameState) -> tuple[int | None, str]:
