@@ -233,13 +233,6 @@ def _loose_card(x: float, y: float, value: int | None, cls: str) -> str:
 # ----------------------------------------------------------------- the status
 
 
-def _seats(seats: Sequence[int]) -> str:
-    names = [f"seat {s}" for s in seats]
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _status(state: GameState) -> str:
     """The round and what the game waits for (the text drawing's status line)."""
     return f"Round {state.round} of {ROUNDS} \u00b7 " + status_text(state)
