@@ -1,0 +1,14 @@
+"""Root pytest configuration: skip doctest collection of adapters whose extras are missing."""
+
+from importlib.util import find_spec
+
+_EXTRAS = {
+    "src/allegra_rules/adapters/pettingzoo.py": ("pettingzoo", "gymnasium", "numpy"),
+    "src/allegra_rules/adapters/openspiel.py": ("pyspiel", "numpy"),
+}
+
+collect_ignore = [
+    path
+    for path, modules in _EXTRAS.items()
+    if any(find_spec(module) is None for module in modules)
+]

@@ -1,0 +1,11 @@
+"""Adapters to reinforcement-learning and game-theory frameworks (optional extras).
+
+Nothing here is imported by ``import allegra_rules``. Install an extra and import the
+adapter module explicitly:
+
+- ``pip install "allegra-rules[pettingzoo]"``, then :mod:`allegra_rules.adapters.pettingzoo`.
+- ``pip install "allegra-rules[openspiel]"``, then :mod:`allegra_rules.adapters.openspiel`.
+
+:mod:`allegra_rules.adapters.features` (the shared observation vector) needs only the
+core library.
+"""
