@@ -5,7 +5,27 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from allegra_rules import Action, GameState, Pos, RuleConfig, apply, legal_actions, new_game
+import attrs
+
+from allegra_rules import (
+    Action,
+    Discard,
+    DrawDeck,
+    DrawDiscard,
+    GameState,
+    Give,
+    Knock,
+    Pass,
+    Phase,
+    Pos,
+    Reveal,
+    RuleConfig,
+    Swap,
+    Take,
+    apply,
+    legal_actions,
+    new_game,
+)
 from allegra_rules.geometry import CELLS_PER_SEAT
 
 Grid = Sequence[Sequence[int]]
@@ -96,3 +116,44 @@ def game(
     config = config or RuleConfig()
     deck = stack_deck(config, num_players, grids, discard=discard, draw=draw)
     return new_game(num_players, config=config, deck=deck, seed=seed)
+
+
+def own(p: int) -> list[Pos]:
+    """Seat ``p``'s 12 own cells, row by row."""
+    return [Pos(p, r, c) for r in range(3) for c in range(4)]
+
+
+def pass_window(state: GameState) -> GameState:
+    """Everyone asked in a knock window passes."""
+    while state.phase is Phase.KNOCK:
+        state = play(state, [Pass()])
+    return state
+
+
+def all_actions(n: int) -> list[Action]:
+    """Every action that could ever be legal at an n-seat table, plus a foreign seat's."""
+    out: list[Action] = [DrawDeck(), DrawDiscard(), Knock(), Pass(), Discard()]
+    out += [Give(k) for k in range(n + 1)]
+    for p in range(n + 1):
+        for r in range(3):
+            for c in range(4):
+                pos = Pos(p, r, c)
+                out += [Reveal(pos), Swap(pos), Take(pos)]
+    return out
+
+
+def snapshot(state: GameState) -> dict[str, object]:
+    """Every public field (the hidden legal-action memo is not part of the state)."""
+    return attrs.asdict(state, recurse=False, filter=lambda field, _: field.eq)
+
+
+def cards_of(state: GameState) -> Counter[int]:
+    """Every card of ``state`` wherever it lies, counted independently of the engine."""
+    found: Counter[int] = Counter(v for v in state.cells if v is not None)
+    found.update(state.draw_pile)
+    found.update(state.discard_pile)
+    found.update(state.out_of_play)
+    found.update(card for _, card in state.in_hand)
+    if state.held is not None:
+        found[state.held] += 1
+    return found

@@ -10,9 +10,7 @@ import pytest
 
 import allegra_rules as ar
 from allegra_rules import (
-    Discard,
     DrawDeck,
-    DrawDiscard,
     GameState,
     Give,
     IllegalActionError,
@@ -29,6 +27,7 @@ from allegra_rules import (
     new_game,
     preset,
 )
+from helpers import all_actions, cards_of, snapshot
 
 API_NAMES = [
     "RuleConfig",
@@ -57,21 +56,6 @@ def test_api_names_are_exported() -> None:
         assert hasattr(ar, name), name
         assert name in ar.__all__, name
     assert issubclass(IllegalActionError, ValueError)
-
-
-def all_actions(n: int) -> list[ar.Action]:
-    """Every action that could ever be legal at an n-seat table, plus some foreign seats."""
-    positions = [Pos(p, r, c) for p in range(n + 1) for r in range(3) for c in range(4)]
-    out: list[ar.Action] = [DrawDeck(), DrawDiscard(), Knock(), Pass(), Discard()]
-    out += [Give(k) for k in range(n + 1)]
-    for pos in positions:
-        out += [Reveal(pos), Swap(pos), Take(pos)]
-    return out
-
-
-def snapshot(state: GameState) -> dict[str, object]:
-    """Every public field (the hidden legal-action memo is not part of the state)."""
-    return attrs.asdict(state, recurse=False, filter=lambda field, _: field.eq)
 
 
 def random_states(n: int, seed: int, limit: int = 400) -> list[GameState]:
@@ -178,6 +162,7 @@ def test_apply_never_changes_its_argument(n: int) -> None:
         after = apply(state, action)
         assert snapshot(state) == before
         assert after is not state
+        assert after.all_cards() == cards_of(after)
         state = after
 
 

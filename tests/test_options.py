@@ -41,7 +41,7 @@ from allegra_rules import (
     new_game,
     preset,
 )
-from helpers import Grid, game, play, setup_reveals
+from helpers import Grid, game, own, pass_window, play, setup_reveals
 
 # ------------------------------------------------------------------ helpers
 
@@ -49,11 +49,6 @@ from helpers import Grid, game, play, setup_reveals
 def cfg(**options: Any) -> RuleConfig:
     """A config from option values given as plain strings (as parametrized below)."""
     return RuleConfig(**options)
-
-
-def own(p: int) -> list[Pos]:
-    """Seat ``p``'s 12 own cells."""
-    return [Pos(p, r, c) for r in range(3) for c in range(4)]
 
 
 def zone(p: int, n: int) -> list[Pos]:
@@ -67,13 +62,6 @@ def area(kind: str, p: int, n: int) -> list[Pos]:
 
 def legal_of(state: GameState, kind: type) -> set[Action]:
     return {a for a in legal_actions(state) if isinstance(a, kind)}
-
-
-def pass_window(state: GameState) -> GameState:
-    """Everyone asked in a knock window passes."""
-    while state.phase is Phase.KNOCK:
-        state = play(state, [Pass()])
-    return state
 
 
 def discard_turn(state: GameState, reveal: Pos | None = None) -> GameState:

@@ -27,7 +27,6 @@ import random
 from collections import Counter
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,26 +34,20 @@ from hypothesis import strategies as st
 from allegra_rules import (
     ROUNDS,
     Action,
-    Discard,
     DrawDeck,
     DrawDiscard,
     GameState,
-    Give,
     IllegalActionError,
-    Knock,
-    Pass,
     Phase,
     Pos,
-    Reveal,
     RuleConfig,
-    Swap,
-    Take,
     apply,
     legal_actions,
     new_game,
 )
 from allegra_rules.config import OPTION_CHOICES
 from allegra_rules.triples import find_triples
+from helpers import all_actions, cards_of, snapshot
 
 SETTLED = (Phase.SETUP, Phase.DRAW)
 # Actions per example of the invariant test; mutation testing lowers it (CONTRIBUTING.md).
@@ -94,33 +87,6 @@ def tables(draw: st.DrawFn, *, small_cap: bool = False) -> tuple[RuleConfig, int
 # --------------------------------------------------------------------- checks
 
 
-def all_actions(n: int) -> list[Action]:
-    """Every action that could be legal at an n-seat table, plus a foreign seat's."""
-    out: list[Action] = [DrawDeck(), DrawDiscard(), Knock(), Pass(), Discard()]
-    out += [Give(k) for k in range(n + 1)]
-    for p in range(n + 1):
-        for r in range(3):
-            for c in range(4):
-                pos = Pos(p, r, c)
-                out += [Reveal(pos), Swap(pos), Take(pos)]
-    return out
-
-
-def snapshot(state: GameState) -> dict[str, Any]:
-    return attrs.asdict(state, recurse=False, filter=lambda field, _: field.eq)
-
-
-def cards(state: GameState) -> Counter[int]:
-    found = Counter(v for v in state.cells if v is not None)
-    found.update(state.draw_pile)
-    found.update(state.discard_pile)
-    found.update(state.out_of_play)
-    found.update(card for _, card in state.in_hand)
-    if state.held is not None:
-        found[state.held] += 1
-    return found
-
-
 def check_zones(state: GameState) -> None:
     n = state.num_players
     holders: Counter[Pos] = Counter()
@@ -140,7 +106,7 @@ def check_zones(state: GameState) -> None:
 
 def check_step(before: GameState, after: GameState, deck: Counter[int]) -> None:
     """Invariants between two consecutive states."""
-    assert cards(after) == deck
+    assert cards_of(after) == deck
     check_zones(after)
     if after.phase in SETTLED:
         assert not find_triples(after.config, after.cells, after.face_down, after.geometry.lines)
@@ -189,7 +155,7 @@ def test_invariants_hold_after_every_action(
     deck = Counter(config.deck_cards())
     universe = all_actions(n)
     state = new_game(n, config=config, seed=seed)
-    assert cards(state) == deck
+    assert cards_of(state) == deck
     check_zones(state)
     for _ in range(STEPS_PER_EXAMPLE):
         check_legality(state, data, universe)

@@ -45,15 +45,11 @@ from allegra_rules.presets import preset_id, preset_ids
 from allegra_rules.scoring import ender_doubled, round_scores
 from allegra_rules.shuffle import DEFAULT_SEED, SplitMix64, seed_from_deck, shuffled, stream
 from allegra_rules.triples import find_triples, new_triples
-from helpers import Grid, game, play, setup_reveals
+from helpers import Grid, game, own, pass_window, play, setup_reveals
 
 G0: Grid = ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 0))  # sum 66, column 3: 4 + 8 + 0
 G1: Grid = ((2, 3, 4, 5), (6, 7, 8, 9), (10, 11, 0, -1))  # sum 64, column 3: 5 + 9 - 1
 G2: Grid = ((3, 4, 5, 6), (7, 8, 9, 10), (11, 0, -1, 1))  # sum 63, column 3: 6 + 10 + 1
-
-
-def own(p: int) -> list[Pos]:
-    return [Pos(p, r, c) for r in range(3) for c in range(4)]
 
 
 def face_down_only(state: GameState, positions: Iterable[Pos]) -> GameState:
@@ -63,12 +59,6 @@ def face_down_only(state: GameState, positions: Iterable[Pos]) -> GameState:
         mask |= 1 << pos.index
     assert mask & ~state.face_down == 0, "can only turn cards face up"
     return attrs.evolve(state, face_down=mask)
-
-
-def pass_window(state: GameState) -> GameState:
-    while state.phase is Phase.KNOCK:
-        state = play(state, [Pass()])
-    return state
 
 
 def flip_turn(state: GameState, pos: Pos) -> GameState:

@@ -37,7 +37,7 @@ from allegra_rules import (
     new_game,
     right,
 )
-from helpers import Grid, game, play, setup_reveals, stack_deck
+from helpers import Grid, cards_of, game, play, setup_reveals, stack_deck
 
 CONFIG = RuleConfig()
 FULL_DECK = Counter(CONFIG.deck_cards())
@@ -50,18 +50,6 @@ T3 = {0: G0, 1: G1, 2: G2}
 
 
 # ------------------------------------------------------------------ private helpers
-
-
-def _cards(state: GameState) -> Counter[int]:
-    """Every card of the state, wherever it lies (grids, piles, held, hand, out of play)."""
-    found: Counter[int] = Counter(v for v in state.cells if v is not None)
-    found.update(state.draw_pile)
-    found.update(state.discard_pile)
-    found.update(state.out_of_play)
-    found.update(card for _, card in state.in_hand)
-    if state.held is not None:
-        found[state.held] += 1
-    return found
 
 
 def _flat(*grids: Grid) -> tuple[int, ...]:
@@ -120,7 +108,7 @@ def _clear(state: GameState, positions: Iterable[Pos]) -> GameState:
         face_down=face_down,
         out_of_play=state.out_of_play + tuple(gone),
     )
-    assert _cards(out) == FULL_DECK
+    assert cards_of(out) == FULL_DECK
     return out
 
 
@@ -320,7 +308,7 @@ def test_setup_triple_through_the_left_neighbours_column_is_removed() -> None:
     state = play(state, [Reveal(Pos(1, 1, 0)), Reveal(Pos(2, 0, 0)), Reveal(Pos(2, 0, 1))])
     assert state.phase is Phase.DRAW and state.current_player == 0
     assert state.out_of_play == (7, 7, 7)
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 # ---------------------------------------------------------------------------- turn
@@ -388,7 +376,7 @@ def test_swap_of_the_drawn_card_onto_a_face_up_card() -> None:
     assert state.discard_pile == (-1, 9)
     assert state.held is None
     assert state.phase is Phase.DRAW and state.current_player == 1
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R7.1", "R5.1")
@@ -438,7 +426,7 @@ def test_knock_exchange_in_full() -> None:
     assert state.in_hand == ((1, 2),)
     assert state.phase is Phase.HOLD_TAKEN and state.current_player == 0
     assert set(legal_actions(state)) == _swaps(_zone_literal(0, 1))
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
     # ... and swaps it in for its 6; the 6 is discarded; the hand card fills the gap.
     state = play(state, [Swap(Pos(0, 1, 1))])
     assert state.card(Pos(0, 1, 1)) == 10 and state.is_face_up(Pos(0, 1, 1))
@@ -447,7 +435,7 @@ def test_knock_exchange_in_full() -> None:
     assert state.in_hand == () and state.held is None
     assert state.out_of_play == ()
     assert state.phase is Phase.DRAW and state.current_player == 1
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R9.1", "R9.3")
@@ -472,7 +460,7 @@ def test_give_only_to_a_knocker_and_take_from_the_knockers_whole_zone() -> None:
     assert state.discard_pile == (-1, 1)
     assert state.card(Pos(0, 1, 3)) == 4 and state.is_face_up(Pos(0, 1, 3))
     assert state.phase is Phase.DRAW and state.current_player == 1
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 FIVES: Grid = ((5, 1, 2, 3), (5, 4, 6, 7), (9, 10, 11, 0))
@@ -537,7 +525,7 @@ def test_exchange_completing_two_triples_removes_both_at_its_end() -> None:
     assert state.discard_pile == (-1, 0)
     assert state.card(Pos(1, 2, 1)) == 5 and state.is_face_up(Pos(1, 2, 1))
     assert state.phase is Phase.DRAW and state.current_player == 1
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R9.5")
@@ -563,7 +551,7 @@ def test_no_dead_end_give_is_not_listed_when_the_exchange_cannot_complete() -> N
     assert state.card(Pos(1, 0, 3)) == 8 and state.card(Pos(2, 1, 1)) == 3
     assert state.card(Pos(2, 0, 0)) == 8
     assert state.discard_pile == (-1, 5)
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R9.5")
@@ -586,7 +574,7 @@ def test_no_dead_end_take_leaves_the_drawer_a_card_to_swap_with() -> None:
     state = play(state, [Swap(Pos(1, 0, 3))])
     assert state.card(Pos(1, 0, 3)) == 8 and state.card(Pos(1, 1, 1)) == 7
     assert state.discard_pile == (-1, 5)
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R5.3", "R9.5")
@@ -613,7 +601,7 @@ def test_column_triple_counts_only_face_up_cards() -> None:
     assert state.out_of_play == (9, 9, 9)
     assert state.discard_pile == (-1, 4)
     assert state.current_player == 1
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R10.1")
@@ -636,7 +624,7 @@ def test_row_triple_through_the_left_neighbours_column_but_not_the_right() -> No
     assert state.out_of_play == (8, 8, 8)
     assert state.discard_pile == (-1, 3)
     assert state.current_player == 1
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R10.4")
@@ -655,7 +643,7 @@ def test_row_and_column_triples_found_at_once_are_all_removed() -> None:
     assert state.out_of_play == (6, 6, 6, 6, 6)
     assert state.discard_pile == (-1, 0, 1, 2)
     assert state.card(Pos(0, 1, 2)) == 5  # the rest of the row stays
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R10.6")
@@ -696,7 +684,7 @@ def test_gaps_stay_empty_and_are_never_targets() -> None:
     state = play(state, [Reveal(Pos(1, 0, 1))])
     assert [state.card(p) for p in gaps] == [None] * 3
     assert state.out_of_play == (7, 7, 7)
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 # ---------------------------------------------------------------- draw pile refill
@@ -713,7 +701,7 @@ def _empty_draw_pile(state: GameState, discard: Sequence[int]) -> GameState:
         discard_pile=tuple(discard),
         out_of_play=state.out_of_play + tuple(sorted(pool.elements())),
     )
-    assert _cards(out) == FULL_DECK
+    assert cards_of(out) == FULL_DECK
     return out
 
 
@@ -727,7 +715,7 @@ def test_draw_deck_on_an_empty_draw_pile_reshuffles_all_but_the_discard_top() ->
     assert state.refills == 1
     assert state.held == 5
     assert state.draw_pile == () and state.discard_pile == (9,)
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
     state = play(_answer_window(state), [Discard()])
     assert state.discard_pile == (9, 5)
     state = play(state, [Reveal(Pos(0, 0, 0))])
@@ -736,7 +724,7 @@ def test_draw_deck_on_an_empty_draw_pile_reshuffles_all_but_the_discard_top() ->
     assert state.refills == 2
     assert state.held == 9
     assert state.draw_pile == () and state.discard_pile == (5,)
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R12.1")
@@ -804,7 +792,7 @@ def test_round_end_two_players_then_scoring_and_the_next_deal(
     assert state.face_down == (1 << 24) - 1 and state.ender is None
     assert len(state.discard_pile) == 1 and len(state.draw_pile) == 95
     assert state.held is None and state.in_hand == () and state.out_of_play == ()
-    assert _cards(state) == FULL_DECK
+    assert cards_of(state) == FULL_DECK
 
 
 @pytest.mark.rule("R10.6", "R13.1", "R15.1")
@@ -991,7 +979,7 @@ def test_later_rounds_are_dealt_from_the_seed() -> None:
     b = _round_two({0: S0, 1: S1}, seed=7)
     assert (a.cells, a.discard_pile, a.draw_pile) == (b.cells, b.discard_pile, b.draw_pile)
     assert a == b
-    assert _cards(a) == FULL_DECK and a.face_down == (1 << 24) - 1
+    assert cards_of(a) == FULL_DECK and a.face_down == (1 << 24) - 1
     assert a.cells != _flat(S0, S1)
     # Another seed deals another round 2; another round-1 deck with the same seed does not.
     c = _round_two({0: S0, 1: S1}, seed=8)
@@ -1005,7 +993,7 @@ def test_a_deck_without_a_seed_still_deals_later_rounds_deterministically() -> N
     a = _round_two({0: S0, 1: S1}, seed=None)
     b = _round_two({0: S0, 1: S1}, seed=None)
     assert a == b
-    assert _cards(a) == FULL_DECK and a.face_down == (1 << 24) - 1
+    assert cards_of(a) == FULL_DECK and a.face_down == (1 << 24) - 1
     assert a.cells != _flat(S0, S1)
     c = _round_two({0: S1, 1: S0}, seed=None)
     assert c.cells != a.cells
