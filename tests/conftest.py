@@ -1,9 +1,14 @@
-"""Test configuration: Hypothesis profiles and the ``rule`` marker check.
+"""Test configuration: the default and thorough runs, and the ``rule`` marker check.
 
-The default profile ``ci`` keeps the suite fast; ``thorough`` runs deep. Pick one
-with ``HYPOTHESIS_PROFILE=thorough python -m pytest``. The ``mutation`` profile is for
-mutation testing (few examples, derandomized, no shrinking, no example database; see
-CONTRIBUTING.md).
+``python -m pytest`` is the default run: bounded Hypothesis examples (profile ``ci``)
+and small samples of the long random-play tests, a few tens of seconds of CPU on two
+cores. ``python -m pytest --thorough`` (or ``ALLEGRA_THOROUGH=1``) is the deep run: the
+``thorough`` Hypothesis profile (2,000 examples per property), the 2,000-game
+random-play run and every test marked ``@pytest.mark.slow``, which the default run
+deselects. ``ALLEGRA_CHECK_INSTALL=1`` (set by CI) also selects the tests marked
+``install_check``, which build a fresh virtual environment. ``HYPOTHESIS_PROFILE``
+still picks a profile by name; the ``mutation`` profile is for mutation testing (few
+examples, derandomized, no shrinking, no example database; see CONTRIBUTING.md).
 
 Tests name the rule clauses of ``docs/rules.md`` they check with
 ``@pytest.mark.rule("R4.2", ...)`` (registered in ``pyproject.toml``). A test whose
@@ -18,6 +23,7 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
+from helpers import thorough_run
 from rule_markers import CLAUSE_ID, parse_clauses
 
 settings.register_profile(
@@ -40,7 +46,38 @@ settings.register_profile(
     report_multiple_bugs=False,
     suppress_health_check=list(HealthCheck),
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--thorough",
+        action="store_true",
+        help="deep run: thorough Hypothesis profile, 2,000 random games, slow tests",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--thorough"):
+        # Test modules read the switch at import time, after this hook.
+        os.environ["ALLEGRA_THOROUGH"] = "1"
+    default = "thorough" if thorough_run() else "ci"
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the ``slow`` tests unless thorough, the ``install_check`` ones unless asked."""
+    skip_markers = []
+    if not thorough_run():
+        skip_markers.append("slow")
+    if os.environ.get("ALLEGRA_CHECK_INSTALL") != "1":
+        skip_markers.append("install_check")
+    keep, dropped = [], []
+    for item in items:
+        wanted = not any(item.get_closest_marker(name) for name in skip_markers)
+        (keep if wanted else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 @cache

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
 
 import attrs
+import pytest
 
 from allegra_rules import (
     Action,
@@ -23,10 +27,24 @@ from allegra_rules import (
     Swap,
     Take,
     apply,
+    json_schema,
     legal_actions,
     new_game,
 )
 from allegra_rules.geometry import CELLS_PER_SEAT
+
+
+@cache
+def schema_validator(kind: str) -> Any:
+    """A JSON Schema validator of the shipped ``kind`` schema; skips without jsonschema."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (the test extra) is needed")
+    return jsonschema.Draft202012Validator(json_schema(kind))
+
+
+def thorough_run() -> bool:
+    """Whether this is the deep test run (``pytest --thorough`` or ``ALLEGRA_THOROUGH=1``)."""
+    return os.environ.get("ALLEGRA_THOROUGH") == "1"
+
 
 Grid = Sequence[Sequence[int]]
 

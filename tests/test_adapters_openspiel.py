@@ -3,11 +3,12 @@ import time
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-pytest.importorskip("numpy")
+REASON = "the openspiel extra is not installed (pip install -e '.[openspiel]')"
+pyspiel = pytest.importorskip("pyspiel", reason=REASON)
+pytest.importorskip("numpy", reason=REASON)
 
-import allegra_rules.adapters.openspiel  # noqa: E402, F401
-from allegra_rules import observe  # noqa: E402
+import allegra_rules.adapters.openspiel  # noqa: F401
+from allegra_rules import observe
 
 GAME = "python_allegra"
 

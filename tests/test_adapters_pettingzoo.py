@@ -1,8 +1,9 @@
-import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")
-pytest.importorskip("gymnasium")
+REASON = "the pettingzoo extra is not installed (pip install -e '.[pettingzoo]')"
+np = pytest.importorskip("numpy", reason=REASON)
+pytest.importorskip("pettingzoo", reason=REASON)
+pytest.importorskip("gymnasium", reason=REASON)
 
 from pettingzoo.test import api_test, seed_test
 

@@ -8,6 +8,7 @@ is executed; a block right after a ``<!-- no-test -->`` line is skipped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import re
@@ -25,7 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-def _hooks() -> ModuleType:
+@functools.cache
+def hooks() -> ModuleType:
+    """``docs/hooks.py`` (it needs mkdocs: the tests that use it skip without the docs extra)."""
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
     path = DOCS / "hooks.py"
     spec = importlib.util.spec_from_file_location("_allegra_docs_hooks", path)
     assert spec is not None and spec.loader is not None
@@ -35,32 +39,31 @@ def _hooks() -> ModuleType:
     return module
 
 
-HOOKS = _hooks()
 FIELDS = [f.name for f in attrs.fields(RuleConfig)]
 PRESET_IDS = [f"{name}@{v}" for name, vs in PRESETS.items() for v in range(1, len(vs) + 1)]
 
 
 @pytest.mark.parametrize("name", FIELDS)
 def test_options_table_lists_every_field(name: str) -> None:
-    assert f"| `{name}` |" in HOOKS.options_table()
+    assert f"| `{name}` |" in hooks().options_table()
 
 
 @pytest.mark.parametrize("pid", PRESET_IDS)
 def test_presets_table_lists_every_preset(pid: str) -> None:
     base, _, version = pid.partition("@")
     config = PRESETS[base][int(version) - 1]
-    row = next(r for r in HOOKS.presets_table().splitlines() if r.startswith(f"| `{pid}` |"))
+    row = next(r for r in hooks().presets_table().splitlines() if r.startswith(f"| `{pid}` |"))
     assert config.fingerprint[:12] in row
     for option in config.options_differing_from(RuleConfig()):
         assert f"`{option}`" in row
 
 
 def test_every_field_settles_an_ambiguity_shown_on_the_ambiguities_page() -> None:
-    text = HOOKS.render_markers((DOCS / "ambiguities.md").read_text(encoding="utf-8"))
+    text = hooks().render_markers((DOCS / "ambiguities.md").read_text(encoding="utf-8"))
     assert "<!--" not in text.replace("<!-- no-test -->", "")
     for field in attrs.fields(RuleConfig):
         amb = field.metadata["ambiguity"]
-        table = HOOKS.ambiguity_options(amb)
+        table = hooks().ambiguity_options(amb)
         assert f"| `{field.name}` |" in table
         for pid in PRESET_IDS:
             assert f"`{pid}`" in table
@@ -84,13 +87,14 @@ def test_variants_page_uses_the_generated_tables() -> None:
 def test_pictures_are_used_in_the_pages() -> None:
     pages = {p.name: p.read_text(encoding="utf-8") for p in DOCS.glob("*.md")}
     used = "".join(pages.values())
-    assert set(HOOKS.pictures()) == set(docs_pictures())
+    assert set(hooks().pictures()) == set(docs_pictures())
     for name in docs_pictures():
         assert f"(img/{name})" in used, name
     assert "(img/table-4p.svg)" in pages["index.md"]
 
 
 OPTIONAL_MODULES = {
+    "jsonschema",
     "pettingzoo",
     "gymnasium",
     "numpy",

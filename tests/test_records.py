@@ -8,7 +8,6 @@ import json
 import random
 from typing import Any
 
-import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,7 +23,6 @@ from allegra_rules import (
     SaveFormatError,
     action_to_dict,
     apply,
-    json_schema,
     legal_actions,
     preset,
     preset_id_of,
@@ -33,10 +31,8 @@ from allegra_rules import (
     state_digest,
 )
 from allegra_rules.records import RECORD_KEYS
-from helpers import stack_deck
+from helpers import schema_validator, stack_deck
 from random_games import CONFIGS, choose, players_for
-
-RECORD_SCHEMA = jsonschema.Draft202012Validator(json_schema("record"))
 
 G0 = [[-1, 0, 1, 2], [3, 4, 5, 6], [7, 8, 9, 10]]
 G1 = [[11, 10, 9, 8], [7, 6, 5, 4], [3, 2, 1, 0]]
@@ -127,7 +123,7 @@ def random_record(config: RuleConfig, n: int, seed: int, steps: int | None = Non
 
 def test_a_hand_written_record_replays_as_worked_out() -> None:
     text = json.dumps(hand_written_record())
-    RECORD_SCHEMA.validate(json.loads(text))
+    schema_validator("record").validate(json.loads(text))
     record = GameRecord.from_json(text)
     assert record.preset == "fr@1" and record.config == preset("fr@1")
     assert record.seed is None and record.deck is not None
@@ -155,7 +151,7 @@ def test_records_under_every_preset_version_replay_exactly(pid: str) -> None:
         assert final.is_terminal
         text = record.to_json()
         data = json.loads(text)
-        RECORD_SCHEMA.validate(data)
+        schema_validator("record").validate(data)
         assert set(data) == set(RECORD_KEYS)
         assert data["preset"] == preset_id_of(config)
         assert preset(data["preset"]) == config

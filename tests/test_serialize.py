@@ -10,7 +10,6 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-import jsonschema
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -43,13 +42,8 @@ from allegra_rules import (
 )
 from allegra_rules.actions import DISCARD, DRAW_DECK, DRAW_DISCARD, KNOCK, PASS, action_table
 from allegra_rules.serialize import MAX_DOCUMENT_BYTES, MAX_NESTING_DEPTH, STATE_KEYS
-from helpers import game, setup_reveals
+from helpers import game, schema_validator, setup_reveals
 from random_games import CONFIGS, exchange_states, game_states, play, players_for, states
-
-VALIDATORS = {
-    kind: jsonschema.Draft202012Validator(json_schema(kind))
-    for kind in ("state", "action", "record", "view")
-}
 
 GRID0 = [[-1, 0, 1, 2], [3, 4, 5, 6], [7, 8, 9, 10]]
 GRID1 = [[11, 10, 9, 8], [7, 6, 5, 4], [3, 2, 1, 0]]
@@ -88,7 +82,7 @@ def test_every_state_of_random_games_round_trips(name: str) -> None:
             assert legal_actions(back) == legal_actions(state)
             phases.add(state.phase)
             if k % 45 == 0 or state.is_terminal:
-                VALIDATORS["state"].validate(json.loads(text))
+                schema_validator("state").validate(json.loads(text))
     assert Phase.OVER in phases and Phase.DRAW in phases
 
 
@@ -97,7 +91,7 @@ def test_exchange_states_round_trip_and_validate() -> None:
     assert {s.phase for s in found} >= {Phase.TAKE, Phase.HOLD_TAKEN}
     for state in found:
         text = state_to_json(state)
-        VALIDATORS["state"].validate(json.loads(text))
+        schema_validator("state").validate(json.loads(text))
         assert state_from_json(text) == state
         assert state_from_json(text.encode()) == state
 
@@ -138,7 +132,7 @@ def test_the_schema_files_ship_in_the_package() -> None:
     folder = resources.files("allegra_rules") / "schemas"
     for kind in ("state", "action", "record", "view"):
         schema = json.loads((folder / f"{kind}.schema.json").read_text(encoding="utf-8"))
-        jsonschema.Draft202012Validator.check_schema(schema)
+        type(schema_validator(kind)).check_schema(schema)
         assert schema == json_schema(kind)
         assert schema["properties"]["schema_version"] == {"const": 1}
         assert schema["properties"]["kind"] == {"const": kind}
@@ -182,7 +176,7 @@ def test_schemas_agree_with_the_code() -> None:
 
 def test_the_schema_rejects_what_it_should() -> None:
     data = doc(new_game(2, seed=1))
-    validator = VALIDATORS["state"]
+    validator = schema_validator("state")
     assert validator.is_valid(data)
     for key, value in [
         ("num_players", True),
@@ -554,7 +548,7 @@ def _mutate(data: Any, rng: random.Random, replacement: Any) -> Any:
 def _usable(state: GameState) -> None:
     """A loaded state must round-trip and play on without any engine error."""
     assert state_from_json(state.to_json()) == state
-    VALIDATORS["state"].validate(json.loads(state.to_json()))
+    schema_validator("state").validate(json.loads(state.to_json()))
     rng = random.Random(0)
     for _ in range(40):
         if state.is_terminal:
@@ -624,7 +618,7 @@ def test_every_action_round_trips(n: int) -> None:
     for action in _all_actions(n):
         text = action_to_json(action)
         data = json.loads(text)
-        VALIDATORS["action"].validate(data)
+        schema_validator("action").validate(data)
         assert data["schema_version"] == 1 and data["kind"] == "action"
         assert action_from_json(text) == action
         # With the seat count known, the loader hands out the engine's own objects.
@@ -680,7 +674,7 @@ def test_malformed_actions_are_rejected(data: dict[str, Any], path: str) -> None
     with pytest.raises(SaveFormatError) as info:
         action_from_json(text)
     assert info.value.path == path
-    assert not VALIDATORS["action"].is_valid(json.loads(text))
+    assert not schema_validator("action").is_valid(json.loads(text))
 
 
 def test_action_headers_and_seats() -> None:

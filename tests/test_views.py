@@ -9,7 +9,6 @@ from collections import Counter
 from typing import Any
 
 import attrs
-import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -27,17 +26,14 @@ from allegra_rules import (
     Swap,
     Take,
     apply,
-    json_schema,
     legal_actions,
     observe,
     preset,
     state_from_dict,
     state_to_dict,
 )
-from helpers import game, setup_reveals
+from helpers import game, schema_validator, setup_reveals
 from random_games import CONFIGS, SMALL_DECK, exchange_states, game_states, play, states
-
-VIEW_SCHEMA = jsonschema.Draft202012Validator(json_schema("view"))
 
 G0 = [[-1, 0, 1, 2], [3, 4, 5, 6], [7, 8, 9, 10]]
 G1 = [[11, 10, 9, 8], [7, 6, 5, 4], [3, 2, 1, 0]]
@@ -320,7 +316,7 @@ def test_view_json_round_trips_and_matches_the_schema() -> None:
                 view = observe(state, seat)
                 text = view.to_json()
                 data = json.loads(text)
-                VIEW_SCHEMA.validate(data)
+                schema_validator("view").validate(data)
                 assert data["kind"] == "view" and data["schema_version"] == 1
                 back = PlayerView.from_json(text)
                 assert back == view

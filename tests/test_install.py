@@ -1,0 +1,175 @@
+"""The quick start, CI and the package metadata tell the truth.
+
+- The README's quick start has exactly two commands, and ``.ci/run`` runs the second
+  one verbatim.
+- The version is written once (``allegra_rules.__version__``, read by hatchling) and
+  every other place that names it agrees.
+- A built wheel and sdist carry the license and the metadata a package index shows.
+- With ``ALLEGRA_CHECK_INSTALL=1`` (CI sets it): a fresh virtual environment with
+  only ``pip install -e .``, pytest and hypothesis runs the whole suite green, the
+  tests of optional parts skipping with a reason. The default run deselects that
+  test (it installs packages and runs the suite a second time).
+"""
+
+from __future__ import annotations
+
+import email
+import importlib.metadata
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import allegra_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def quick_start_commands() -> list[str]:
+    """The commands of the README's quick-start block (comments and blank lines dropped)."""
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None, "the quick start has no sh block"
+    lines = [line.strip() for line in block.group(1).splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def test_the_quick_start_has_one_demo_and_one_test_command() -> None:
+    commands = quick_start_commands()
+    assert len(commands) == 2, commands
+    demo, tests = commands
+    assert "allegra-rules demo" in demo
+    assert tests.endswith("python -m pytest"), tests
+    assert '".[dev]"' in tests
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    test_command = quick_start_commands()[1]
+    ci_lines = [line.strip() for line in CI.splitlines()]
+    assert test_command in ci_lines, "`.ci/run` must run the README's test command verbatim"
+
+
+def test_the_dev_extra_holds_every_extra_the_suite_tests() -> None:
+    by_extra: dict[str, set[str]] = {}
+    for requirement in importlib.metadata.requires("allegra-rules") or []:
+        found = re.search(r"^(.*?);\s*extra\s*==\s*['\"]([\w-]+)['\"]", requirement)
+        if found:
+            by_extra.setdefault(found.group(2), set()).add(found.group(1).strip())
+    dev = by_extra.get("dev")
+    assert dev, "the dev extra is missing"
+    for extra in ("test", "docs", "cli", "pettingzoo", "openspiel"):
+        assert by_extra[extra] <= dev, (extra, by_extra[extra] - dev)
+
+
+def test_the_version_is_written_once_and_named_alike_everywhere() -> None:
+    version = allegra_rules.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+    assert importlib.metadata.version("allegra-rules") == version
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject
+    assert not re.search(r"^version\s*=", pyproject, re.M), "the version is written twice"
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(rf"^version: {re.escape(version)}$", citation, re.M), "CITATION.cff"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    build = pytest.importorskip("hatchling.build", reason="hatchling (the test extra) is needed")
+    out = tmp_path_factory.mktemp("dist")
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        wheel = build.build_wheel(str(out))
+        sdist = build.build_sdist(str(out))
+    finally:
+        os.chdir(here)
+    return {"wheel": out / wheel, "sdist": out / sdist}
+
+
+def _wheel_metadata(wheel: Path) -> email.message.Message:
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        return email.message_from_bytes(archive.read(name))
+
+
+def test_the_wheel_ships_the_license_and_index_metadata(built: dict[str, Path]) -> None:
+    meta = _wheel_metadata(built["wheel"])
+    assert meta["Version"] == allegra_rules.__version__
+    assert meta["License-Expression"] == "MIT"
+    assert meta.get_all("License-File") == ["LICENSE"]
+    urls = {value.split(",", 1)[0].strip() for value in meta.get_all("Project-URL") or []}
+    assert {"Documentation", "Changelog", "Source", "Issues"} <= urls
+    for url in meta.get_all("Project-URL") or []:
+        assert url.split(",", 1)[1].strip().startswith("https://"), url
+    classifiers = meta.get_all("Classifier") or []
+    for python in ("3.11", "3.12", "3.13"):
+        assert f"Programming Language :: Python :: {python}" in classifiers
+    assert "Operating System :: OS Independent" in classifiers
+    assert meta["Requires-Python"] == ">=3.11"
+    with zipfile.ZipFile(built["wheel"]) as archive:
+        names = archive.namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
+    assert "allegra_rules/py.typed" in names
+    assert any(n.startswith("allegra_rules/schemas/") for n in names)
+
+
+def test_the_sdist_ships_the_license_and_the_tests(built: dict[str, Path]) -> None:
+    with tarfile.open(built["sdist"]) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for needed in ("LICENSE", "README.md", "CHANGELOG.md", "CITATION.cff", "SECURITY.md"):
+        assert needed in names, needed
+    assert "pyproject.toml" in names
+    assert "tests/conftest.py" in names
+    assert not any(name.startswith(".venv") for name in names)
+
+
+def test_readme_links_are_absolute() -> None:
+    """Links must work on the package index page, where relative paths break."""
+    for target in re.findall(r"\]\(([^)]+)\)", README) + re.findall(r"<(https?://[^>]+)>", README):
+        assert target.startswith("https://"), target
+
+
+@pytest.mark.install_check
+def test_a_bare_install_runs_green_with_skips(tmp_path: Path) -> None:
+    """``pip install -e .`` plus pytest and hypothesis only: no error, optional parts skip."""
+    env_dir = tmp_path / "bare"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / ("Scripts" if sys.platform == "win32" else "bin") / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "-e", str(ROOT), "pytest", "hypothesis"], check=True, timeout=600)
+    listed = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.lower()
+    for extra_module in ("numpy", "mkdocs", "pettingzoo", "open-spiel", "rich", "jsonschema"):
+        assert f"{extra_module}==" not in listed, f"{extra_module} is installed in the bare venv"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALLEGRA_")}
+    done = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    tail = done.stdout[-4000:]
+    assert done.returncode == 0, tail + done.stderr[-2000:]
+    assert " error" not in tail.lower(), tail
+    skipped = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skipped, "the optional parts must skip without their extras"
+    for line in skipped:
+        # Every skip says why in one line.
+        assert re.search(r"SKIPPED \[\d+\] \S+: \S", line), line
+    for module in ("test_adapters_pettingzoo.py", "test_adapters_openspiel.py"):
+        assert any(module in line for line in skipped), module
