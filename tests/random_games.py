@@ -45,6 +45,11 @@ CONFIGS: dict[str, RuleConfig] = {
         max_turns_per_round=12, removed_cards="discard", discard_draw="may_discard"
     ),
     "small_deck": SMALL_DECK,
+    # Options added in 0.2.0 (their documents are schema version 2).
+    "simultaneous": RuleConfig(setup_reveals="simultaneous", first_player="highest_reveal"),
+    "scoring_removed": RuleConfig(
+        scoring_triples="removed", removed_cards="discard", row_match="adjacent"
+    ),
 }
 
 

@@ -398,7 +398,7 @@ def test_rules_json() -> None:
     data = json.loads(ok("rules", "--json"))
     names = [field.name for field in attrs.fields(RuleConfig)]
     assert [option["name"] for option in data["options"]] == names
-    defaults = RuleConfig().to_dict()
+    defaults = RuleConfig().to_dict(complete=True)
     assert {option["name"]: option["default"] for option in data["options"]} == defaults
     knocking = next(option for option in data["options"] if option["name"] == "knocking")
     assert knocking["ambiguity"] == "A12"
@@ -414,7 +414,7 @@ def test_rules_json() -> None:
     pinned = json.loads(ok("rules", "--preset", "fr@1", "--json"))
     assert pinned["preset"] == "fr@1" and [e["id"] for e in pinned["presets"]] == ["fr@1"]
     values = {option["name"]: option["value"] for option in pinned["options"]}
-    assert values == preset("fr@1").to_dict()
+    assert values == preset("fr@1").to_dict(complete=True)
 
 
 def test_rules_bad_preset_exits_2() -> None:

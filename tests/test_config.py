@@ -166,7 +166,43 @@ def test_preset_readings() -> None:
     }
 
 
-@pytest.mark.rule("R19.3")
+@pytest.mark.rule("R19.2", "R19.4")
+def test_later_options_are_left_out_at_their_legacy_value() -> None:
+    later = {f.name: f.metadata for f in attrs.fields(RuleConfig) if f.metadata["added"] != "0.1.0"}
+    assert set(later) == {"scoring_triples", "setup_reveals"}
+    for name, meta in later.items():
+        assert meta["added"] == "0.2.0"
+        assert meta["legacy"] == OPTION_CHOICES[name][0] == getattr(RuleConfig(), name)
+    for field in attrs.fields(RuleConfig):
+        assert field.metadata["added"] == later.get(field.name, {"added": "0.1.0"})["added"]
+    # The canonical JSON of a config at the legacy values is the 0.1.0 JSON.
+    data = json.loads(RuleConfig().to_json())
+    assert not set(later) & set(data)
+    assert len(data) == len(attrs.fields(RuleConfig)) - len(later)
+    assert RuleConfig().later_options == {}
+    # A later option away from its legacy value is written, and read back.
+    changed = RuleConfig(setup_reveals="simultaneous")
+    assert json.loads(changed.to_json())["setup_reveals"] == "simultaneous"
+    assert "scoring_triples" not in json.loads(changed.to_json())
+    assert changed.later_options == {"setup_reveals": "simultaneous"}
+    assert RuleConfig.from_json(changed.to_json()) == changed
+    assert changed.fingerprint != RuleConfig().fingerprint
+    # Written out at the legacy value, a later option is accepted and means the same.
+    explicit = dict(data, scoring_triples="kept")
+    assert RuleConfig.from_json(json.dumps(explicit)) == RuleConfig()
+    assert set(RuleConfig().to_dict(complete=True)) == {f.name for f in attrs.fields(RuleConfig)}
+
+
+@pytest.mark.rule("R19.2", "R19.4")
+def test_from_json_still_requires_every_0_1_0_option() -> None:
+    for name in json.loads(RuleConfig().to_json()):
+        data = json.loads(RuleConfig().to_json())
+        del data[name]
+        with pytest.raises(ValueError, match=rf"missing keys \['{name}'\]"):
+            RuleConfig.from_json(json.dumps(data))
+
+
+@pytest.mark.rule("R19.3", "R19.4")
 def test_released_presets_never_change() -> None:
     """Golden: every released preset version's canonical JSON is frozen on disk.
 
@@ -177,6 +213,8 @@ def test_released_presets_never_change() -> None:
     for pid in preset_ids():
         assert pid in golden, f"{pid} is not recorded in {GOLDEN.name}"
         assert json.loads(preset(pid).to_json()) == golden[pid], f"{pid} changed"
+        canonical = json.dumps(golden[pid], sort_keys=True, separators=(",", ":"))
+        assert preset(pid).fingerprint == hashlib.sha256(canonical.encode()).hexdigest()
     assert set(golden) <= set(preset_ids()), "a released preset version disappeared"
 
 

@@ -39,6 +39,7 @@ from allegra_rules import (
     apply,
     legal_actions,
     new_game,
+    observe,
     preset,
 )
 from helpers import Grid, game, own, pass_window, play, setup_reveals
@@ -971,3 +972,151 @@ def test_preset_contents(name: str, differences: dict[str, object]) -> None:
     config = preset(name)
     assert _differences(config) == differences
     assert config == RuleConfig(**differences)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------- A35 scoring_triples
+
+# Seat 0's zone row 0 reads [P(1,0,3)=7, 7, 3, 7, 1]: three 7s, but not side by side.
+# No other line of the table holds three equal cards.
+ST_GRIDS: dict[int, Grid] = {
+    0: [[7, 3, 7, 1], [2, 4, 6, 8], [9, 10, 11, 0]],
+    1: [[2, 3, 4, 7], [5, 6, 8, 9], [10, 11, 0, 1]],
+}
+ST_PICKS = {0: (Pos(0, 1, 0), Pos(0, 1, 1)), 1: (Pos(1, 1, 0), Pos(1, 1, 1))}
+
+
+@pytest.mark.rule("R15.4", "R15.1", "R10.3")
+@pytest.mark.parametrize(
+    ("reading", "row_match", "removed", "sums"),
+    [
+        # kept: counted as they lie. Seat 0: own 68 + seat 1's column 3 (7+9+1) = 85;
+        # seat 1: own 66 + seat 0's column 3 (1+8+0) = 75.
+        ("kept", "anywhere", (), (85, 75)),
+        ("kept", "adjacent", (), (85, 75)),
+        # removed: the three 7s of seat 0's zone row 0 go (flat cells 0, 2 and 15);
+        # seat 0 loses 21, seat 1 the 7 of its own column 3.
+        ("removed", "anywhere", (0, 2, 15), (64, 68)),
+        # with "adjacent" the 3 between them breaks the run: nothing goes.
+        ("removed", "adjacent", (), (85, 75)),
+    ],
+)
+def test_scoring_triples_at_the_turn_up(
+    reading: str, row_match: str, removed: tuple[int, ...], sums: tuple[int, int]
+) -> None:
+    config = cfg(scoring_triples=reading, row_match=row_match, max_turns_per_round=1)
+    state = setup_reveals(game(2, ST_GRIDS, config=config, draw=[9]), ST_PICKS)
+    state = discard_turn(state, Pos(0, 2, 0))  # the cap ends round 1: no ender
+    result = state.last_round
+    assert result is not None and result.ender is None
+    assert result.removed == removed
+    assert result.zone_sums == sums == result.scores
+    # The recorded table is the turned-up one, before the scoring triple left.
+    assert result.cells[0] == result.cells[2] == result.cells[15] == 7
+
+
+@pytest.mark.rule("R15.4", "R10.5")
+@pytest.mark.parametrize("removed_cards", ["out_of_play", "discard"])
+def test_scoring_triples_go_where_removed_cards_says(removed_cards: str) -> None:
+    # Later rounds are shuffled from the seed: find a game whose last round has a
+    # scoring triple, and check where its cards went.
+    config = cfg(scoring_triples="removed", removed_cards=removed_cards, max_turns_per_round=2)
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = new_game(2, config=config, seed=seed)
+        before = state
+        while not state.is_terminal:
+            before = state
+            state = apply(state, rng.choice(legal_actions(state)))
+        result = state.last_round
+        assert result is not None
+        if not result.removed:
+            continue
+        values = tuple(result.cells[i] for i in result.removed)
+        assert all(state.cells[i] is None for i in result.removed)
+        for i, value in enumerate(result.cells):
+            if i not in result.removed:
+                assert state.cells[i] == value
+        if removed_cards == "out_of_play":
+            assert state.out_of_play[len(before.out_of_play) :] == values
+        else:
+            assert state.discard_pile[-len(values) :] == values
+            assert state.out_of_play == ()
+        assert cards_everywhere(state) == Counter(config.deck_cards())
+        return
+    pytest.fail("no seeded game ended with a scoring triple")
+
+
+# -------------------------------------------------------- A36 setup_reveals
+
+
+@pytest.mark.rule("R4.5", "R4.2")
+def test_setup_reveals_in_turn_shows_each_card_at_once() -> None:
+    state = game(2, SAFE2, config=cfg(setup_reveals="in_turn"))
+    state = play(state, [Reveal(Pos(0, 0, 0))])
+    assert state.is_face_up(Pos(0, 0, 0))
+    assert observe(state, 1).card(Pos(0, 0, 0)) == 1
+    assert state.setup_sums == (1, 0)
+    # a face-up card cannot be revealed again, by anyone
+    state = play(state, [Reveal(Pos(0, 0, 3))])
+    with pytest.raises(IllegalActionError):
+        apply(state, Reveal(Pos(0, 0, 3)))
+
+
+@pytest.mark.rule("R4.5")
+def test_setup_reveals_simultaneous_named_cells_stay_face_down_and_unseen() -> None:
+    state = game(2, SAFE2, config=cfg(setup_reveals="simultaneous"))
+    state = play(state, [Reveal(Pos(0, 0, 0))])
+    assert (state.phase, state.current_player, state.setup_reveals) == (Phase.SETUP, 0, 1)
+    assert not state.is_face_up(Pos(0, 0, 0))
+    assert state.setup_sums == (0, 0)
+    for seat in (0, 1):
+        view = observe(state, seat)
+        assert view.card(Pos(0, 0, 0)) is None and view.is_hidden(Pos(0, 0, 0))
+    assert observe(state, 0).own_setup_named == (0,)
+    assert observe(state, 1).own_setup_named == ()
+    # the namer cannot name the same cell twice
+    assert Reveal(Pos(0, 0, 0)) not in legal_actions(state)
+    with pytest.raises(IllegalActionError):
+        apply(state, Reveal(Pos(0, 0, 0)))
+
+
+@pytest.mark.rule("R4.5", "R4.4")
+def test_setup_reveals_simultaneous_a_cell_named_twice_counts_for_both() -> None:
+    config = cfg(setup_reveals="simultaneous", first_player="highest_reveal")
+    state = game(2, SAFE2, config=config)
+    # Seat 0 names its (0,3)=4 and (2,0)=9; seat 1, not knowing, names the same (0,3)
+    # (it lies in seat 1's zone too) and its own (2,0)=10.
+    state = play(state, [Reveal(Pos(0, 0, 3)), Reveal(Pos(0, 2, 0)), Reveal(Pos(0, 0, 3))])
+    assert not any(state.is_face_up(p) for p in own(0) + own(1))
+    state = play(state, [Reveal(Pos(1, 2, 0))])
+    up = {p for p in own(0) + own(1) if state.is_face_up(p)}
+    assert up == {Pos(0, 0, 3), Pos(0, 2, 0), Pos(1, 2, 0)}
+    # 4 + 9 = 13 for seat 0, 4 + 10 = 14 for seat 1: seat 1 takes the first turn.
+    assert state.setup_sums == (13, 14)
+    assert (state.phase, state.current_player, state.setup_named) == (Phase.DRAW, 1, ())
+
+
+# Seat 0's zone row 0 reads [P(1,0,3)=7, 7, 7, ., .] once those three are up.
+SR_GRIDS: dict[int, Grid] = {
+    0: [[7, 7, 3, 4], [5, 6, 8, 9], [10, 11, 0, 1]],
+    1: [[2, 3, 4, 7], [5, 6, 8, 9], [10, 11, 0, 1]],
+}
+
+
+@pytest.mark.rule("R4.5", "R4.3")
+@pytest.mark.parametrize("reading", ["in_turn", "simultaneous"])
+def test_setup_reveals_settle_after_each_or_once(reading: str) -> None:
+    state = game(2, SR_GRIDS, config=cfg(setup_reveals=reading))
+    picks = [Reveal(Pos(0, 0, 0)), Reveal(Pos(0, 0, 1)), Reveal(Pos(1, 0, 3))]
+    state = play(state, picks)
+    triple = {Pos(0, 0, 0), Pos(0, 0, 1), Pos(1, 0, 3)}
+    if reading == "in_turn":
+        # the third 7 completes seat 0's zone row at once
+        assert gaps(state) == triple and state.out_of_play == (7, 7, 7)
+    else:
+        assert gaps(state) == set() and state.out_of_play == ()
+    state = play(state, [Reveal(Pos(1, 1, 0))])
+    assert gaps(state) == triple and state.out_of_play == (7, 7, 7)
+    assert state.is_face_up(Pos(1, 1, 0))
+    assert state.setup_sums == (14, 12)
+    assert (state.phase, state.current_player) == (Phase.DRAW, 0)

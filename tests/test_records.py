@@ -238,7 +238,7 @@ def _mutated(change: Any) -> dict[str, Any]:
         (lambda d: d.__setitem__("num_players", 1), "$.num_players"),
         (lambda d: d.__setitem__("final_state_sha256", "0" * 64), "$.final_state_sha256"),
         (lambda d: d.__setitem__("final_state_sha256", "maybe"), "$.final_state_sha256"),
-        (lambda d: d.__setitem__("schema_version", 2), "$.schema_version"),
+        (lambda d: d.__setitem__("schema_version", 3), "$.schema_version"),
         (lambda d: d.__setitem__("kind", "state"), "$.kind"),
         (lambda d: d.pop("actions"), "$.actions"),
         (lambda d: d.__setitem__("winner", 0), "$.winner"),

@@ -817,6 +817,34 @@ def test_gaps_count_as_revealed_for_the_round_end_and_score_zero() -> None:
     assert result.doubled is True and result.scores == (136, 64)
 
 
+@pytest.mark.rule("R13.4", "R13.3")
+def test_the_enders_cards_stay_in_play_during_the_last_turns() -> None:
+    state = setup_reveals(game(3, T3, discard=-1, draw=[7, -1, 2]))
+    setup_up = {Pos(p, 2, c) for p in range(3) for c in (0, 1)}
+    others = [pos for p in (1, 2) for pos in _own(p) if pos not in setup_up]
+    state = _face_down_only(state, [Pos(0, 0, 0), *others])
+    state = _flip_turn(state, Pos(0, 0, 0))  # seat 0's last face-down card: it ends
+    assert state.ender == 0 and state.final_turns == (1, 2) and state.current_player == 1
+    # Seat 1's last turn: the ender may knock for the drawn -1 and be given it.
+    state = play(state, [DrawDeck(), Pass()])
+    assert state.current_player == 0 and Knock() in legal_actions(state)
+    state = play(state, [Knock()])
+    assert Give(0) in legal_actions(state)
+    state = play(state, [Give(0), Swap(Pos(0, 1, 1))])  # the 6 goes to seat 0's hand
+    state = play(state, [Take(Pos(0, 2, 2)), Swap(Pos(1, 0, 0))])  # the 11; the 6 fills
+    assert state.card(Pos(0, 1, 1)) == -1 and state.card(Pos(0, 2, 2)) == 6
+    assert (state.ender, state.current_player, state.round) == (0, 2, 1)
+    # Seat 2's last turn: it swaps the drawn 2 into the ender's shared column.
+    state = play(_draw(state), [Swap(Pos(0, 0, 3))])
+    result = state.last_round
+    assert result is not None and result.ender == 0 and state.round == 2
+    # Seat 0 is scored on what its zone holds now: own (1+2+3+2) + (5-1+7+8) + (9+10+6+0)
+    # = 52, plus seat 1's column 3 (5+9-1) = 65. Seat 1: 64 - 2 + 11 = 73, plus seat 2's
+    # column 3 (6+10+1) = 90. Seat 2: 63, plus seat 0's column 3 (2+8+0) = 73.
+    assert result.zone_sums == (65, 90, 73)
+    assert result.doubled is False and result.scores == (65, 90, 73)
+
+
 @pytest.mark.rule("R13.2", "R13.3")
 def test_ender_by_own_reveal_others_get_one_turn_each_clockwise() -> None:
     state = setup_reveals(game(3, T3, discard=-1))

@@ -41,7 +41,13 @@ from allegra_rules import (
     state_to_json,
 )
 from allegra_rules.actions import DISCARD, DRAW_DECK, DRAW_DISCARD, KNOCK, PASS, action_table
-from allegra_rules.serialize import MAX_DOCUMENT_BYTES, MAX_NESTING_DEPTH, STATE_KEYS
+from allegra_rules.serialize import (
+    MAX_DOCUMENT_BYTES,
+    MAX_NESTING_DEPTH,
+    SCHEMA_VERSIONS,
+    STATE_KEYS,
+    STATE_KEYS_V1,
+)
 from helpers import game, schema_validator, setup_reveals
 from random_games import CONFIGS, exchange_states, game_states, play, players_for, states
 
@@ -100,7 +106,8 @@ def test_the_document_holds_the_fields_as_dealt() -> None:
     config = preset("seeds")
     state = game(2, {0: GRID0, 1: GRID1}, discard=4, draw=[5, 6, 7], seed=99)
     data = doc(state)
-    assert set(data) == set(STATE_KEYS)
+    # A game under 0.1.0's options is written exactly as 0.1.0 wrote it.
+    assert set(data) == set(STATE_KEYS_V1) == set(STATE_KEYS) - {"setup_named"}
     assert data["schema_version"] == 1 and data["kind"] == "state"
     assert data["cells"][:12] == [c for row in GRID0 for c in row]
     assert data["cells"][12:] == [c for row in GRID1 for c in row]
@@ -134,7 +141,7 @@ def test_the_schema_files_ship_in_the_package() -> None:
         schema = json.loads((folder / f"{kind}.schema.json").read_text(encoding="utf-8"))
         type(schema_validator(kind)).check_schema(schema)
         assert schema == json_schema(kind)
-        assert schema["properties"]["schema_version"] == {"const": 1}
+        assert schema["properties"]["schema_version"]["enum"] == list(SCHEMA_VERSIONS)
         assert schema["properties"]["kind"] == {"const": kind}
     with pytest.raises(ValueError, match="unknown schema"):
         json_schema("game")
@@ -142,14 +149,15 @@ def test_the_schema_files_ship_in_the_package() -> None:
 
 def test_schemas_agree_with_the_code() -> None:
     state_schema = json_schema("state")
-    assert sorted(state_schema["required"]) == sorted(STATE_KEYS)
+    assert sorted(state_schema["required"]) == sorted(STATE_KEYS_V1)
+    assert sorted(state_schema["properties"]) == sorted(STATE_KEYS)
     assert state_schema["additionalProperties"] is False
     assert state_schema["properties"]["phase"]["enum"] == [p.value for p in Phase]
     for kind in ("state", "record", "view"):
         options = json_schema(kind)["$defs"]["config"]["properties"]
         for name, choices in OPTION_CHOICES.items():
             assert options[name]["enum"] == list(choices), (kind, name)
-        assert set(options) == set(RuleConfig().to_dict())
+        assert set(options) == set(RuleConfig().to_dict(complete=True))
     # Every action class has a type string, and the schema lists exactly those.
     branches = json_schema("action")["$defs"]["action_body"]["oneOf"]
     listed = set()
@@ -182,7 +190,7 @@ def test_the_schema_rejects_what_it_should() -> None:
         ("num_players", True),
         ("cells", "none"),
         ("phase", "thinking"),
-        ("schema_version", 2),
+        ("schema_version", 3),
         ("held", 1.5),
     ]:
         bad = copy.deepcopy(data)
@@ -250,7 +258,8 @@ def _conservation_broken(data: dict[str, Any]) -> None:
 MID = play(preset("seeds"), 3, seed=4, steps=6)
 
 REJECTIONS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
-    ("newer version", _set("schema_version", 2), "$.schema_version"),
+    ("newer version", _set("schema_version", 3), "$.schema_version"),
+    ("0.1.0 document called version 2", _set("schema_version", 2), "$.setup_named"),
     ("version as text", _set("schema_version", "1"), "$.schema_version"),
     ("version as bool", _set("schema_version", True), "$.schema_version"),
     ("missing version", _drop("schema_version"), "$.schema_version"),
@@ -592,8 +601,9 @@ def test_fuzz_arbitrary_text(text: str | bytes) -> None:
 @given(states(), st.sampled_from(STATE_KEYS), JSON_LEAVES)
 def test_fuzz_each_key_with_wrong_values(state: GameState, key: str, value: Any) -> None:
     data = doc(state)
-    assume(data[key] != value or type(data[key]) is not type(value))
-    data[key] = value
+    if key in data:
+        assume(data[key] != value or type(data[key]) is not type(value))
+    data[key] = value  # a key of a newer schema version is unknown to a version 1 document
     try:
         loaded = load(data)
     except SaveFormatError as exc:

@@ -22,6 +22,7 @@ from allegra_rules import (
     Phase,
     PlayerView,
     Pos,
+    RuleConfig,
     SaveFormatError,
     Swap,
     Take,
@@ -32,6 +33,7 @@ from allegra_rules import (
     state_from_dict,
     state_to_dict,
 )
+from allegra_rules.serialize import schema_version_for
 from helpers import game, schema_validator, setup_reveals
 from random_games import CONFIGS, SMALL_DECK, exchange_states, game_states, play, states
 
@@ -90,6 +92,7 @@ def test_setup_reveals_are_public() -> None:
         assert sum(view.face_down) == 36 - 6
 
 
+@pytest.mark.rule("R9.7")
 def test_knock_exchange_shows_each_card_to_exactly_who_saw_it() -> None:
     _, drawn, knocked, passed, given, swapped, taken, done = exchange_script()
     # The drawn card is shown to everyone while it is held.
@@ -248,7 +251,24 @@ def _rearranged(state: GameState, seat: int, rng: random.Random) -> GameState:
         held=held,
         in_hand=tuple(hand),
         seed=rng.getrandbits(64),
+        setup_named=_renamed(state, seat, rng),
     )
+
+
+def _renamed(state: GameState, seat: int, rng: random.Random) -> tuple[int, ...]:
+    """A simultaneous setup's namings with every other seat's cells drawn anew."""
+    n = state.num_players
+    named: list[int] = []
+    for k, cell in enumerate(state.setup_named):
+        namer = (state.start_seat + k // 2) % n
+        if namer == seat:
+            named.append(cell)
+            continue
+        area = [p.index for p in state.zone(namer)]
+        if state.config.reveal_area == "own":
+            area = [i for i in area if i // 12 == namer]
+        named.append(rng.choice([i for i in area if not (k % 2 and i == named[-1])]))
+    return tuple(named)
 
 
 @given(states(), st.integers(0, 5), st.randoms(use_true_random=False))
@@ -273,6 +293,28 @@ def test_non_interference_during_exchanges() -> None:
             assert observe(other, seat) == observe(state, seat)
             checked += other != state
     assert checked > 10
+
+
+@pytest.mark.rule("R4.5")
+def test_nobody_sees_which_cells_the_others_named() -> None:
+    config = RuleConfig(setup_reveals="simultaneous")
+    rng = random.Random(5)
+    checked = 0
+    for n in (2, 3, 6):
+        states_seen = list(game_states(config, n, seed=n))[: 2 * n]
+        assert all(s.phase is Phase.SETUP for s in states_seen)
+        for state in states_seen:
+            assert len(state.setup_named) == state.setup_reveals
+            for seat in range(n):
+                other = _rearranged(state, seat, rng)
+                state_from_dict(state_to_dict(other))
+                assert observe(other, seat) == observe(state, seat)
+                checked += other.setup_named != state.setup_named
+        # The converse: the namer itself knows what it named.
+        last = states_seen[-1]
+        namer = (last.start_seat + (last.setup_reveals - 1) // 2) % n
+        assert observe(last, namer).own_setup_named
+    assert checked > 20
 
 
 def test_a_visible_card_does_change_the_view() -> None:
@@ -317,7 +359,8 @@ def test_view_json_round_trips_and_matches_the_schema() -> None:
                 text = view.to_json()
                 data = json.loads(text)
                 schema_validator("view").validate(data)
-                assert data["kind"] == "view" and data["schema_version"] == 1
+                assert data["kind"] == "view"
+                assert data["schema_version"] == schema_version_for(config)
                 back = PlayerView.from_json(text)
                 assert back == view
                 assert back.to_json() == text

@@ -37,12 +37,14 @@ from allegra_rules.render import describe_action, render_table
 from allegra_rules.serialize import (
     MAX_DOCUMENT_BYTES,
     SCHEMA_VERSION,
+    SCHEMA_VERSIONS,
     SaveFormatError,
     action_from_dict,
     action_from_json,
     action_to_dict,
     action_to_json,
     json_schema,
+    schema_version_for,
     state_from_dict,
     state_from_json,
     state_to_dict,
@@ -59,7 +61,7 @@ from allegra_rules.transitions import (
 )
 from allegra_rules.views import PlayerView, observe
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "DEFAULT_DECK",
@@ -68,6 +70,7 @@ __all__ = [
     "PRESETS",
     "ROUNDS",
     "SCHEMA_VERSION",
+    "SCHEMA_VERSIONS",
     "Action",
     "Bot",
     "Discard",
@@ -117,6 +120,7 @@ __all__ = [
     "render_table",
     "replay",
     "right",
+    "schema_version_for",
     "state_digest",
     "state_from_dict",
     "state_from_json",

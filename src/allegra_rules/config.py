@@ -4,6 +4,13 @@ A :class:`RuleConfig` pins every reading on which the rule texts disagree or are
 silent. Each field names the ambiguity entry it settles (``A1``, ``A6``, ...) in its
 metadata; :data:`OPTION_CHOICES` lists the allowed values of every string option, the
 first one being the default of the ``seeds`` preset.
+
+Options are never removed or renamed, only added. An option added after release 0.1.0
+names the release that added it (metadata ``"added"``) and has a *legacy value*, its
+first value: the reading the engine played before the option existed. The canonical
+JSON leaves such an option out while it has its legacy value, so adding an option never
+changes an existing config's JSON or fingerprint, and :meth:`RuleConfig.from_json`
+accepts documents without it (see :data:`LATER_OPTIONS`).
 """
 
 from __future__ import annotations
@@ -52,8 +59,13 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "round_end": ("own_grid", "zone"),
     "ender_tie": ("not_doubled", "doubled"),
     "double_nonpositive": ("yes", "no"),
+    "scoring_triples": ("kept", "removed"),
+    "setup_reveals": ("in_turn", "simultaneous"),
 }
 """Allowed values of every string option; the first is the ``seeds`` default."""
+
+FIRST_RELEASE = "0.1.0"
+"""The release whose options every config document must name (none may be left out)."""
 
 Area = Literal["zone", "own"]
 
@@ -69,12 +81,16 @@ def _choice(name: str) -> Any:
     return check
 
 
-def _option(name: str, ambiguity: str, doc: str) -> Any:
-    return attrs.field(
-        default=OPTION_CHOICES[name][0],
-        validator=_choice(name),
-        metadata={"ambiguity": ambiguity, "doc": doc, "choices": OPTION_CHOICES[name]},
-    )
+def _option(name: str, ambiguity: str, doc: str, added: str = FIRST_RELEASE) -> Any:
+    metadata: dict[str, Any] = {
+        "ambiguity": ambiguity,
+        "doc": doc,
+        "choices": OPTION_CHOICES[name],
+        "added": added,
+    }
+    if added != FIRST_RELEASE:
+        metadata["legacy"] = OPTION_CHOICES[name][0]
+    return attrs.field(default=OPTION_CHOICES[name][0], validator=_choice(name), metadata=metadata)
 
 
 def _positive_int(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -127,6 +143,7 @@ class RuleConfig:
         default=DEFAULT_DECK,
         converter=_deck_converter,
         metadata={
+            "added": FIRST_RELEASE,
             "ambiguity": "A1",
             "doc": "The cards: (value, copies) pairs; a dict value -> copies is accepted.",
         },
@@ -134,12 +151,16 @@ class RuleConfig:
     min_players: int = attrs.field(
         default=2,
         validator=_positive_int,
-        metadata={"ambiguity": "A2", "doc": "Fewest seats a game may have (at least 2)."},
+        metadata={
+            "added": FIRST_RELEASE,
+            "ambiguity": "A2",
+            "doc": "Fewest seats a game may have (at least 2).",
+        },
     )
     max_players: int = attrs.field(
         default=6,
         validator=_positive_int,
-        metadata={"ambiguity": "A2", "doc": "Most seats a game may have."},
+        metadata={"added": FIRST_RELEASE, "ambiguity": "A2", "doc": "Most seats a game may have."},
     )
     reveal_area: Area = _option(
         "reveal_area",
@@ -211,10 +232,25 @@ class RuleConfig:
         "A28",
         "Whether a round-ender's zero or negative sum is doubled too.",
     )
+    scoring_triples: Literal["kept", "removed"] = _option(
+        "scoring_triples",
+        "A35",
+        "Triples that appear when the face-down cards turn up at scoring: counted as "
+        "they lie, or removed before the zones are summed.",
+        added="0.2.0",
+    )
+    setup_reveals: Literal["in_turn", "simultaneous"] = _option(
+        "setup_reveals",
+        "A36",
+        "The two setup reveals: one after another, each seen at once, or named in turn "
+        "but kept face down until everyone has named, then turned up together.",
+        added="0.2.0",
+    )
     max_turns_per_round: int = attrs.field(
         default=500,
         validator=_positive_int,
         metadata={
+            "added": FIRST_RELEASE,
             "ambiguity": "A30",
             "doc": "Turns after which a round ends with no ender and nobody doubled.",
         },
@@ -248,15 +284,41 @@ class RuleConfig:
         """The largest seat count this config can deal: ``max_players`` or fewer."""
         return min(self.max_players, (self.deck_size - 2) // CELLS_PER_SEAT)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The options as plain JSON data; ``deck`` as ``{"-1": 6, "0": 7, ...}``."""
+    def to_dict(self, *, complete: bool = False) -> dict[str, Any]:
+        """The options as plain JSON data; ``deck`` as ``{"-1": 6, "0": 7, ...}``.
+
+        An option added after 0.1.0 is left out while it has its legacy value (unless
+        ``complete``), so the data of a config that uses no later option is exactly
+        what 0.1.0 wrote. :meth:`to_json` and the saved documents use this canonical
+        form; ``complete=True`` lists every option, for display.
+        """
         data: dict[str, Any] = {}
         for field in attrs.fields(RuleConfig):
             value = getattr(self, field.name)
             if field.name == "deck":
                 value = {str(card): copies for card, copies in value}
+            elif (
+                not complete and field.name in LATER_OPTIONS and value == LATER_OPTIONS[field.name]
+            ):
+                continue
             data[field.name] = value
         return data
+
+    @property
+    def later_options(self) -> dict[str, str]:
+        """The options added after 0.1.0 that differ from their legacy value.
+
+        Empty when the config could have been written by release 0.1.0; saved
+        documents of such a config keep the 0.1.0 format (schema version 1).
+
+        >>> RuleConfig().later_options, RuleConfig(scoring_triples="removed").later_options
+        ({}, {'scoring_triples': 'removed'})
+        """
+        return {
+            name: value
+            for name, legacy in LATER_OPTIONS.items()
+            if (value := getattr(self, name)) != legacy
+        }
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, no whitespace."""
@@ -269,12 +331,16 @@ class RuleConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleConfig:
-        """Build a config from :meth:`to_dict` data; every key is required, no extras."""
+        """Build a config from :meth:`to_dict` data.
+
+        Every option of release 0.1.0 is required; an option added later may be left
+        out and then takes its legacy value. Unknown keys are rejected.
+        """
         if not isinstance(data, Mapping):
             raise ValueError(f"RuleConfig data must be a JSON object; got {type(data).__name__}")
         names = [f.name for f in attrs.fields(RuleConfig)]
-        unknown = sorted(set(data) - set(names))
-        missing = [n for n in names if n not in data]
+        unknown = sorted(set(data) - set(names), key=repr)
+        missing = [n for n in names if n not in data and n not in LATER_OPTIONS]
         if unknown:
             raise ValueError(f"RuleConfig: unknown keys {unknown}; known keys are {names}")
         if missing:
@@ -311,3 +377,16 @@ class RuleConfig:
             for f in attrs.fields(RuleConfig)
             if getattr(self, f.name) != getattr(other, f.name)
         }
+
+
+LATER_OPTIONS: dict[str, str] = {
+    field.name: field.metadata["legacy"]
+    for field in attrs.fields(RuleConfig)
+    if field.metadata.get("added", FIRST_RELEASE) != FIRST_RELEASE
+}
+"""Every option added after 0.1.0, with its legacy value (the reading of 0.1.0)."""
+
+OPTION_ADDED: dict[str, str] = {
+    field.name: field.metadata["added"] for field in attrs.fields(RuleConfig)
+}
+"""The release that added each option."""

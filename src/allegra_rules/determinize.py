@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import random
 
-from allegra_rules.state import GameState
+from allegra_rules.geometry import geometry
+from allegra_rules.state import GameState, Phase
 from allegra_rules.views import PlayerView
 
 
@@ -24,7 +25,10 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     unless its cards are known, in which case only their order is shuffled. The
     seed, which decides every later shuffle, is drawn from ``rng`` too (64 bits).
     Each arrangement of the unseen cards is equally likely; nothing is inferred
-    from how the players behaved.
+    from how the players behaved. In a simultaneous setup (``setup_reveals=
+    "simultaneous"``) the cells that other seats have named are hidden too: each is
+    drawn uniformly from that seat's reveal area (two distinct cells per seat),
+    after the cards are dealt.
 
     ``observe(determinize(view, rng), view.viewer) == view`` always holds, and the
     result passes the saved-game checks of :func:`allegra_rules.state_from_json`.
@@ -79,6 +83,7 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     else:
         draw = tuple(deal)
     return GameState(
+        setup_named=_namings(view, rng),
         config=view.config,
         num_players=view.num_players,
         seed=rng.getrandbits(64),
@@ -111,3 +116,21 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
         winners=view.winners,
         last_round=view.last_round,
     )
+
+
+def _namings(view: PlayerView, rng: random.Random) -> tuple[int, ...]:
+    """The cells named so far in a simultaneous setup: the viewer's, others drawn."""
+    if view.config.setup_reveals != "simultaneous" or view.phase is not Phase.SETUP:
+        return ()
+    geo = geometry(view.num_players)
+    mine = iter(view.own_setup_named)
+    named: list[int] = []
+    for k in range(view.setup_reveals):
+        seat = (view.start_seat + k // 2) % view.num_players
+        if seat == view.viewer:
+            named.append(next(mine))
+            continue
+        area = geo.zone_sorted[seat] if view.config.reveal_area == "zone" else geo.own[seat]
+        choices = [i for i in area if view.face_down[i] and not (k % 2 and i == named[-1])]
+        named.append(rng.choice(choices))
+    return tuple(named)

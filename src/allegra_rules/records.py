@@ -28,7 +28,6 @@ from allegra_rules.presets import preset, preset_id, preset_ids
 from allegra_rules.serialize import (
     ACTION_TYPES,
     MAX_DOCUMENT_BYTES,
-    SCHEMA_VERSION,
     action_from_dict,
     action_to_dict,
     check_conservation,
@@ -42,6 +41,7 @@ from allegra_rules.serialize import (
     join,
     parse_document,
     read_table,
+    schema_version_for,
     state_to_json,
 )
 from allegra_rules.state import GameState
@@ -206,7 +206,7 @@ class GameRecord:
             IllegalActionError: an action of the record is not legal.
         """
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": schema_version_for(self.config),
             "kind": "record",
             "num_players": self.num_players,
             "preset": self.preset,

@@ -52,15 +52,29 @@ from allegra_rules.actions import (
     Take,
     action_table,
 )
-from allegra_rules.config import OPTION_CHOICES, RuleConfig
+from allegra_rules.config import LATER_OPTIONS, OPTION_CHOICES, RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, Pos, geometry
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS, legal_actions
 from allegra_rules.triples import find_triples
 
-SCHEMA_VERSION = 1
-"""The version of every JSON document this release writes and the only one it reads."""
+SCHEMA_VERSION = 2
+"""The newest version of the JSON documents; this release reads every version up to it.
+
+A document is written in the oldest version that can hold it: the documents of a game
+whose config uses no option added after 0.1.0 are exactly what release 0.1.0 wrote
+(version 1), so their text, digests and readers never change. Version 2 (release
+0.2.0) adds the options ``scoring_triples`` and ``setup_reveals`` to the config, the
+state key ``setup_named``, the view key ``own_setup_named`` and the ``last_round`` key
+``removed``. See :func:`schema_version_for`.
+"""
+
+SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
+"""Every schema version this release reads."""
+
+ACTION_SCHEMA_VERSION = 1
+"""Action documents have not changed since release 0.1.0: they are always version 1."""
 
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
 """Documents above this many bytes (UTF-8) are rejected before parsing (4 MiB).
@@ -82,10 +96,25 @@ STATE_KEYS: tuple[str, ...] = (
     "kind",
     *(field.name for field in attrs.fields(GameState) if field.init),
 )
-"""Every key of a state document, all required."""
+"""Every key of a state document (schema version 2), all required."""
 
-ROUND_END_KEYS: tuple[str, ...] = ("round", "cells", "zone_sums", "ender", "doubled", "scores")
-"""Every key of a ``last_round`` object, all required."""
+_V2_STATE_KEYS = ("setup_named",)
+STATE_KEYS_V1: tuple[str, ...] = tuple(k for k in STATE_KEYS if k not in _V2_STATE_KEYS)
+"""Every key of a schema version 1 state document, all required."""
+
+ROUND_END_KEYS: tuple[str, ...] = (
+    "round",
+    "cells",
+    "zone_sums",
+    "ender",
+    "doubled",
+    "scores",
+    "removed",
+)
+"""Every key of a ``last_round`` object (schema version 2), all required."""
+
+ROUND_END_KEYS_V1: tuple[str, ...] = ROUND_END_KEYS[:-1]
+"""Every key of a schema version 1 ``last_round`` object, all required."""
 
 ACTION_TYPES: dict[type, str] = {
     Reveal: "reveal",
@@ -110,6 +139,7 @@ _PLAIN_ACTIONS: dict[type, Action] = {
 }
 _POS_ACTIONS = (Reveal, Swap, Take)
 _CONFIG_KEYS: tuple[str, ...] = tuple(f.name for f in attrs.fields(RuleConfig))
+_CONFIG_KEYS_V1: tuple[str, ...] = tuple(k for k in _CONFIG_KEYS if k not in LATER_OPTIONS)
 _INT_OPTIONS = ("min_players", "max_players", "max_turns_per_round")
 _CANONICAL_INT = re.compile(r"0|-?[1-9][0-9]*")
 
@@ -244,13 +274,16 @@ def describe(value: object) -> str:
     return type(value).__name__
 
 
-def get_object(value: object, path: str, keys: Sequence[str]) -> dict[str, Any]:
-    """``value`` as an object with exactly ``keys`` (all required, no others)."""
+def get_object(
+    value: object, path: str, keys: Sequence[str], optional: Sequence[str] = ()
+) -> dict[str, Any]:
+    """``value`` as an object with exactly ``keys`` (all required), and maybe ``optional``."""
     if not isinstance(value, dict):
         fail(path, f"expected an object; got {describe(value)}")
     for key in value:
-        if key not in keys:
-            fail(join(path, key), f"unknown key; the allowed keys are {', '.join(keys)}")
+        if key not in keys and key not in optional:
+            allowed = ", ".join((*keys, *optional))
+            fail(join(path, key), f"unknown key; the allowed keys are {allowed}")
     for key in keys:
         if key not in value:
             fail(join(path, key), "missing (every key is required; use null where allowed)")
@@ -353,8 +386,23 @@ def get_seats(value: object, path: str, n: int, *, distinct: bool = True) -> tup
     return seats
 
 
-def check_header(data: object, path: str, kind: str) -> dict[str, Any]:
-    """Check ``schema_version`` and ``kind`` of a document object; return the object."""
+def schema_version_for(config: RuleConfig) -> int:
+    """The schema version of every document of a game under ``config``.
+
+    1 (the format of release 0.1.0) when the config uses no option added later
+    (:attr:`RuleConfig.later_options` is empty), else 2.
+
+    >>> simultaneous = RuleConfig(setup_reveals="simultaneous")
+    >>> schema_version_for(RuleConfig()), schema_version_for(simultaneous)
+    (1, 2)
+    """
+    return 1 if not config.later_options else 2
+
+
+def check_header(
+    data: object, path: str, kind: str, versions: tuple[int, ...] = SCHEMA_VERSIONS
+) -> dict[str, Any]:
+    """Check ``schema_version`` (one of ``versions``) and ``kind``; return the object."""
     if not isinstance(data, dict):
         fail(path, f"a {kind} document must be a JSON object; got {describe(data)}")
     if "schema_version" not in data:
@@ -362,11 +410,12 @@ def check_header(data: object, path: str, kind: str) -> dict[str, Any]:
     version = data["schema_version"]
     if type(version) is not int:
         fail(join(path, "schema_version"), f"expected an integer; got {describe(version)}")
-    if version != SCHEMA_VERSION:
+    if version not in versions:
+        known = ", ".join(map(str, versions))
         fail(
             join(path, "schema_version"),
-            f"unknown schema version {_short(version)}; this release reads version "
-            f"{SCHEMA_VERSION} only",
+            f"unknown schema version {_short(version)} of a {kind} document; this release "
+            f"reads version{'s' if len(versions) > 1 else ''} {known}",
         )
     if "kind" not in data:
         fail(join(path, "kind"), f'missing: expected "{kind}"')
@@ -378,9 +427,14 @@ def check_header(data: object, path: str, kind: str) -> dict[str, Any]:
 # ------------------------------------------------------------------------ config
 
 
-def config_from_data(value: object, path: str) -> RuleConfig:
-    """Load an embedded ``RuleConfig.to_dict`` object, every key checked at its path."""
-    data = get_object(value, path, _CONFIG_KEYS)
+def config_from_data(value: object, path: str, version: int = SCHEMA_VERSION) -> RuleConfig:
+    """Load an embedded ``RuleConfig.to_dict`` object, every key checked at its path.
+
+    Every option of 0.1.0 is required. In a version 1 document no later option may
+    appear (0.1.0 knew none); in later versions they may be left out (legacy value).
+    """
+    later = tuple(LATER_OPTIONS) if version >= 2 else ()
+    data = get_object(value, path, _CONFIG_KEYS_V1, later)
     deck_path = join(path, "deck")
     deck = data["deck"]
     if not isinstance(deck, dict):
@@ -392,6 +446,8 @@ def config_from_data(value: object, path: str) -> RuleConfig:
             fail(join(deck_path, key), 'a card value key must be a canonical integer like "-1"')
         get_int(copies, join(deck_path, key), 1, None)
     for name, choices in OPTION_CHOICES.items():
+        if name not in data:
+            continue
         option = get_str(data[name], join(path, name))
         if option not in choices:
             shown = ", ".join(f'"{c}"' for c in choices)
@@ -439,8 +495,9 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
     n = state.num_players
     fd = state.face_down
     last = state.last_round
-    return {
-        "schema_version": SCHEMA_VERSION,
+    version = schema_version_for(state.config)
+    data = {
+        "schema_version": version,
         "kind": "state",
         "config": state.config.to_dict(),
         "num_players": n,
@@ -472,13 +529,16 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "totals": list(state.totals),
         "round_scores": [list(scores) for scores in state.round_scores],
         "winners": list(state.winners),
-        "last_round": None if last is None else round_end_to_dict(last),
+        "last_round": None if last is None else round_end_to_dict(last, version),
     }
+    if version >= 2:
+        data["setup_named"] = list(state.setup_named)
+    return data
 
 
-def round_end_to_dict(last: RoundEnd) -> dict[str, Any]:
-    """A :class:`RoundEnd` as plain JSON data."""
-    return {
+def round_end_to_dict(last: RoundEnd, version: int = SCHEMA_VERSION) -> dict[str, Any]:
+    """A :class:`RoundEnd` as plain JSON data of schema ``version``."""
+    data = {
         "round": last.round,
         "cells": list(last.cells),
         "zone_sums": list(last.zone_sums),
@@ -486,6 +546,9 @@ def round_end_to_dict(last: RoundEnd) -> dict[str, Any]:
         "doubled": last.doubled,
         "scores": list(last.scores),
     }
+    if version >= 2:
+        data["removed"] = list(last.removed)
+    return data
 
 
 def dumps(data: Mapping[str, Any]) -> str:
@@ -527,7 +590,8 @@ def state_from_json(text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -
 
 
 def _round_end_from_data(value: object, path: str, table: Table) -> RoundEnd:
-    data = get_object(value, path, ROUND_END_KEYS)
+    v2 = table.version >= 2
+    data = get_object(value, path, ROUND_END_KEYS if v2 else ROUND_END_KEYS_V1)
     n = table.num_players
     bound = table.score_bound
     cells_path = join(path, "cells")
@@ -539,7 +603,16 @@ def _round_end_from_data(value: object, path: str, table: Table) -> RoundEnd:
         ender=table.seat_or_null(data["ender"], join(path, "ender")),
         doubled=get_bool(data["doubled"], join(path, "doubled")),
         scores=get_int_list(data["scores"], join(path, "scores"), -bound, bound, length=n),
+        removed=_cell_list(data["removed"], join(path, "removed"), table) if v2 else (),
     )
+
+
+def _cell_list(value: object, path: str, table: Table) -> tuple[int, ...]:
+    """``value`` as an array of distinct flat cell indices in ascending order."""
+    cells = get_int_list(value, path, 0, table.num_cells - 1, most=table.num_cells)
+    if list(cells) != sorted(set(cells)):
+        fail(path, "must list distinct cells in ascending order")
+    return cells
 
 
 @attrs.frozen(slots=True)
@@ -547,6 +620,7 @@ class Table:
     """What a document's config and seat count imply for the rest of it.
 
     Attributes:
+        version: the document's schema version.
         config: the loaded config.
         num_players: the loaded seat count.
         values: the card values of the config's deck.
@@ -554,6 +628,7 @@ class Table:
         score_bound: no round score can be larger in absolute value.
     """
 
+    version: int
     config: RuleConfig
     num_players: int
     values: frozenset[int]
@@ -587,13 +662,15 @@ class Table:
 
 
 def read_table(data: Mapping[str, Any], path: str) -> Table:
-    """Load ``config`` and ``num_players`` of a document object."""
-    config = config_from_data(data["config"], join(path, "config"))
+    """Load ``config`` and ``num_players`` of a document object (header already checked)."""
+    version = data["schema_version"]
+    config = config_from_data(data["config"], join(path, "config"), version)
     most = min(config.max_players, MAX_PLAYERS, (config.deck_size - 2) // CELLS_PER_SEAT)
     n = get_int(data["num_players"], join(path, "num_players"), config.min_players, most)
     values = frozenset(deck_counts(config))
     biggest = max(abs(v) for v in values)
     return Table(
+        version=version,
         config=config,
         num_players=n,
         values=values,
@@ -604,7 +681,7 @@ def read_table(data: Mapping[str, Any], path: str) -> Table:
 
 _PRIVATE_KEYS = frozenset(
     {"schema_version", "kind", "config", "num_players", "seed", "cells", "face_down"}
-    | {"draw_pile", "held", "in_hand"}
+    | {"draw_pile", "held", "in_hand", "setup_named"}
 )
 PUBLIC_KEYS: tuple[str, ...] = tuple(k for k in STATE_KEYS if k not in _PRIVATE_KEYS)
 """The keys that a state and a player view share, with the same meaning."""
@@ -694,7 +771,8 @@ def state_from_dict(data: object, path: str = "$") -> GameState:
     Raises:
         SaveFormatError: as :func:`state_from_json`.
     """
-    data = get_object(check_header(data, path, "state"), path, STATE_KEYS)
+    data = check_header(data, path, "state")
+    data = get_object(data, path, STATE_KEYS if data["schema_version"] >= 2 else STATE_KEYS_V1)
     table = read_table(data, path)
     public = read_public(data, path, table)
     cells, flags = read_cells(data, path, table, hidden_values=False)
@@ -718,10 +796,19 @@ def state_from_dict(data: object, path: str = "$") -> GameState:
         draw_pile=table.cards(data["draw_pile"], join(path, "draw_pile")),
         held=table.card_or_null(data["held"], join(path, "held")),
         in_hand=tuple(in_hand),
+        setup_named=read_setup_named(data, path, table, "setup_named"),
         **public,
     )
     check_state(state, path)
     return state
+
+
+def read_setup_named(data: Mapping[str, Any], path: str, table: Table, key: str) -> tuple[int, ...]:
+    """Load the named setup cells at ``key`` (schema version 2; empty in version 1)."""
+    if table.version < 2:
+        return ()
+    n = table.num_players
+    return get_int_list(data[key], join(path, key), 0, table.num_cells - 1, most=2 * n)
 
 
 # ------------------------------------------------------------------ consistency
@@ -885,7 +972,20 @@ def _check_rounds(s: GameState, path: str) -> None:
     deck = deck_counts(s.config)
     if any(copies > deck.get(card, 0) for card, copies in found.items()):
         fail(join(where, "cells"), "holds more copies of a card than the config's deck")
-    sums = zone_sums(geometry(n), last.cells)
+    geo = geometry(n)
+    want_removed: tuple[int, ...] = ()
+    if s.config.scoring_triples == "removed":
+        want_removed = tuple(find_triples(s.config, last.cells, 0, geo.lines))
+    if last.removed != want_removed:
+        fail(
+            join(where, "removed"),
+            f"scoring_triples={s.config.scoring_triples!r}: the triples removed at scoring "
+            f"are {list(want_removed)}",
+        )
+    scored = list(last.cells)
+    for i in last.removed:
+        scored[i] = None
+    sums = zone_sums(geo, tuple(scored))
     if last.zone_sums != sums:
         fail(join(where, "zone_sums"), f"the zone sums of these cells are {list(sums)}")
     scores, doubled = round_scores(s.config, sums, last.ender)
@@ -896,7 +996,7 @@ def _check_rounds(s: GameState, path: str) -> None:
     if last.scores != s.round_scores[-1]:
         fail(join(path, "round_scores"), "the last entry must equal last_round.scores")
     if over:
-        if s.cells != last.cells:
+        if s.cells != tuple(scored):
             fail(
                 join(path, "cells"), "a finished game shows the table its last round was scored on"
             )
@@ -910,6 +1010,11 @@ def _check_setup(s: GameState, path: str) -> None:
     if s.start_seat != start:
         fail(join(path, "start_seat"), f"round {s.round} starts at seat {start}")
     reveals = s.setup_reveals
+    simultaneous = s.config.setup_reveals == "simultaneous"
+    named_path = join(path, "setup_named")
+    if s.setup_named and (not simultaneous or s.phase is not Phase.SETUP):
+        why = "the setup is over" if simultaneous else 'only setup_reveals="simultaneous" names'
+        fail(named_path, f"must be empty: {why}")
     if s.phase is not Phase.SETUP:
         if reveals != 2 * n:
             fail(join(path, "setup_reveals"), f"setup is over: must be {2 * n}")
@@ -925,10 +1030,26 @@ def _check_setup(s: GameState, path: str) -> None:
     for j in range(n):
         who = (start + j) % n
         unrevealed = j > reveals // 2 or (j == reveals // 2 and reveals % 2 == 0)
-        if unrevealed and s.setup_sums[who] != 0:
+        if (unrevealed or simultaneous) and s.setup_sums[who] != 0:
             fail(join(join(path, "setup_sums"), who), f"seat {who} has not revealed yet: must be 0")
     shown = sum(1 for i in range(len(s.cells)) if not (s.face_down >> i) & 1)
-    if shown != reveals:
+    if simultaneous:
+        # A36: named cells stay face down until the last one is named.
+        if shown:
+            fail(join(path, "face_down"), "no card turns up before every player has named two")
+        if len(s.setup_named) != reveals:
+            fail(named_path, f"must list the {reveals} cells named so far")
+        for k, cell in enumerate(s.setup_named):
+            seat = (start + k // 2) % n
+            if cell not in _area(n, seat, s.config.reveal_area):
+                fail(
+                    join(named_path, k),
+                    f"seat {seat} may only name cells of its reveal area "
+                    f"(reveal_area={s.config.reveal_area!r})",
+                )
+            if k % 2 and cell == s.setup_named[k - 1]:
+                fail(join(named_path, k), f"seat {seat} cannot name the same cell twice")
+    elif shown != reveals:
         fail(
             join(path, "face_down"),
             f"after {reveals} setup reveals exactly {reveals} cells are face up or gaps; "
@@ -1132,7 +1253,7 @@ def action_to_json(action: Action) -> str:
     '{"kind":"action","pos":{"col":3,"player":1,"row":2},"schema_version":1,"type":"swap"}'
     """
     data = action_to_dict(action)
-    data["schema_version"] = SCHEMA_VERSION
+    data["schema_version"] = ACTION_SCHEMA_VERSION
     data["kind"] = "action"
     return dumps(data)
 
@@ -1200,7 +1321,12 @@ def action_from_json(
     """
     if num_players is not None and (type(num_players) is not int or num_players < 2):
         raise ValueError(f"num_players must be an int >= 2 or None; got {num_players!r}")
-    data = check_header(parse_document(text, max_bytes=max_bytes, what="action"), "$", "action")
+    data = check_header(
+        parse_document(text, max_bytes=max_bytes, what="action"),
+        "$",
+        "action",
+        (ACTION_SCHEMA_VERSION,),
+    )
     body = {k: v for k, v in data.items() if k not in ("schema_version", "kind")}
     return action_from_dict(body, "$", num_players)
 
@@ -1221,7 +1347,7 @@ def json_schema(kind: str) -> dict[str, Any]:
         ValueError: an unknown kind.
 
     >>> json_schema("state").get("title")
-    'allegra_rules saved game state, schema version 1'
+    'allegra_rules saved game state, schema versions 1 and 2'
     """
     if kind not in SCHEMA_NAMES:
         raise ValueError(f"unknown schema {kind!r}; known: {', '.join(SCHEMA_NAMES)}")

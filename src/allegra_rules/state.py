@@ -22,7 +22,7 @@ class Phase(enum.Enum):
     """What the game waits for. ``current_player`` says who acts."""
 
     SETUP = "setup"
-    """Each player, in turn from the round's start seat, reveals two cards."""
+    """Each player, in turn from the round's start seat, reveals (or names) two cards."""
     DRAW = "draw"
     """The drawer chooses ``DrawDeck()`` or ``DrawDiscard()``."""
     KNOCK = "knock"
@@ -52,12 +52,16 @@ class RoundEnd:
 
     Attributes:
         round: the round's number (1-based).
-        cells: the table at scoring, every card face up (``None`` for a gap).
-        zone_sums: each seat's zone sum, before doubling.
+        cells: the table at scoring, every card turned face up (``None`` for a gap),
+            before any scoring triple left it.
+        zone_sums: each seat's zone sum, before doubling (without ``removed``).
         ender: the seat whose cards were all face up first, or ``None`` when the
             round hit ``max_turns_per_round``.
         doubled: whether the ender's sum was doubled.
         scores: each seat's score for the round, after doubling.
+        removed: with ``scoring_triples="removed"``, the flat indices (ascending) of
+            the cards that the turn-up completed into triples and that left before the
+            zones were summed; always empty with ``"kept"``.
     """
 
     round: int
@@ -66,6 +70,7 @@ class RoundEnd:
     ender: int | None
     doubled: bool
     scores: tuple[int, ...]
+    removed: tuple[int, ...] = ()
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -94,7 +99,8 @@ class GameState:
         out_of_play: cards of removed triples (with ``removed_cards="out_of_play"``).
         start_seat: the seat this round's setup started at.
         setup_reveals: how many setup reveals this round has seen (``2 * n`` when done).
-        setup_sums: per seat, the sum of the two cards it revealed in setup.
+        setup_sums: per seat, the sum of the two cards it revealed in setup (with
+            ``setup_reveals="simultaneous"``: 0 until the named cells turn up).
         drawer: the seat whose turn it is, or ``None`` outside a turn.
         knockers: seats that knocked for the current draw-pile card, clockwise.
         knocker: the knocker that was given the card, or ``None``.
@@ -112,6 +118,10 @@ class GameState:
         round_scores: one tuple of per-seat scores per finished round.
         winners: seats with the lowest total once the game is over, else empty.
         last_round: how the latest finished round ended, or ``None``.
+        setup_named: with ``setup_reveals="simultaneous"``, the cells named so far in
+            this setup, as flat indices in naming order (two per seat, from the start
+            seat); they lie face down until the last one is named. Always empty
+            otherwise.
     """
 
     config: RuleConfig
@@ -145,6 +155,7 @@ class GameState:
     round_scores: tuple[tuple[int, ...], ...]
     winners: tuple[int, ...]
     last_round: RoundEnd | None
+    setup_named: tuple[int, ...] = ()
     _legal: tuple[Action, ...] | None = attrs.field(
         default=None, init=False, eq=False, hash=False, repr=False
     )

@@ -43,7 +43,7 @@ from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
 from allegra_rules.state import GameState, Phase, RoundEnd
-from allegra_rules.triples import new_triples
+from allegra_rules.triples import find_triples, new_triples
 
 ROUNDS = 3
 """Rounds in a game."""
@@ -279,6 +279,9 @@ def _legal_reveal(s: GameState) -> tuple[Action, ...]:
     player = s.current_player
     assert player is not None
     fd = s.face_down
+    if s.setup_named and s.setup_reveals % 2:
+        # A36, simultaneous setup: the second naming may not repeat the seat's first.
+        fd &= ~(1 << s.setup_named[-1])
     table = action_table(s.num_players).reveal
     area = _area(geometry(s.num_players), player, s.config.reveal_area)
     return tuple(table[i] for i in area if (fd >> i) & 1)
@@ -405,11 +408,22 @@ def _remove_triples(
     found = new_triples(s.config, geometry(s.num_players), cells, face_down, touched)
     if not found:
         return cells, discard, out_of_play
+    return _take_away(s.config, cells, found, discard, out_of_play)
+
+
+def _take_away(
+    config: RuleConfig,
+    cells: tuple[int | None, ...],
+    found: Sequence[int],
+    discard: tuple[int, ...],
+    out_of_play: tuple[int, ...],
+) -> tuple[tuple[int | None, ...], tuple[int, ...], tuple[int, ...]]:
+    """Empty the ascending cells ``found``; their cards go where ``removed_cards`` says."""
     removed = tuple(cells[i] for i in found)
     grid = list(cells)
     for i in found:
         grid[i] = None
-    if s.config.removed_cards == "discard":
+    if config.removed_cards == "discard":
         discard = discard + removed  # type: ignore[operator]
     else:
         out_of_play = out_of_play + removed  # type: ignore[operator]
@@ -480,19 +494,28 @@ def _score_round(
     out_of_play: tuple[int, ...],
     ender: int | None,
 ) -> GameState:
-    """Score the round (A25-A28) and deal the next one, or end the game."""
+    """Score the round (A25-A28, A35) and deal the next one, or end the game."""
     geo = geometry(s.num_players)
+    turned_up = cells
+    removed: tuple[int, ...] = ()
+    if s.config.scoring_triples == "removed":
+        # A35: the turn-up may complete triples; the union of those of the whole table
+        # leaves before the zones are summed, where removed_cards says.
+        removed = tuple(find_triples(s.config, cells, 0, geo.lines))
+        if removed:
+            cells, discard, out_of_play = _take_away(s.config, cells, removed, discard, out_of_play)
     sums = zone_sums(geo, cells)
     scores, doubled = round_scores(s.config, sums, ender)
     totals = tuple(t + x for t, x in zip(s.totals, scores, strict=True))
     history = s.round_scores + (scores,)
     result = RoundEnd(
         round=s.round,
-        cells=cells,
+        cells=turned_up,
         zone_sums=sums,
         ender=ender,
         doubled=doubled,
         scores=scores,
+        removed=removed,
     )
     if s.round < ROUNDS:
         order = _round_deck(s.config, s.seed, s.round + 1)
@@ -533,7 +556,8 @@ def _apply_reveal(s: GameState, action: Reveal) -> GameState:
         return _end_turn(s, s.cells, face_down, s.discard_pile, (i,))
     # Setup. The round end cannot come yet: at most 4 of a player's 12 own cells
     # and 6 of its 15 zone cells can be face up (or gone) after everyone's 2 reveals.
-    n = s.num_players
+    if s.config.setup_reveals == "simultaneous":
+        return _name_setup_cell(s, i)
     player = s.current_player
     assert player is not None
     value = s.cells[i]
@@ -543,6 +567,49 @@ def _apply_reveal(s: GameState, action: Reveal) -> GameState:
     cells, discard, out_of_play = _remove_triples(
         s, s.cells, face_down, (i,), s.discard_pile, s.out_of_play
     )
+    return _after_setup_reveal(s, cells, face_down, discard, out_of_play, sums)
+
+
+def _name_setup_cell(s: GameState, i: int) -> GameState:
+    """A36, ``setup_reveals="simultaneous"``: name cell ``i``; it stays face down.
+
+    When the last player has named its second cell, every named cell turns up at
+    once (a cell named twice turns up once and counts for both namers) and play
+    settles once.
+    """
+    named = s.setup_named + (i,)
+    n = s.num_players
+    if len(named) < 2 * n:
+        return _evolve(
+            s,
+            current_player=(s.start_seat + len(named) // 2) % n,
+            setup_reveals=len(named),
+            setup_named=named,
+        )
+    cells = s.cells
+    face_down = s.face_down
+    sums = list(s.setup_sums)
+    for k, cell in enumerate(named):
+        face_down &= ~(1 << cell)
+        value = cells[cell]
+        assert value is not None
+        sums[(s.start_seat + k // 2) % n] += value
+    cells, discard, out_of_play = _remove_triples(
+        s, cells, face_down, tuple(sorted(set(named))), s.discard_pile, s.out_of_play
+    )
+    return _after_setup_reveal(s, cells, face_down, discard, out_of_play, sums)
+
+
+def _after_setup_reveal(
+    s: GameState,
+    cells: tuple[int | None, ...],
+    face_down: int,
+    discard: tuple[int, ...],
+    out_of_play: tuple[int, ...],
+    sums: list[int],
+) -> GameState:
+    """The state after a settled setup reveal: the next revealer, or the first turn."""
+    n = s.num_players
     done = s.setup_reveals + 1
     start = s.start_seat
     phase = Phase.SETUP
@@ -568,6 +635,7 @@ def _apply_reveal(s: GameState, action: Reveal) -> GameState:
         setup_reveals=done,
         setup_sums=tuple(sums),
         drawer=drawer,
+        setup_named=(),
     )
 
 

@@ -17,6 +17,9 @@ nothing else:
   ``held=None`` and ``held_hidden=True``. The knocker's replaced card in ``in_hand``
   may have lain face down: only the knocker sees it then (``hand_was_face_down``);
   others get ``None`` for its value.
+- With ``setup_reveals="simultaneous"`` the cells other seats have named in the
+  setup are secret until they all turn up together; the view lists only the cells
+  the viewer named itself (``own_setup_named``), never their values.
 - The seed is secret (it decides every shuffle); so is everything it implies.
 - Everything else is public: scores, totals, the whole discard pile (each card was
   face up when put there), ``out_of_play``, the previous round's table, whose turn
@@ -41,7 +44,6 @@ from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.serialize import (
     MAX_DOCUMENT_BYTES,
     PUBLIC_KEYS,
-    SCHEMA_VERSION,
     SaveFormatError,
     action_from_dict,
     action_to_dict,
@@ -58,8 +60,10 @@ from allegra_rules.serialize import (
     parse_document,
     read_cells,
     read_public,
+    read_setup_named,
     read_table,
     round_end_to_dict,
+    schema_version_for,
 )
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import legal_actions
@@ -79,8 +83,12 @@ VIEW_KEYS: tuple[str, ...] = (
     "in_hand",
     "legal_actions",
     *PUBLIC_KEYS,
+    "own_setup_named",
 )
-"""Every key of a view document, all required."""
+"""Every key of a view document (schema version 2), all required."""
+
+VIEW_KEYS_V1: tuple[str, ...] = VIEW_KEYS[:-1]
+"""Every key of a schema version 1 view document, all required."""
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -128,6 +136,9 @@ class PlayerView:
         winners: the winning seats once the game is over, else empty.
         last_round: how the latest finished round ended (every card face up).
         legal_actions: the legal actions when the viewer is to act, else empty.
+        own_setup_named: with ``setup_reveals="simultaneous"``, the cells the viewer
+            itself has named in the current setup (flat indices, in naming order);
+            the cells other seats named are not shown.
     """
 
     viewer: int
@@ -164,6 +175,7 @@ class PlayerView:
     winners: tuple[int, ...]
     last_round: RoundEnd | None
     legal_actions: tuple[Action, ...]
+    own_setup_named: tuple[int, ...] = ()
 
     def __repr__(self) -> str:
         return (
@@ -247,8 +259,9 @@ class PlayerView:
     def to_dict(self) -> dict[str, Any]:
         """The view as plain JSON data (see :meth:`to_json`)."""
         last = self.last_round
-        return {
-            "schema_version": SCHEMA_VERSION,
+        version = schema_version_for(self.config)
+        data = {
+            "schema_version": version,
             "kind": "view",
             "viewer": self.viewer,
             "config": self.config.to_dict(),
@@ -282,9 +295,12 @@ class PlayerView:
             "totals": list(self.totals),
             "round_scores": [list(scores) for scores in self.round_scores],
             "winners": list(self.winners),
-            "last_round": None if last is None else round_end_to_dict(last),
+            "last_round": None if last is None else round_end_to_dict(last, version),
             "legal_actions": [action_to_dict(a) for a in self.legal_actions],
         }
+        if version >= 2:
+            data["own_setup_named"] = list(self.own_setup_named)
+        return data
 
     def to_json(self) -> str:
         """The view as a canonical JSON document (``"kind": "view"``).
@@ -305,7 +321,8 @@ class PlayerView:
             SaveFormatError: anything malformed or inconsistent; the message names
                 the path.
         """
-        data = get_object(check_header(data, path, "view"), path, VIEW_KEYS)
+        data = check_header(data, path, "view")
+        data = get_object(data, path, VIEW_KEYS if data["schema_version"] >= 2 else VIEW_KEYS_V1)
         table = read_table(data, path)
         n = table.num_players
         public = read_public(data, path, table)
@@ -352,6 +369,7 @@ class PlayerView:
             legal_actions=tuple(
                 action_from_dict(x, join(actions_path, i), n) for i, x in enumerate(items)
             ),
+            own_setup_named=read_setup_named(data, path, table, "own_setup_named"),
             **public,
         )
         _check_view(view, path)
@@ -457,4 +475,12 @@ def observe(state: GameState, player: int) -> PlayerView:
         winners=state.winners,
         last_round=state.last_round,
         legal_actions=legal_actions(state) if player == state.current_player else (),
+        own_setup_named=_own_named(state, player) if state.setup_named else (),
     )
+
+
+def _own_named(state: GameState, player: int) -> tuple[int, ...]:
+    """The cells ``player`` named in a simultaneous setup (two per seat, from the start)."""
+    n = state.num_players
+    start = state.start_seat
+    return tuple(cell for k, cell in enumerate(state.setup_named) if (start + k // 2) % n == player)
