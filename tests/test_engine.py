@@ -123,14 +123,16 @@ def test_new_game_rejects_a_deck_that_is_not_the_configs_cards() -> None:
 
 @pytest.mark.rule("R1.3")
 def test_pos_validation() -> None:
-    with pytest.raises(ValueError, match=r"Pos.row must be 0..2, got 3"):
+    with pytest.raises(ValueError, match=r"Pos.row must be 0..2; got 3"):
         Pos(0, 3, 0)
-    with pytest.raises(ValueError, match=r"Pos.col must be 0..3, got -1"):
+    with pytest.raises(ValueError, match=r"Pos.col must be 0..3; got -1"):
         Pos(0, 0, -1)
-    with pytest.raises(ValueError, match=r"Pos.player must be >= 0"):
+    with pytest.raises(ValueError, match=r"Pos.player must be 0..63; got -1"):
         Pos(-1, 0, 0)
-    with pytest.raises(TypeError, match=r"Pos\.row must be an int"):
+    with pytest.raises(ValueError, match=r"Pos\.row must be an int 0..2; got 1.0 \(float\)"):
         Pos(0, 1.0, 0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"Pos\.player must be an int 0..63; got True \(bool\)"):
+        Pos(True, 0, 0)
     assert sorted([Pos(1, 0, 0), Pos(0, 2, 3), Pos(0, 2, 1)]) == [
         Pos(0, 2, 1),
         Pos(0, 2, 3),

@@ -46,6 +46,7 @@ from allegra_rules import (
     new_game,
 )
 from allegra_rules.config import OPTION_CHOICES
+from allegra_rules.invariants import check_state
 from allegra_rules.triples import find_triples
 from helpers import all_actions, cards_of, snapshot
 
@@ -105,7 +106,12 @@ def check_zones(state: GameState) -> None:
 
 
 def check_step(before: GameState, after: GameState, deck: Counter[int]) -> None:
-    """Invariants between two consecutive states."""
+    """Invariants between two consecutive states.
+
+    ``check_state`` is the library's one definition of a valid state (the loader uses
+    it too); the assertions after it restate a few rules independently of it.
+    """
+    check_state(after)
     assert cards_of(after) == deck
     check_zones(after)
     if after.phase in SETTLED:

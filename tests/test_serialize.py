@@ -772,8 +772,9 @@ def _take_from_draw(data: dict[str, Any], key: str, count: int = 1) -> list[int]
 
 
 def _flip_area_up_and_end(data: dict[str, Any]) -> None:
-    # Seat 1 reveals all its reveal area; seat 0 is made the round's ender.
-    for i in [*range(12, 24), 3, 7, 11]:
+    # Every card turns up: seat 0 is made the round's ender (its cards all up) and seat 1
+    # is left in its final turn with nothing to reveal.
+    for i in range(24):
         data["face_down"][i] = False
     data["ender"] = 0
     data["final_turns"] = [1]

@@ -31,6 +31,7 @@ from allegra_rules.encoding import (
     num_distinct_actions,
 )
 from allegra_rules.geometry import Pos, left, right, zone_positions
+from allegra_rules.invariants import InvalidStateError, check_state
 from allegra_rules.presets import PRESETS, preset, preset_id, preset_ids, preset_names
 from allegra_rules.records import GameRecord, preset_id_of, replay, state_digest
 from allegra_rules.render import describe_action, render_table
@@ -81,6 +82,7 @@ __all__ = [
     "Give",
     "GreedyBot",
     "IllegalActionError",
+    "InvalidStateError",
     "Knock",
     "Pass",
     "Phase",
@@ -101,6 +103,7 @@ __all__ = [
     "action_to_id",
     "action_to_json",
     "apply",
+    "check_state",
     "describe_action",
     "determinize",
     "json_schema",

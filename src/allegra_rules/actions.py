@@ -3,22 +3,47 @@
 ``legal_actions`` hands out interned objects (one object per distinct action), so
 programs that compare or store actions pay nothing for building them; an action built
 by hand, such as ``Swap(Pos(0, 1, 2))``, is equal to the interned one.
+
+Fields are checked when an action is built: ``Reveal``, ``Swap`` and ``Take`` hold a
+:class:`Pos`, ``Give.player`` is an ``int`` seat (a ``bool`` or a ``float`` is not);
+anything else raises ``ValueError`` naming the field.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import attrs
 
-from allegra_rules.geometry import Pos, geometry
+from allegra_rules.geometry import MAX_SEATS, Pos, geometry
+
+
+def _is_pos(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not Pos:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ValueError(
+            f"{type(instance).__name__}.{attribute.name} must be a Pos; got {shown} "
+            f"({type(value).__name__})"
+        )
+
+
+def _is_seat(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not int or not 0 <= value < MAX_SEATS:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ValueError(
+            f"{type(instance).__name__}.{attribute.name} must be an int seat "
+            f"0..{MAX_SEATS - 1}; got {shown} ({type(value).__name__})"
+        )
 
 
 @attrs.frozen(slots=True)
 class Reveal:
     """Turn the face-down card at ``pos`` face up (setup, or after a ``Discard``)."""
 
-    pos: Pos
+    pos: Pos = attrs.field(validator=_is_pos)
 
 
 @attrs.frozen(slots=True)
@@ -45,14 +70,14 @@ class Pass:
 class Give:
     """The drawer gives the drawn card to the knocker ``player``."""
 
-    player: int
+    player: int = attrs.field(validator=_is_seat)
 
 
 @attrs.frozen(slots=True)
 class Swap:
     """Put the held card at ``pos``, face up, replacing the card there."""
 
-    pos: Pos
+    pos: Pos = attrs.field(validator=_is_pos)
 
 
 @attrs.frozen(slots=True)
@@ -64,7 +89,7 @@ class Discard:
 class Take:
     """In a knock exchange, the drawer takes the card at ``pos`` from the knocker's area."""
 
-    pos: Pos
+    pos: Pos = attrs.field(validator=_is_pos)
 
 
 Action = Reveal | DrawDeck | DrawDiscard | Knock | Pass | Give | Swap | Discard | Take

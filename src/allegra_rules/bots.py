@@ -63,6 +63,12 @@ class Bot(Protocol):
         ...
 
 
+def _check_seed(seed: object) -> int:
+    if type(seed) is not int:
+        raise ValueError(f"a bot's seed must be an int; got {type(seed).__name__}")
+    return seed
+
+
 def _legal_or_raise(state: GameState) -> tuple[Action, ...]:
     legal = legal_actions(state)
     if not legal:
@@ -83,7 +89,7 @@ class RandomBot:
     """
 
     def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
+        self.seed = _check_seed(seed)
         self._rng = random.Random(seed)
 
     def __repr__(self) -> str:
@@ -268,7 +274,7 @@ class GreedyBot:
     """How much better (in points) a knocker's card must be before GreedyBot gives."""
 
     def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
+        self.seed = _check_seed(seed)
         self._rng = random.Random(seed)
 
     def __repr__(self) -> str:

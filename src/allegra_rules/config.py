@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import attrs
 
-from allegra_rules.geometry import CELLS_PER_SEAT
+from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS
 
 DEFAULT_DECK: tuple[tuple[int, int], ...] = (
     (-1, 6),
@@ -76,7 +76,9 @@ def _choice(name: str) -> Any:
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
         if not isinstance(value, str) or value not in allowed:
             shown = ", ".join(repr(v) for v in allowed)
-            raise ValueError(f"RuleConfig.{attribute.name} must be one of {shown}; got {value!r}")
+            raise ValueError(
+                f"RuleConfig.{attribute.name} must be one of {shown}; got {_short(value)}"
+            )
 
     return check
 
@@ -93,29 +95,66 @@ def _option(name: str, ambiguity: str, doc: str, added: str = FIRST_RELEASE) -> 
     return attrs.field(default=OPTION_CHOICES[name][0], validator=_choice(name), metadata=metadata)
 
 
+MAX_CARD_VALUE = 1000
+"""Card values must lie in ``-MAX_CARD_VALUE..MAX_CARD_VALUE``."""
+
+MAX_DECK_SIZE = 10_000
+"""The most cards a deck may hold."""
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""``RuleConfig.from_json`` rejects longer documents before parsing them (1 MiB)."""
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _seat_count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not int or not 2 <= value <= MAX_SEATS:
+        raise ValueError(
+            f"RuleConfig.{attribute.name} must be an int 2..{MAX_SEATS}; got {_short(value)}"
+        )
+
+
 def _positive_int(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if type(value) is not int or value < 1:
-        raise ValueError(f"RuleConfig.{attribute.name} must be an int >= 1; got {value!r}")
+        raise ValueError(f"RuleConfig.{attribute.name} must be an int >= 1; got {_short(value)}")
 
 
 def _deck_converter(
     value: Mapping[int, int] | Iterable[tuple[int, int]],
 ) -> tuple[tuple[int, int], ...]:
-    pairs = list(value.items()) if isinstance(value, Mapping) else list(value)
+    shape = "a mapping of card values to copy counts, or (value, copies) pairs"
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        pairs = list(value)
+    else:
+        raise ValueError(f"RuleConfig.deck must be {shape}; got {_short(value)}")
+    if len(pairs) > 2 * MAX_CARD_VALUE + 1:
+        raise ValueError(f"RuleConfig.deck lists {len(pairs)} values; at most one per value")
     out: list[tuple[int, int]] = []
+    total = 0
     for pair in pairs:
         if not isinstance(pair, tuple) or len(pair) != 2:
-            raise ValueError(
-                f"RuleConfig.deck must map card values to copy counts; got entry {pair!r}"
-            )
+            raise ValueError(f"RuleConfig.deck must be {shape}; got entry {_short(pair)}")
         card, copies = pair
         for what, x in (("card value", card), ("copy count", copies)):
             if type(x) is not int:
-                raise ValueError(f"RuleConfig.deck: {what} must be an int; got {x!r}")
+                raise ValueError(f"RuleConfig.deck: {what} must be an int; got {_short(x)}")
+        if not -MAX_CARD_VALUE <= card <= MAX_CARD_VALUE:
+            raise ValueError(
+                f"RuleConfig.deck: card values must be {-MAX_CARD_VALUE}..{MAX_CARD_VALUE}; "
+                f"got {_short(card)}"
+            )
         if copies < 1:
             raise ValueError(
                 f"RuleConfig.deck: value {card} must have at least 1 copy; got {copies}"
             )
+        total += copies
+        if total > MAX_DECK_SIZE:
+            raise ValueError(f"RuleConfig.deck holds more than {MAX_DECK_SIZE} cards")
         out.append((card, copies))
     out.sort()
     values = [v for v, _ in out]
@@ -150,7 +189,7 @@ class RuleConfig:
     )
     min_players: int = attrs.field(
         default=2,
-        validator=_positive_int,
+        validator=_seat_count,
         metadata={
             "added": FIRST_RELEASE,
             "ambiguity": "A2",
@@ -159,7 +198,7 @@ class RuleConfig:
     )
     max_players: int = attrs.field(
         default=6,
-        validator=_positive_int,
+        validator=_seat_count,
         metadata={"added": FIRST_RELEASE, "ambiguity": "A2", "doc": "Most seats a game may have."},
     )
     reveal_area: Area = _option(
@@ -257,8 +296,6 @@ class RuleConfig:
     )
 
     def __attrs_post_init__(self) -> None:
-        if self.min_players < 2:
-            raise ValueError(f"RuleConfig.min_players must be at least 2; got {self.min_players}")
         if self.max_players < self.min_players:
             raise ValueError(
                 f"RuleConfig.max_players must be >= min_players ({self.min_players}); "
@@ -363,15 +400,31 @@ class RuleConfig:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RuleConfig:
-        """Parse :meth:`to_json` output; unknown or missing keys raise ``ValueError``."""
+        """Parse :meth:`to_json` output; unknown or missing keys raise ``ValueError``.
+
+        Raises:
+            ValueError: ``text`` is not a str or bytes, longer than
+                :data:`MAX_CONFIG_BYTES`, not JSON, or not a valid config; the message
+                names the field.
+        """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ValueError(f"RuleConfig JSON must be a str or bytes; got {type(text).__name__}")
+        if len(text) > MAX_CONFIG_BYTES:
+            raise ValueError(f"RuleConfig JSON is longer than {MAX_CONFIG_BYTES} bytes")
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ValueError(f"RuleConfig JSON does not parse: {exc}") from None
         return cls.from_dict(data)
 
     def options_differing_from(self, other: RuleConfig) -> dict[str, tuple[Any, Any]]:
-        """``{field: (self's value, other's value)}`` for every field that differs."""
+        """``{field: (self's value, other's value)}`` for every field that differs.
+
+        Raises:
+            ValueError: ``other`` is not a ``RuleConfig``.
+        """
+        if not isinstance(other, RuleConfig):
+            raise ValueError(f"other must be a RuleConfig; got {type(other).__name__}")
         return {
             f.name: (getattr(self, f.name), getattr(other, f.name))
             for f in attrs.fields(RuleConfig)

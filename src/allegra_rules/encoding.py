@@ -131,8 +131,9 @@ def action_from_id(action_id: int, num_players: int) -> Action:
 
 def legal_action_ids(state: GameState) -> tuple[int, ...]:
     """The ids of ``legal_actions(state)``, in the same order."""
+    legal = legal_actions(state)
     n = state.num_players
-    return tuple(action_to_id(a, n) for a in legal_actions(state))
+    return tuple(action_to_id(a, n) for a in legal)
 
 
 def legal_action_mask(state: GameState) -> tuple[int, ...]:
@@ -145,7 +146,8 @@ def legal_action_mask(state: GameState) -> tuple[int, ...]:
     >>> len(mask), sum(mask)
     (79, 15)
     """
+    ids = legal_action_ids(state)
     mask = [0] * num_distinct_actions(state.num_players)
-    for i in legal_action_ids(state):
+    for i in ids:
         mask[i] = 1
     return tuple(mask)

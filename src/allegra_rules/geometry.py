@@ -27,19 +27,31 @@ SHARED_COL = COLS - 1
 """The column a player shares with its right neighbour's zone."""
 
 
-def _check_range(name: str, value: object, low: int, high: int | None) -> None:
+MAX_SEATS = 64
+"""The most seats any table may have (and any document may name)."""
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_range(name: str, value: object, low: int, high: int) -> None:
+    # ``type(...) is int``: a bool or a float is not a coordinate.
     if type(value) is not int:
-        raise TypeError(f"Pos.{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"Pos.{name} must be {allowed}, got {value}")
+        raise ValueError(
+            f"Pos.{name} must be an int {low}..{high}; got {_short(value)} ({type(value).__name__})"
+        )
+    if not low <= value <= high:
+        raise ValueError(f"Pos.{name} must be {low}..{high}; got {value}")
 
 
 @attrs.frozen(order=True, slots=True, repr=False)
 class Pos:
     """A cell of ``player``'s own grid: ``row`` 0..2, ``col`` 0..3 (col 3 is shared).
 
-    Positions order as the tuple ``(player, row, col)``.
+    Positions order as the tuple ``(player, row, col)``. Every coordinate must be an
+    ``int`` (a ``bool`` or a ``float`` is not); anything else raises ``ValueError``.
 
     >>> Pos(1, 2, 3)
     Pos(1, 2, 3)
@@ -52,7 +64,7 @@ class Pos:
     col: int
 
     def __attrs_post_init__(self) -> None:
-        _check_range("player", self.player, 0, None)
+        _check_range("player", self.player, 0, MAX_SEATS - 1)
         _check_range("row", self.row, 0, ROWS - 1)
         _check_range("col", self.col, 0, COLS - 1)
 
@@ -65,14 +77,38 @@ class Pos:
         return self.player * CELLS_PER_SEAT + self.row * COLS + self.col
 
 
+def check_seats(num_players: object) -> int:
+    """``num_players`` as a seat count ``2..MAX_SEATS``; ``ValueError`` otherwise."""
+    if type(num_players) is not int or not 2 <= num_players <= MAX_SEATS:
+        raise ValueError(f"num_players must be an int 2..{MAX_SEATS}; got {_short(num_players)}")
+    return num_players
+
+
+def check_seat(player: object, num_players: int, what: str = "player") -> int:
+    """``player`` as a seat ``0..num_players-1``; ``ValueError`` otherwise."""
+    if type(player) is not int or not 0 <= player < num_players:
+        raise ValueError(f"{what} must be a seat 0..{num_players - 1}; got {_short(player)}")
+    return player
+
+
 def left(player: int, num_players: int) -> int:
-    """The left neighbour of ``player``: the next seat clockwise."""
-    return (player + 1) % num_players
+    """The left neighbour of ``player``: the next seat clockwise.
+
+    Raises:
+        ValueError: ``num_players`` is not a seat count or ``player`` not a seat.
+    """
+    n = check_seats(num_players)
+    return (check_seat(player, n) + 1) % n
 
 
 def right(player: int, num_players: int) -> int:
-    """The right neighbour of ``player``: the previous seat clockwise."""
-    return (player - 1) % num_players
+    """The right neighbour of ``player``: the previous seat clockwise.
+
+    Raises:
+        ValueError: ``num_players`` is not a seat count or ``player`` not a seat.
+    """
+    n = check_seats(num_players)
+    return (check_seat(player, n) - 1) % n
 
 
 @attrs.frozen(slots=True, repr=False, eq=False)
@@ -127,6 +163,8 @@ class Geometry:
 
     def index(self, pos: Pos) -> int:
         """The flat index of ``pos``; ``ValueError`` if the seat is not at this table."""
+        if type(pos) is not Pos:
+            raise ValueError(f"expected a Pos; got {_short(pos)} ({type(pos).__name__})")
         if pos.player >= self.num_players:
             raise ValueError(
                 f"{pos!r} names seat {pos.player}, but the table has seats "
@@ -137,10 +175,8 @@ class Geometry:
 
 @cache
 def geometry(num_players: int) -> Geometry:
-    """The cached index tables for ``num_players`` seats (any count from 2 up)."""
-    if type(num_players) is not int or num_players < 2:
-        raise ValueError(f"num_players must be an int >= 2, got {num_players!r}")
-    n = num_players
+    """The cached index tables for ``num_players`` seats (2 to :data:`MAX_SEATS`)."""
+    n = check_seats(num_players)
     positions = tuple(Pos(p, r, c) for p in range(n) for r in range(ROWS) for c in range(COLS))
     own = tuple(tuple(p * CELLS_PER_SEAT + i for i in range(CELLS_PER_SEAT)) for p in range(n))
     zone_rows_of: list[list[tuple[int, ...]]] = []
@@ -182,6 +218,11 @@ def geometry(num_players: int) -> Geometry:
 
 
 def zone_positions(player: int, num_players: int) -> tuple[Pos, ...]:
-    """The 15 positions of ``player``'s zone, zone row by zone row, left to right."""
-    geo = geometry(num_players)
+    """The 15 positions of ``player``'s zone, zone row by zone row, left to right.
+
+    Raises:
+        ValueError: ``num_players`` is not a seat count or ``player`` not a seat.
+    """
+    geo = geometry(check_seats(num_players))
+    check_seat(player, num_players)
     return tuple(geo.positions[i] for i in geo.zone[player])

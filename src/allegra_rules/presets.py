@@ -7,7 +7,11 @@ saved games replay under the rules they were played with.
 
 from __future__ import annotations
 
+import re
+
 from allegra_rules.config import RuleConfig
+
+_VERSION = re.compile(r"[1-9][0-9]*", re.ASCII)
 
 _SEEDS_1 = RuleConfig()
 
@@ -36,20 +40,29 @@ def preset_names() -> tuple[str, ...]:
 
 def _parse(name: str) -> tuple[str, int]:
     if not isinstance(name, str):
-        raise ValueError(f"preset name must be a str; got {name!r}")
+        shown = repr(name)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ValueError(f"preset name must be a str; got {shown} ({type(name).__name__})")
     base, sep, version_text = name.partition("@")
     if base not in PRESETS:
+        shown = repr(name) if len(name) <= 60 else repr(name[:57]) + "..."
         raise ValueError(
-            f"unknown preset {name!r}; known presets: {', '.join(PRESETS)} "
+            f"unknown preset {shown}; known presets: {', '.join(PRESETS)} "
             "(optionally pinned as name@version)"
         )
     versions = PRESETS[base]
     if not sep:
         return base, len(versions)
-    if not version_text.isdigit() or not 1 <= int(version_text) <= len(versions):
+    # ASCII digits without leading zeros: "fr@1", never "fr@01" or "fr@\u0661".
+    if (
+        len(version_text) > 6
+        or not _VERSION.fullmatch(version_text)
+        or not 1 <= int(version_text) <= len(versions)
+    ):
+        shown = repr(version_text) if len(version_text) <= 20 else repr(version_text[:17]) + "..."
         raise ValueError(
-            f"unknown version {version_text!r} of preset {base!r}; "
-            f"released versions are 1..{len(versions)}"
+            f"unknown version {shown} of preset {base!r}: a version is written in ASCII "
+            f"digits without leading zeros; released versions are 1..{len(versions)}"
         )
     return base, int(version_text)
 

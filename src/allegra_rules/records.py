@@ -99,6 +99,8 @@ def _deck(value: Sequence[int] | None) -> tuple[int, ...] | None:
 
 
 def _actions(value: Iterable[Action]) -> tuple[Action, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"actions must be a list or tuple of actions; got {type(value).__name__}")
     actions = tuple(value)
     for i, action in enumerate(actions):
         if type(action) not in ACTION_TYPES:

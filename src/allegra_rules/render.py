@@ -47,7 +47,7 @@ from allegra_rules.actions import (
     Take,
 )
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
-from allegra_rules.state import GameState, Phase
+from allegra_rules.state import GameState, Phase, require_state
 from allegra_rules.transitions import ROUNDS, apply
 
 __all__ = [
@@ -310,6 +310,7 @@ def render_table(state: GameState, *, legend: bool = True) -> str:
     >>> "## ## ## [##]" in table, "zone 2" in table
     (True, True)
     """
+    require_state(state)
     n = state.num_players
     width = _width(state.config.deck_cards())
     who = state.current_player

@@ -17,18 +17,17 @@ rules. The JSON Schema files of every document kind ship in
 than the schemas: a schema checks shapes, types and fixed ranges; the loader also
 checks what depends on the config and on other fields.
 
-The reader helpers here (``get_*``, ``read_*``, :class:`Table`, :func:`check_state`)
+The reader helpers here (``get_*``, ``read_*``, :class:`Table`, :func:`consistent`)
 are shared with :mod:`allegra_rules.views` and :mod:`allegra_rules.records`; they
 are not part of the package's top-level API and may change between releases.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, NoReturn
 
@@ -53,11 +52,11 @@ from allegra_rules.actions import (
     action_table,
 )
 from allegra_rules.config import LATER_OPTIONS, OPTION_CHOICES, RuleConfig
-from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, Pos, geometry
-from allegra_rules.scoring import round_scores, winners, zone_sums
-from allegra_rules.state import GameState, Phase, RoundEnd
-from allegra_rules.transitions import ROUNDS, legal_actions
-from allegra_rules.triples import find_triples
+from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, Pos
+from allegra_rules.invariants import InvalidStateError, check_consistency, deck_counts
+from allegra_rules.invariants import check_conservation as _check_conservation
+from allegra_rules.state import GameState, Phase, RoundEnd, require_state
+from allegra_rules.transitions import ROUNDS
 
 SCHEMA_VERSION = 2
 """The newest version of the JSON documents; this release reads every version up to it.
@@ -396,6 +395,8 @@ def schema_version_for(config: RuleConfig) -> int:
     >>> schema_version_for(RuleConfig()), schema_version_for(simultaneous)
     (1, 2)
     """
+    if not isinstance(config, RuleConfig):
+        raise ValueError(f"config must be a RuleConfig; got {type(config).__name__}")
     return 1 if not config.later_options else 2
 
 
@@ -460,31 +461,24 @@ def config_from_data(value: object, path: str, version: int = SCHEMA_VERSION) ->
         fail(path, str(exc))
 
 
-def deck_counts(config: RuleConfig) -> dict[int, int]:
-    """The config's deck as ``{value: copies}`` (never expanded card by card)."""
-    return dict(config.deck)
-
-
-def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
-    extra = sorted((v, found[v] - want.get(v, 0)) for v in found if found[v] > want.get(v, 0))
-    missing = sorted((v, want[v] - found[v]) for v in want if found[v] < want[v])
-    parts = []
-    if extra:
-        parts.append("extra " + ", ".join(f"{k}x {v}" for v, k in extra[:10]))
-    if missing:
-        parts.append("missing " + ", ".join(f"{k}x {v}" for v, k in missing[:10]))
-    return "; ".join(parts)
-
-
 def check_conservation(path: str, found: Counter[int], config: RuleConfig, where: str) -> None:
     """Fail unless ``found`` is exactly the config's deck as a multiset."""
-    want = deck_counts(config)
-    if found != Counter(want):
-        fail(
-            path,
-            f"the cards in {where} must be exactly the config's deck of {config.deck_size} "
-            f"cards; found {found.total()} ({_count_difference(found, want)})",
-        )
+    try:
+        _check_conservation(path, found, config, where)
+    except InvalidStateError as exc:
+        fail(exc.path, exc.reason)
+
+
+def consistent(state: GameState, path: str = "$") -> None:
+    """Fail unless ``state`` passes :func:`allegra_rules.invariants.check_consistency`.
+
+    Raises:
+        SaveFormatError: the first contradiction, at the document path of the field.
+    """
+    try:
+        check_consistency(state, path)
+    except InvalidStateError as exc:
+        fail(exc.path, exc.reason)
 
 
 # ------------------------------------------------------------------------- state
@@ -492,6 +486,7 @@ def check_conservation(path: str, found: Counter[int], config: RuleConfig, where
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
     """The state as plain JSON data (see :func:`state_to_json` for the format)."""
+    require_state(state)
     n = state.num_players
     fd = state.face_down
     last = state.last_round
@@ -799,7 +794,7 @@ def state_from_dict(data: object, path: str = "$") -> GameState:
         setup_named=read_setup_named(data, path, table, "setup_named"),
         **public,
     )
-    check_state(state, path)
+    consistent(state, path)
     return state
 
 
@@ -809,423 +804,6 @@ def read_setup_named(data: Mapping[str, Any], path: str, table: Table, key: str)
         return ()
     n = table.num_players
     return get_int_list(data[key], join(path, key), 0, table.num_cells - 1, most=2 * n)
-
-
-# ------------------------------------------------------------------ consistency
-
-_HOLDING = frozenset(
-    {Phase.KNOCK, Phase.HOLD_DECK, Phase.HOLD_DISCARD, Phase.KNOCKER_SWAP, Phase.HOLD_TAKEN}
-)
-_EXCHANGE = frozenset({Phase.KNOCKER_SWAP, Phase.TAKE, Phase.HOLD_TAKEN})
-_MAY_HAVE_KNOCKERS = frozenset(
-    {Phase.KNOCK, Phase.HOLD_DECK, Phase.FLIP, Phase.KNOCKER_SWAP, Phase.TAKE, Phase.HOLD_TAKEN}
-)
-
-
-def _area(n: int, player: int, which: str) -> frozenset[int]:
-    geo = geometry(n)
-    return geo.zone_set[player] if which == "zone" else geo.own_set[player]
-
-
-def _first_player(state: GameState) -> int:
-    """The seat that took (or takes) the first turn of the current round."""
-    n = state.num_players
-    start = state.start_seat
-    if state.config.first_player == "rotate":
-        return start
-    sums = state.setup_sums
-    return max(range(n), key=lambda p: (sums[p], -((p - start) % n)))
-
-
-def _is_clockwise_from(seats: Iterable[int], origin: int, n: int) -> bool:
-    offsets = [(s - origin) % n for s in seats]
-    return all(o > 0 for o in offsets) and all(a < b for a, b in itertools.pairwise(offsets))
-
-
-def check_state(state: GameState, path: str = "$") -> None:
-    """Check that every field of ``state`` agrees with every other one.
-
-    Types and ranges are the caller's job (the loader checks them while parsing);
-    this checks the rest: card conservation, rounds and scores, setup, whose turn
-    it is, and the fields of the current phase.
-
-    Raises:
-        SaveFormatError: the first contradiction found, at the path of the field.
-    """
-    _check_cards(state, path)
-    _check_rounds(state, path)
-    _check_setup(state, path)
-    _check_turn(state, path)
-    _check_exchange(state, path)
-    _check_settled(state, path)
-    if state.phase is not Phase.OVER and not legal_actions(state):
-        fail(
-            join(path, "phase"),
-            f"no action is legal in phase {state.phase.value!r}: the state is a dead end",
-        )
-
-
-_SETTLED = frozenset(
-    {
-        Phase.SETUP,
-        Phase.DRAW,
-        Phase.KNOCK,
-        Phase.HOLD_DECK,
-        Phase.HOLD_DISCARD,
-        Phase.FLIP,
-        Phase.KNOCKER_SWAP,
-    }
-)
-"""Phases whose table is the one play last settled on (nothing moved since)."""
-
-
-def _check_settled(s: GameState, path: str) -> None:
-    """A settled table holds no triple, and nobody's cards are all up unless ended."""
-    if s.phase not in _SETTLED:
-        return
-    geo = geometry(s.num_players)
-    found = find_triples(s.config, s.cells, s.face_down, geo.lines)
-    if found:
-        fail(
-            join(join(path, "cells"), found[0]),
-            f"a triple through this cell would have been removed when play last settled "
-            f"(phase {s.phase.value!r})",
-        )
-    if s.ender is None:
-        masks = geo.own_masks if s.config.round_end == "own_grid" else geo.zone_masks
-        for seat, mask in enumerate(masks):
-            if not s.face_down & mask:
-                fail(
-                    join(path, "ender"),
-                    f"seat {seat} has no face-down card left (round_end="
-                    f"{s.config.round_end!r}), so the round would have an ender",
-                )
-
-
-def _check_cards(s: GameState, path: str) -> None:
-    found: Counter[int] = Counter(v for v in s.cells if v is not None)
-    found.update(s.draw_pile)
-    found.update(s.discard_pile)
-    found.update(s.out_of_play)
-    found.update(card for _, card in s.in_hand)
-    if s.held is not None:
-        found[s.held] += 1
-    check_conservation(
-        path, found, s.config, "cells, draw_pile, discard_pile, held, in_hand and out_of_play"
-    )
-    gaps = sum(1 for v in s.cells if v is None)
-    removed = gaps - (1 if s.phase is Phase.HOLD_TAKEN else 0)
-    if s.config.removed_cards == "discard":
-        if s.out_of_play:
-            fail(join(path, "out_of_play"), 'must be empty with removed_cards="discard"')
-    elif len(s.out_of_play) != removed:
-        fail(
-            join(path, "out_of_play"),
-            f"holds {len(s.out_of_play)} cards, but {removed} cells were emptied by "
-            'triples (removed_cards="out_of_play")',
-        )
-    counts = Counter(s.out_of_play)
-    for card, copies in sorted(counts.items()):
-        if copies < 3:
-            fail(
-                join(path, "out_of_play"),
-                f"holds {copies} card(s) {card}: triples remove at least 3 equal cards",
-            )
-    if not s.discard_pile and s.phase is not Phase.HOLD_DISCARD:
-        fail(join(path, "discard_pile"), f"cannot be empty in phase {s.phase.value!r}")
-
-
-def _check_rounds(s: GameState, path: str) -> None:
-    n = s.num_players
-    over = s.phase is Phase.OVER
-    if over and s.round != ROUNDS:
-        fail(
-            join(path, "round"), f"a finished game stays at its last round {ROUNDS}; got {s.round}"
-        )
-    finished = ROUNDS if over else s.round - 1
-    if len(s.round_scores) != finished:
-        fail(
-            join(path, "round_scores"),
-            f"round {s.round} in phase {s.phase.value!r} follows {finished} finished "
-            f"round(s); got {len(s.round_scores)}",
-        )
-    want = tuple(sum(scores[p] for scores in s.round_scores) for p in range(n))
-    if s.totals != want:
-        fail(join(path, "totals"), f"must be the per-seat sums of round_scores, {list(want)}")
-    best = winners(s.totals) if over else ()
-    if s.winners != best:
-        fail(
-            join(path, "winners"),
-            f"must be {list(best)}: the lowest totals once the game is over, else empty",
-        )
-    last = s.last_round
-    where = join(path, "last_round")
-    if last is None:
-        if s.round_scores:
-            fail(where, "must describe the latest finished round")
-        return
-    if not s.round_scores:
-        fail(where, "must be null before any round has finished")
-    if last.round != len(s.round_scores):
-        fail(join(where, "round"), f"the latest finished round is {len(s.round_scores)}")
-    found: Counter[int] = Counter(v for v in last.cells if v is not None)
-    deck = deck_counts(s.config)
-    if any(copies > deck.get(card, 0) for card, copies in found.items()):
-        fail(join(where, "cells"), "holds more copies of a card than the config's deck")
-    geo = geometry(n)
-    want_removed: tuple[int, ...] = ()
-    if s.config.scoring_triples == "removed":
-        want_removed = tuple(find_triples(s.config, last.cells, 0, geo.lines))
-    if last.removed != want_removed:
-        fail(
-            join(where, "removed"),
-            f"scoring_triples={s.config.scoring_triples!r}: the triples removed at scoring "
-            f"are {list(want_removed)}",
-        )
-    scored = list(last.cells)
-    for i in last.removed:
-        scored[i] = None
-    sums = zone_sums(geo, tuple(scored))
-    if last.zone_sums != sums:
-        fail(join(where, "zone_sums"), f"the zone sums of these cells are {list(sums)}")
-    scores, doubled = round_scores(s.config, sums, last.ender)
-    if last.doubled != doubled:
-        fail(join(where, "doubled"), f"the rules say {str(doubled).lower()} for this round")
-    if last.scores != scores:
-        fail(join(where, "scores"), f"the rules score this round {list(scores)}")
-    if last.scores != s.round_scores[-1]:
-        fail(join(path, "round_scores"), "the last entry must equal last_round.scores")
-    if over:
-        if s.cells != tuple(scored):
-            fail(
-                join(path, "cells"), "a finished game shows the table its last round was scored on"
-            )
-        if s.ender != last.ender:
-            fail(join(path, "ender"), "a finished game keeps its last round's ender")
-
-
-def _check_setup(s: GameState, path: str) -> None:
-    n = s.num_players
-    start = (s.round - 1) % n
-    if s.start_seat != start:
-        fail(join(path, "start_seat"), f"round {s.round} starts at seat {start}")
-    reveals = s.setup_reveals
-    simultaneous = s.config.setup_reveals == "simultaneous"
-    named_path = join(path, "setup_named")
-    if s.setup_named and (not simultaneous or s.phase is not Phase.SETUP):
-        why = "the setup is over" if simultaneous else 'only setup_reveals="simultaneous" names'
-        fail(named_path, f"must be empty: {why}")
-    if s.phase is not Phase.SETUP:
-        if reveals != 2 * n:
-            fail(join(path, "setup_reveals"), f"setup is over: must be {2 * n}")
-        return
-    if reveals >= 2 * n:
-        fail(join(path, "setup_reveals"), f"setup ends after {2 * n} reveals; got {reveals}")
-    seat = (start + reveals // 2) % n
-    if s.current_player != seat:
-        fail(
-            join(path, "current_player"),
-            f"after {reveals} setup reveals seat {seat} reveals next; got {s.current_player}",
-        )
-    for j in range(n):
-        who = (start + j) % n
-        unrevealed = j > reveals // 2 or (j == reveals // 2 and reveals % 2 == 0)
-        if (unrevealed or simultaneous) and s.setup_sums[who] != 0:
-            fail(join(join(path, "setup_sums"), who), f"seat {who} has not revealed yet: must be 0")
-    shown = sum(1 for i in range(len(s.cells)) if not (s.face_down >> i) & 1)
-    if simultaneous:
-        # A36: named cells stay face down until the last one is named.
-        if shown:
-            fail(join(path, "face_down"), "no card turns up before every player has named two")
-        if len(s.setup_named) != reveals:
-            fail(named_path, f"must list the {reveals} cells named so far")
-        for k, cell in enumerate(s.setup_named):
-            seat = (start + k // 2) % n
-            if cell not in _area(n, seat, s.config.reveal_area):
-                fail(
-                    join(named_path, k),
-                    f"seat {seat} may only name cells of its reveal area "
-                    f"(reveal_area={s.config.reveal_area!r})",
-                )
-            if k % 2 and cell == s.setup_named[k - 1]:
-                fail(join(named_path, k), f"seat {seat} cannot name the same cell twice")
-    elif shown != reveals:
-        fail(
-            join(path, "face_down"),
-            f"after {reveals} setup reveals exactly {reveals} cells are face up or gaps; "
-            f"got {shown}",
-        )
-    want_draw = s.config.deck_size - CELLS_PER_SEAT * n - 1
-    if len(s.draw_pile) != want_draw:
-        fail(join(path, "draw_pile"), f"nobody has drawn yet: must hold {want_draw} cards")
-    for key in ("turns_played", "refills"):
-        if getattr(s, key) != 0:
-            fail(join(path, key), "must be 0 during setup")
-    if s.ender is not None:
-        fail(join(path, "ender"), "must be null during setup")
-
-
-def _check_turn(s: GameState, path: str) -> None:
-    n = s.num_players
-    phase = s.phase
-    cap = s.config.max_turns_per_round
-    if phase is Phase.OVER:
-        if s.current_player is not None:
-            fail(join(path, "current_player"), "must be null once the game is over")
-        if s.face_down:
-            fail(join(path, "face_down"), "every card is face up once the game is over")
-    elif s.current_player is None:
-        fail(join(path, "current_player"), f"phase {phase.value!r} needs a current player")
-    if phase in (Phase.SETUP, Phase.OVER):
-        for key in ("drawer", "knocker", "given_at", "taken_at", "held"):
-            if getattr(s, key) is not None:
-                fail(join(path, key), f"must be null in phase {phase.value!r}")
-        if s.final_turns:
-            fail(join(path, "final_turns"), f"must be empty in phase {phase.value!r}")
-        return
-    drawer = s.drawer
-    if drawer is None:
-        fail(join(path, "drawer"), f"phase {phase.value!r} needs a drawer")
-    if phase is Phase.DRAW:
-        if not 0 <= s.turns_played < cap:
-            fail(
-                join(path, "turns_played"),
-                f"must be below max_turns_per_round ({cap}) between turns",
-            )
-    elif s.turns_played < 1:
-        fail(join(path, "turns_played"), "a turn has started: must be at least 1")
-    expected_current = {Phase.KNOCK: None, Phase.KNOCKER_SWAP: s.knocker}.get(phase, drawer)
-    if phase is Phase.KNOCK:
-        if s.current_player == drawer:
-            fail(join(path, "current_player"), "the drawer is not asked whether to knock")
-    elif s.current_player != expected_current:
-        who = "the knocker" if phase is Phase.KNOCKER_SWAP else "the drawer"
-        fail(
-            join(path, "current_player"),
-            f"in phase {phase.value!r} {who} (seat {expected_current}) acts; "
-            f"got {s.current_player}",
-        )
-    completed = s.turns_played if phase is Phase.DRAW else s.turns_played - 1
-    first = _first_player(s)
-    if s.ender is None:
-        if s.final_turns:
-            fail(join(path, "final_turns"), "must be empty while nobody has ended the round")
-        want = (first + completed) % n
-        if drawer != want:
-            fail(
-                join(path, "drawer"),
-                f"turns pass clockwise from seat {first}: after {completed} completed "
-                f"turn(s) seat {want} draws; got {drawer}",
-            )
-        return
-    ft = s.final_turns
-    if not ft:
-        fail(join(path, "final_turns"), "the round has an ender: a final turn must be due")
-    if s.ender in ft:
-        fail(join(path, "final_turns"), "the round's ender gets no final turn")
-    done = n - 1 - len(ft)
-    ending_turn = completed - done
-    if ending_turn < 1:
-        fail(join(path, "final_turns"), f"too many final turns for {completed} completed turn(s)")
-    d0 = (first + ending_turn - 1) % n
-    full = tuple((d0 + j) % n for j in range(1, n + 1) if (d0 + j) % n != s.ender)
-    if ft != full[done:]:
-        fail(
-            join(path, "final_turns"),
-            f"seat {s.ender} ended the round on turn {ending_turn}: the final turns left "
-            f"are {list(full[done:])}",
-        )
-    if drawer != ft[0]:
-        fail(join(path, "drawer"), f"the next final turn is seat {ft[0]}'s")
-
-
-def _check_exchange(s: GameState, path: str) -> None:
-    n = s.num_players
-    phase = s.phase
-    config = s.config
-    if phase in _HOLDING:
-        if s.held is None:
-            fail(join(path, "held"), f"phase {phase.value!r} needs a held card")
-    elif s.held is not None:
-        fail(join(path, "held"), f"must be null in phase {phase.value!r}")
-    knocking = config.knocking == "always" or (config.knocking == "three_or_more" and n >= 3)
-    if phase is Phase.KNOCK and not knocking:
-        fail(
-            join(path, "phase"),
-            f"knocking={config.knocking!r} allows no knock window with {n} players",
-        )
-    knockers = s.knockers
-    if knockers:
-        where = join(path, "knockers")
-        drawer = s.drawer
-        if phase not in _MAY_HAVE_KNOCKERS or drawer is None:
-            fail(where, f"must be empty in phase {phase.value!r}")
-        if not knocking:
-            fail(where, f"knocking={config.knocking!r}: nobody may knock with {n} players")
-        if not _is_clockwise_from(knockers, drawer, n):
-            fail(where, f"knockers are other seats, in clockwise order from the drawer {drawer}")
-        if config.knock_winner == "first_clockwise" and (len(knockers) > 1 or phase is Phase.KNOCK):
-            fail(where, 'knock_winner="first_clockwise" closes the window at the first knock')
-        if phase is Phase.KNOCK:
-            asked = s.current_player
-            if asked is None:
-                fail(join(path, "current_player"), "the knock window needs a seat to ask")
-            if any((k - drawer) % n >= (asked - drawer) % n for k in knockers):
-                fail(where, f"only seats asked before seat {asked} can have knocked")
-    exchange = phase in _EXCHANGE
-    knocker = s.knocker
-    if not exchange:
-        for key in ("knocker", "given_at", "taken_at"):
-            if getattr(s, key) is not None:
-                fail(join(path, key), f"must be null in phase {phase.value!r}")
-        if s.in_hand:
-            fail(join(path, "in_hand"), f"must be empty in phase {phase.value!r}")
-        for key in ("held_was_face_down", "hand_was_face_down"):
-            if getattr(s, key):
-                fail(join(path, key), f"must be false in phase {phase.value!r}")
-        return
-    if knocker is None or knocker not in knockers:
-        fail(join(path, "knocker"), f"phase {phase.value!r} needs the knocker, one of the knockers")
-    if phase is Phase.KNOCKER_SWAP:
-        for key in ("given_at", "taken_at"):
-            if getattr(s, key) is not None:
-                fail(join(path, key), "must be null before the knocker swaps")
-        if s.in_hand:
-            fail(join(path, "in_hand"), "must be empty before the knocker swaps")
-        for key in ("held_was_face_down", "hand_was_face_down"):
-            if getattr(s, key):
-                fail(join(path, key), "must be false before the knocker swaps")
-        return
-    if len(s.in_hand) != 1 or s.in_hand[0][0] != knocker:
-        fail(
-            join(path, "in_hand"), f"must hold exactly the knocker's (seat {knocker}) replaced card"
-        )
-    given = s.given_at
-    taken = s.taken_at
-    if given is None or given not in _area(n, knocker, config.swap_area):
-        fail(
-            join(path, "given_at"),
-            f"must be a cell of the knocker's swap area (swap_area={config.swap_area!r})",
-        )
-    if given != taken and (s.cells[given] is None or (s.face_down >> given) & 1):
-        fail(join(path, "given_at"), "the given card lies face up where the knocker put it")
-    if phase is Phase.TAKE:
-        if taken is not None:
-            fail(join(path, "taken_at"), "must be null before the drawer takes")
-        if s.held_was_face_down:
-            fail(join(path, "held_was_face_down"), "must be false before the drawer takes")
-        return
-    if taken is None or taken not in _area(n, knocker, config.take_area):
-        fail(
-            join(path, "taken_at"),
-            f"must be a cell of the knocker's area (take_area={config.take_area!r})",
-        )
-    if s.cells[taken] is not None:
-        fail(join(path, "taken_at"), "the cell the drawer took from must be a gap")
-    if taken == given and config.take_given_card == "forbidden":
-        fail(join(path, "taken_at"), 'take_given_card="forbidden": the given card cannot be taken')
-    if taken == given and s.held_was_face_down:
-        fail(join(path, "held_was_face_down"), "the given card lay face up")
 
 
 # ----------------------------------------------------------------------- actions

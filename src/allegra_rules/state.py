@@ -15,7 +15,7 @@ import attrs
 
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
-from allegra_rules.geometry import Geometry, Pos, geometry
+from allegra_rules.geometry import Geometry, Pos, check_seat, geometry
 
 
 class Phase(enum.Enum):
@@ -44,6 +44,13 @@ class Phase(enum.Enum):
 
     def __repr__(self) -> str:
         return f"Phase.{self.name}"
+
+
+def require_state(state: object, what: str = "state") -> GameState:
+    """``state`` if it is a :class:`GameState`, else ``ValueError`` naming ``what``."""
+    if not isinstance(state, GameState):
+        raise ValueError(f"{what} must be a GameState; got {type(state).__name__}")
+    return state
 
 
 @attrs.frozen(slots=True)
@@ -202,12 +209,16 @@ class GameState:
         the result lists the three zone rows in order.
         """
         geo = self.geometry
-        if type(player) is not int or not 0 <= player < self.num_players:
-            raise ValueError(f"player must be a seat 0..{self.num_players - 1}; got {player!r}")
+        check_seat(player, self.num_players)
         return tuple(geo.positions[i] for i in geo.zone[player])
 
     def zone_sum(self, player: int) -> int:
-        """The sum of every card in ``player``'s zone, face up or down (gaps count 0)."""
+        """The sum of every card in ``player``'s zone, face up or down (gaps count 0).
+
+        Raises:
+            ValueError: ``player`` is not a seat of the game.
+        """
+        check_seat(player, self.num_players)
         cells = self.cells
         return sum(v for i in self.geometry.zone[player] if (v := cells[i]) is not None)
 

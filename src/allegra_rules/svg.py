@@ -54,7 +54,7 @@ from allegra_rules.actions import (
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
 from allegra_rules.render import status_text
-from allegra_rules.state import GameState, Phase
+from allegra_rules.state import GameState, Phase, require_state
 from allegra_rules.transitions import ROUNDS, apply, new_game
 
 __all__ = ["docs_pictures", "main", "render_svg"]
@@ -497,11 +497,17 @@ def _render(
     status: str,
 ) -> str:
     n = state.num_players
+    if type(reveal) is not bool:
+        raise ValueError(f"reveal must be True or False; got {type(reveal).__name__}")
+    if caption is not None and not isinstance(caption, str):
+        raise ValueError(f"caption must be a str or None; got {type(caption).__name__}")
     if viewer is not None:
         if type(viewer) is not int or not 0 <= viewer < n:
             raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
         if reveal:
             raise ValueError("reveal=True draws the omniscient table; it needs viewer=None")
+    if not isinstance(highlight, (list, tuple, set, frozenset)):
+        raise ValueError(f"highlight must be a collection of Pos; got {type(highlight).__name__}")
     marked = set()
     for pos in highlight:
         if not isinstance(pos, Pos):
@@ -663,6 +669,7 @@ def render_svg(
     >>> picture.count('class="card face-down"'), "<title>Allegra, 3 players: Dealt" in picture
     (36, True)
     """
+    require_state(state)
     return _render(
         state,
         viewer=viewer,

@@ -379,7 +379,10 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
     >>> legal_actions(state)[0]
     Reveal(pos=Pos(0, 0, 0))
     """
-    cached = state._legal
+    try:
+        cached = state._legal
+    except AttributeError:
+        raise ValueError(f"state must be a GameState; got {type(state).__name__}") from None
     if cached is None:
         cached = _LEGAL[state.phase](state)
         object.__setattr__(state, "_legal", cached)
@@ -781,22 +784,28 @@ def apply(state: GameState, action: Action) -> GameState:
     """The state after ``action``. ``state`` itself is never changed.
 
     Raises:
-        IllegalActionError: ``action`` is not in ``legal_actions(state)``; the
-            message says which action and why.
+        IllegalActionError: ``action`` is not in ``legal_actions(state)`` (an object
+            of the same action class with equal fields); the message says which action
+            and why. Anything that is not an action at all is refused the same way.
 
     >>> state = new_game(2, seed=1)
     >>> after = apply(state, legal_actions(state)[0])
     >>> after.setup_reveals, state.setup_reveals
     (1, 0)
     """
-    legal = state._legal
+    try:
+        legal = state._legal
+    except AttributeError:
+        raise ValueError(f"state must be a GameState; got {type(state).__name__}") from None
     if legal is None:
         legal = legal_actions(state)
     for candidate in legal:
         if candidate is action:
             break
     else:
-        if action not in legal:
+        # Not an interned action: it must be of an action class, with equal fields.
+        kind = type(action)
+        if kind not in _APPLY or not any(type(c) is kind and c == action for c in legal):
             raise IllegalActionError(action, _why_not(state, action))
     return _APPLY[type(action)](state, action)
 

@@ -41,6 +41,7 @@ import attrs
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
+from allegra_rules.invariants import deck_counts
 from allegra_rules.serialize import (
     MAX_DOCUMENT_BYTES,
     PUBLIC_KEYS,
@@ -48,8 +49,7 @@ from allegra_rules.serialize import (
     action_from_dict,
     action_to_dict,
     check_header,
-    check_state,
-    deck_counts,
+    consistent,
     dumps,
     fail,
     get_bool,
@@ -395,7 +395,7 @@ def _check_view(view: PlayerView, path: str) -> None:
     except ValueError as exc:
         fail(path, f"inconsistent view: {exc}")
     try:
-        check_state(state, path)
+        consistent(state, path)
     except SaveFormatError as exc:
         fail(exc.path, f"inconsistent view: {exc.reason}")
     again = observe(state, view.viewer)

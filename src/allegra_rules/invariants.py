@@ -1,0 +1,813 @@
+"""What a valid game state is: one definition, used by the loader, the tests and you.
+
+:func:`check_state` checks that every field of a :class:`~allegra_rules.GameState`
+agrees with every other one and with the rules, so that the state is one that some
+game could reach:
+
+- **types and shapes**: every field has its type, size and range (a state built by
+  hand with ``GameState(...)`` or ``attrs.evolve`` is checked as well as a loaded one);
+- **cards**: the cards in the grids, piles, hands and out of play are exactly the
+  config's deck; the cards out of play come in triples;
+- **gaps**: every gap of the table lies on a line that a triple could have emptied;
+  a gap never lies face down;
+- **rounds and scores**: the finished rounds, totals, winners and the last round's
+  table, sums, doubling and scores agree with the scoring rules;
+- **setup**: the start seat, who reveals next, the setup sums against the revealed
+  cards, the named cells of a simultaneous setup;
+- **turns**: whose turn it is after the turns played, the turn cap, how many cards
+  can be face up and how many can have left the draw pile by now, the ender and the
+  final turns;
+- **the phase**: held and hand cards, the knock window and the knock exchange;
+- **settled tables**: a table play has settled on holds no triple, and nobody's cards
+  are all up unless the round has an ender (whose cards are all up); in the middle of
+  a knock exchange this holds for the table before the exchange;
+- **no dead end**: a state that is not over has a legal action.
+
+:func:`~allegra_rules.state_from_json` and the other loaders call it (their errors
+then name the JSON path); the engine never produces a state it rejects. A game
+server can call it on a state it was handed. It raises :class:`InvalidStateError`
+(a ``ValueError``) at the first contradiction, naming the field as a JSON path into
+the state's saved form, such as ``$.cells[14]`` or ``$.ender``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn
+
+from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, geometry
+from allegra_rules.scoring import round_scores, winners, zone_sums
+from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.transitions import ROUNDS, legal_actions
+from allegra_rules.triples import find_triples
+
+__all__ = ["InvalidStateError", "check_state"]
+
+
+class InvalidStateError(ValueError):
+    """A state that no game can reach: some field contradicts another or the rules.
+
+    The message reads ``"<path>: <reason>"``, the path naming the field in the saved
+    form of the state (``$.cells[14]``, ``$.ender``, ``$.last_round.scores``).
+
+    Attributes:
+        path: where the contradiction is.
+        reason: what is wrong there.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+def fail(path: str, reason: str) -> NoReturn:
+    """Raise :class:`InvalidStateError` at ``path``."""
+    raise InvalidStateError(path, reason)
+
+
+def join(path: str, key: str | int) -> str:
+    """The path of ``key`` inside ``path``: ``$.cells`` + ``3`` gives ``$.cells[3]``."""
+    return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def deck_counts(config: RuleConfig) -> dict[int, int]:
+    """The config's deck as ``{value: copies}`` (never expanded card by card)."""
+    return dict(config.deck)
+
+
+def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
+    extra = sorted((v, found[v] - want.get(v, 0)) for v in found if found[v] > want.get(v, 0))
+    missing = sorted((v, want[v] - found[v]) for v in want if found[v] < want[v])
+    parts = []
+    if extra:
+        parts.append("extra " + ", ".join(f"{k}x {v}" for v, k in extra[:10]))
+    if missing:
+        parts.append("missing " + ", ".join(f"{k}x {v}" for v, k in missing[:10]))
+    return "; ".join(parts)
+
+
+def check_conservation(path: str, found: Counter[int], config: RuleConfig, where: str) -> None:
+    """Fail unless ``found`` is exactly the config's deck as a multiset."""
+    want = deck_counts(config)
+    if found != Counter(want):
+        fail(
+            path,
+            f"the cards in {where} must be exactly the config's deck of {config.deck_size} "
+            f"cards; found {found.total()} ({_count_difference(found, want)})",
+        )
+
+
+_HOLDING = frozenset(
+    {Phase.KNOCK, Phase.HOLD_DECK, Phase.HOLD_DISCARD, Phase.KNOCKER_SWAP, Phase.HOLD_TAKEN}
+)
+_EXCHANGE = frozenset({Phase.KNOCKER_SWAP, Phase.TAKE, Phase.HOLD_TAKEN})
+_MAY_HAVE_KNOCKERS = frozenset(
+    {Phase.KNOCK, Phase.HOLD_DECK, Phase.FLIP, Phase.KNOCKER_SWAP, Phase.TAKE, Phase.HOLD_TAKEN}
+)
+
+
+def _area(n: int, player: int, which: str) -> frozenset[int]:
+    geo = geometry(n)
+    return geo.zone_set[player] if which == "zone" else geo.own_set[player]
+
+
+def _first_player(state: GameState) -> int:
+    """The seat that took (or takes) the first turn of the current round."""
+    n = state.num_players
+    start = state.start_seat
+    if state.config.first_player == "rotate":
+        return start
+    sums = state.setup_sums
+    return max(range(n), key=lambda p: (sums[p], -((p - start) % n)))
+
+
+def _is_clockwise_from(seats: Iterable[int], origin: int, n: int) -> bool:
+    offsets = [(s - origin) % n for s in seats]
+    return all(o > 0 for o in offsets) and all(a < b for a, b in itertools.pairwise(offsets))
+
+
+def check_state(state: object, path: str = "$") -> None:
+    """Check that ``state`` is a game state that the rules allow (see the module docs).
+
+    Args:
+        state: the state to check.
+        path: the path of the state inside a larger document, for messages.
+
+    Raises:
+        InvalidStateError: the first contradiction found, at the path of the field.
+
+    Examples:
+        >>> import attrs
+        >>> from allegra_rules import new_game
+        >>> state = new_game(3, seed=1)
+        >>> check_state(state)
+        >>> check_state(attrs.evolve(state, turns_played=4))
+        Traceback (most recent call last):
+        ...
+        allegra_rules.invariants.InvalidStateError: $.turns_played: must be 0 during setup
+    """
+    if not isinstance(state, GameState):
+        fail(path, f"expected a GameState; got {type(state).__name__}")
+    check_types(state, path)
+    check_consistency(state, path)
+
+
+def check_consistency(state: GameState, path: str = "$") -> None:
+    """:func:`check_state` without the type checks, for states whose types are known.
+
+    The loader calls this after it has checked every type while parsing.
+
+    Raises:
+        InvalidStateError: the first contradiction found.
+    """
+    # Structure first, then the counts that only bound what turns can have done.
+    _check_cards(state, path)
+    _check_rounds(state, path)
+    _check_setup(state, path)
+    _check_turn(state, path)
+    _check_exchange(state, path)
+    _check_settled(state, path)
+    if state.phase is not Phase.OVER and not legal_actions(state):
+        fail(
+            join(path, "phase"),
+            f"no action is legal in phase {state.phase.value!r}: the state is a dead end",
+        )
+    _check_gaps(state, path)
+    _check_progress(state, path)
+    _check_setup_sums(state, path)
+
+
+def _settled_table(s: GameState) -> tuple[tuple[int | None, ...], int]:
+    """The table play last settled on: the current one, or the one before the exchange.
+
+    In the phases ``take`` and ``hold_taken`` the knocker's swap (and the drawer's
+    take) have changed the table since: they are undone from ``in_hand`` and
+    ``held``, which hold the cards that left it.
+    """
+    if s.phase not in (Phase.TAKE, Phase.HOLD_TAKEN):
+        return s.cells, s.face_down
+    cells = list(s.cells)
+    face_down = s.face_down
+    given = s.given_at
+    assert given is not None
+    taken = s.taken_at
+    if s.phase is Phase.HOLD_TAKEN and taken is not None and taken != given:
+        cells[taken] = s.held
+        face_down |= int(s.held_was_face_down) << taken
+    cells[given] = s.in_hand[0][1]
+    face_down = (face_down & ~(1 << given)) | (int(s.hand_was_face_down) << given)
+    return tuple(cells), face_down
+
+
+def _check_settled(s: GameState, path: str) -> None:
+    """A settled table holds no triple; nobody's cards are all up unless it ended the round.
+
+    The ender's cards are all face up (or gaps): no action turns a card face down.
+    """
+    if s.phase is Phase.OVER:
+        return
+    geo = geometry(s.num_players)
+    cells, face_down = _settled_table(s)
+    found = find_triples(s.config, cells, face_down, geo.lines)
+    if found:
+        when = "when play last settled"
+        if cells is not s.cells:
+            when = "before this knock exchange"
+        fail(
+            join(join(path, "cells"), found[0]),
+            f"a triple through this cell would have been removed {when} (phase {s.phase.value!r})",
+        )
+    masks = geo.own_masks if s.config.round_end == "own_grid" else geo.zone_masks
+    if s.ender is not None:
+        if s.face_down & masks[s.ender]:
+            fail(
+                join(path, "ender"),
+                f"seat {s.ender} ended the round, but cards of its "
+                f"{'own grid' if s.config.round_end == 'own_grid' else 'zone'} lie face down "
+                f"(round_end={s.config.round_end!r})",
+            )
+        return
+    if s.phase is Phase.SETUP:
+        return  # the round end is not checked during setup (R4.3)
+    for seat, mask in enumerate(masks):
+        if not face_down & mask:
+            fail(
+                join(path, "ender"),
+                f"seat {seat} has no face-down card left (round_end="
+                f"{s.config.round_end!r}), so the round would have an ender",
+            )
+
+
+def _lines_of_gaps(s: GameState) -> frozenset[int]:
+    """The cells that a triple could have emptied: on a line with three or more gaps.
+
+    With ``row_match="adjacent"`` the gaps must be side by side (a removed run).
+    """
+    geo = geometry(s.num_players)
+    cells = s.cells
+    adjacent = s.config.row_match == "adjacent"
+    explained: set[int] = set()
+    for line in geo.lines:
+        empty = [i for i in line if cells[i] is None]
+        if len(empty) < 3:
+            continue
+        if not adjacent or len(line) == 3:
+            explained.update(empty)
+            continue
+        run: list[int] = []
+        for i in line:
+            if cells[i] is None:
+                run.append(i)
+                continue
+            if len(run) >= 3:
+                explained.update(run)
+            run = []
+        if len(run) >= 3:
+            explained.update(run)
+    return frozenset(explained)
+
+
+def _check_gaps(s: GameState, path: str) -> None:
+    """Gaps lie face up, and each lies on a line that a removed triple emptied."""
+    gaps = [i for i, v in enumerate(s.cells) if v is None]
+    for i in gaps:
+        if (s.face_down >> i) & 1:
+            fail(join(join(path, "face_down"), i), "a gap cannot lie face down")
+    knock_gap = s.taken_at if s.phase is Phase.HOLD_TAKEN else None
+    triple_gaps = [i for i in gaps if i != knock_gap]
+    if not triple_gaps:
+        return
+    explained = _lines_of_gaps(s)
+    for i in triple_gaps:
+        if i not in explained:
+            fail(
+                join(join(path, "cells"), i),
+                "a gap is left only by a removed triple, but no line through this cell "
+                f"holds three gaps (row_match={s.config.row_match!r})",
+            )
+
+
+def _check_progress(s: GameState, path: str) -> None:
+    """No more cards can be up, and no more can have left the draw pile, than turns allow.
+
+    Each turn turns up at most three cells (a knock exchange: the knocker's swap, the
+    take and the drawer's swap) and draws at most one card from the draw pile.
+    """
+    if s.phase in (Phase.SETUP, Phase.OVER):
+        return
+    n = s.num_players
+    ncells = n * CELLS_PER_SEAT
+    shown = ncells - s.face_down.bit_count()
+    completed = s.turns_played if s.phase is Phase.DRAW else s.turns_played - 1
+    extra = {Phase.TAKE: 1, Phase.HOLD_TAKEN: 2}.get(s.phase, 0)
+    most = 2 * n + 3 * completed + extra
+    if shown > most:
+        fail(
+            join(path, "face_down"),
+            f"{shown} cells are face up or gaps, but after the setup and "
+            f"{s.turns_played} turn(s) at most {most} can be",
+        )
+    if (
+        s.phase is Phase.DRAW
+        and s.turns_played == 0
+        and s.config.setup_reveals == "in_turn"
+        and shown != 2 * n
+    ):
+        fail(
+            join(path, "face_down"),
+            f"right after the setup exactly {2 * n} cells are face up or gaps; got {shown}",
+        )
+    if s.refills == 0:
+        full = s.config.deck_size - ncells - 1
+        drawn = full - len(s.draw_pile)
+        if not 0 <= drawn <= s.turns_played:
+            fail(
+                join(path, "draw_pile"),
+                f"holds {len(s.draw_pile)} cards: with no refill this round, {s.turns_played} "
+                f"turn(s) leave {full - s.turns_played} to {full}",
+            )
+
+
+def _check_cards(s: GameState, path: str) -> None:
+    found: Counter[int] = Counter(v for v in s.cells if v is not None)
+    found.update(s.draw_pile)
+    found.update(s.discard_pile)
+    found.update(s.out_of_play)
+    found.update(card for _, card in s.in_hand)
+    if s.held is not None:
+        found[s.held] += 1
+    check_conservation(
+        path, found, s.config, "cells, draw_pile, discard_pile, held, in_hand and out_of_play"
+    )
+    gaps = sum(1 for v in s.cells if v is None)
+    removed = gaps - (1 if s.phase is Phase.HOLD_TAKEN else 0)
+    if s.config.removed_cards == "discard":
+        if s.out_of_play:
+            fail(join(path, "out_of_play"), 'must be empty with removed_cards="discard"')
+    elif len(s.out_of_play) != removed:
+        fail(
+            join(path, "out_of_play"),
+            f"holds {len(s.out_of_play)} cards, but {removed} cells were emptied by "
+            'triples (removed_cards="out_of_play")',
+        )
+    counts = Counter(s.out_of_play)
+    for card, copies in sorted(counts.items()):
+        if copies < 3:
+            fail(
+                join(path, "out_of_play"),
+                f"holds {copies} card(s) {card}: triples remove at least 3 equal cards",
+            )
+    if not s.discard_pile and s.phase is not Phase.HOLD_DISCARD:
+        fail(join(path, "discard_pile"), f"cannot be empty in phase {s.phase.value!r}")
+
+
+def _check_rounds(s: GameState, path: str) -> None:
+    n = s.num_players
+    over = s.phase is Phase.OVER
+    if over and s.round != ROUNDS:
+        fail(
+            join(path, "round"), f"a finished game stays at its last round {ROUNDS}; got {s.round}"
+        )
+    finished = ROUNDS if over else s.round - 1
+    if len(s.round_scores) != finished:
+        fail(
+            join(path, "round_scores"),
+            f"round {s.round} in phase {s.phase.value!r} follows {finished} finished "
+            f"round(s); got {len(s.round_scores)}",
+        )
+    want = tuple(sum(scores[p] for scores in s.round_scores) for p in range(n))
+    if s.totals != want:
+        fail(join(path, "totals"), f"must be the per-seat sums of round_scores, {list(want)}")
+    best = winners(s.totals) if over else ()
+    if s.winners != best:
+        fail(
+            join(path, "winners"),
+            f"must be {list(best)}: the lowest totals once the game is over, else empty",
+        )
+    last = s.last_round
+    where = join(path, "last_round")
+    if last is None:
+        if s.round_scores:
+            fail(where, "must describe the latest finished round")
+        return
+    if not s.round_scores:
+        fail(where, "must be null before any round has finished")
+    if last.round != len(s.round_scores):
+        fail(join(where, "round"), f"the latest finished round is {len(s.round_scores)}")
+    found: Counter[int] = Counter(v for v in last.cells if v is not None)
+    deck = deck_counts(s.config)
+    if any(copies > deck.get(card, 0) for card, copies in found.items()):
+        fail(join(where, "cells"), "holds more copies of a card than the config's deck")
+    geo = geometry(n)
+    want_removed: tuple[int, ...] = ()
+    if s.config.scoring_triples == "removed":
+        want_removed = tuple(find_triples(s.config, last.cells, 0, geo.lines))
+    if last.removed != want_removed:
+        fail(
+            join(where, "removed"),
+            f"scoring_triples={s.config.scoring_triples!r}: the triples removed at scoring "
+            f"are {list(want_removed)}",
+        )
+    scored = list(last.cells)
+    for i in last.removed:
+        scored[i] = None
+    sums = zone_sums(geo, tuple(scored))
+    if last.zone_sums != sums:
+        fail(join(where, "zone_sums"), f"the zone sums of these cells are {list(sums)}")
+    scores, doubled = round_scores(s.config, sums, last.ender)
+    if last.doubled != doubled:
+        fail(join(where, "doubled"), f"the rules say {str(doubled).lower()} for this round")
+    if last.scores != scores:
+        fail(join(where, "scores"), f"the rules score this round {list(scores)}")
+    if last.scores != s.round_scores[-1]:
+        fail(join(path, "round_scores"), "the last entry must equal last_round.scores")
+    if over:
+        if s.cells != tuple(scored):
+            fail(
+                join(path, "cells"), "a finished game shows the table its last round was scored on"
+            )
+        if s.ender != last.ender:
+            fail(join(path, "ender"), "a finished game keeps its last round's ender")
+
+
+def _check_setup(s: GameState, path: str) -> None:
+    n = s.num_players
+    start = (s.round - 1) % n
+    if s.start_seat != start:
+        fail(join(path, "start_seat"), f"round {s.round} starts at seat {start}")
+    reveals = s.setup_reveals
+    simultaneous = s.config.setup_reveals == "simultaneous"
+    named_path = join(path, "setup_named")
+    if s.setup_named and (not simultaneous or s.phase is not Phase.SETUP):
+        why = "the setup is over" if simultaneous else 'only setup_reveals="simultaneous" names'
+        fail(named_path, f"must be empty: {why}")
+    if s.phase is not Phase.SETUP:
+        if reveals != 2 * n:
+            fail(join(path, "setup_reveals"), f"setup is over: must be {2 * n}")
+        return
+    if reveals >= 2 * n:
+        fail(join(path, "setup_reveals"), f"setup ends after {2 * n} reveals; got {reveals}")
+    seat = (start + reveals // 2) % n
+    if s.current_player != seat:
+        fail(
+            join(path, "current_player"),
+            f"after {reveals} setup reveals seat {seat} reveals next; got {s.current_player}",
+        )
+    for j in range(n):
+        who = (start + j) % n
+        unrevealed = j > reveals // 2 or (j == reveals // 2 and reveals % 2 == 0)
+        if (unrevealed or simultaneous) and s.setup_sums[who] != 0:
+            fail(join(join(path, "setup_sums"), who), f"seat {who} has not revealed yet: must be 0")
+    shown = sum(1 for i in range(len(s.cells)) if not (s.face_down >> i) & 1)
+    if simultaneous:
+        # A36: named cells stay face down until the last one is named.
+        if shown:
+            fail(join(path, "face_down"), "no card turns up before every player has named two")
+        if len(s.setup_named) != reveals:
+            fail(named_path, f"must list the {reveals} cells named so far")
+        for k, cell in enumerate(s.setup_named):
+            seat = (start + k // 2) % n
+            if cell not in _area(n, seat, s.config.reveal_area):
+                fail(
+                    join(named_path, k),
+                    f"seat {seat} may only name cells of its reveal area "
+                    f"(reveal_area={s.config.reveal_area!r})",
+                )
+            if k % 2 and cell == s.setup_named[k - 1]:
+                fail(join(named_path, k), f"seat {seat} cannot name the same cell twice")
+    elif shown != reveals:
+        fail(
+            join(path, "face_down"),
+            f"after {reveals} setup reveals exactly {reveals} cells are face up or gaps; "
+            f"got {shown}",
+        )
+    want_draw = s.config.deck_size - CELLS_PER_SEAT * n - 1
+    if len(s.draw_pile) != want_draw:
+        fail(join(path, "draw_pile"), f"nobody has drawn yet: must hold {want_draw} cards")
+    for key in ("turns_played", "refills"):
+        if getattr(s, key) != 0:
+            fail(join(path, key), "must be 0 during setup")
+    if s.ender is not None:
+        fail(join(path, "ender"), "must be null during setup")
+
+
+def _removed_this_round(s: GameState) -> tuple[int, ...]:
+    """The cards that triples removed this round, while nothing else left the table.
+
+    Only valid until the first turn: then the discard pile holds the starter card and,
+    with ``removed_cards="discard"``, the removed cards after it.
+    """
+    if s.config.removed_cards == "discard":
+        return s.discard_pile[1:]
+    return s.out_of_play
+
+
+def _check_setup_sums(s: GameState, path: str) -> None:
+    """The setup sums add up to the cards revealed so far (in-turn setup, before turn 1)."""
+    if s.config.setup_reveals != "in_turn" or s.turns_played or s.phase is Phase.OVER:
+        return
+    revealed = sum(v for i, v in enumerate(s.cells) if v is not None and not (s.face_down >> i) & 1)
+    revealed += sum(_removed_this_round(s))
+    if sum(s.setup_sums) != revealed:
+        fail(
+            join(path, "setup_sums"),
+            f"add up to {sum(s.setup_sums)}, but the cards revealed in this setup add up to "
+            f"{revealed}",
+        )
+
+
+def _check_turn(s: GameState, path: str) -> None:
+    n = s.num_players
+    phase = s.phase
+    cap = s.config.max_turns_per_round
+    if phase is Phase.OVER:
+        if s.current_player is not None:
+            fail(join(path, "current_player"), "must be null once the game is over")
+        if s.face_down:
+            fail(join(path, "face_down"), "every card is face up once the game is over")
+    elif s.current_player is None:
+        fail(join(path, "current_player"), f"phase {phase.value!r} needs a current player")
+    if phase in (Phase.SETUP, Phase.OVER):
+        for key in ("drawer", "knocker", "given_at", "taken_at", "held"):
+            if getattr(s, key) is not None:
+                fail(join(path, key), f"must be null in phase {phase.value!r}")
+        if s.final_turns:
+            fail(join(path, "final_turns"), f"must be empty in phase {phase.value!r}")
+        return
+    drawer = s.drawer
+    if drawer is None:
+        fail(join(path, "drawer"), f"phase {phase.value!r} needs a drawer")
+    if phase is Phase.DRAW:
+        if not 0 <= s.turns_played < cap:
+            fail(
+                join(path, "turns_played"),
+                f"must be below max_turns_per_round ({cap}) between turns",
+            )
+    elif s.turns_played < 1:
+        fail(join(path, "turns_played"), "a turn has started: must be at least 1")
+    expected_current = {Phase.KNOCK: None, Phase.KNOCKER_SWAP: s.knocker}.get(phase, drawer)
+    if phase is Phase.KNOCK:
+        if s.current_player == drawer:
+            fail(join(path, "current_player"), "the drawer is not asked whether to knock")
+    elif s.current_player != expected_current:
+        who = "the knocker" if phase is Phase.KNOCKER_SWAP else "the drawer"
+        fail(
+            join(path, "current_player"),
+            f"in phase {phase.value!r} {who} (seat {expected_current}) acts; "
+            f"got {s.current_player}",
+        )
+    completed = s.turns_played if phase is Phase.DRAW else s.turns_played - 1
+    first = _first_player(s)
+    if s.ender is None:
+        if s.final_turns:
+            fail(join(path, "final_turns"), "must be empty while nobody has ended the round")
+        want = (first + completed) % n
+        if drawer != want:
+            fail(
+                join(path, "drawer"),
+                f"turns pass clockwise from seat {first}: after {completed} completed "
+                f"turn(s) seat {want} draws; got {drawer}",
+            )
+        return
+    ft = s.final_turns
+    if not ft:
+        fail(join(path, "final_turns"), "the round has an ender: a final turn must be due")
+    if s.ender in ft:
+        fail(join(path, "final_turns"), "the round's ender gets no final turn")
+    done = n - 1 - len(ft)
+    ending_turn = completed - done
+    if ending_turn < 1:
+        fail(join(path, "final_turns"), f"too many final turns for {completed} completed turn(s)")
+    d0 = (first + ending_turn - 1) % n
+    full = tuple((d0 + j) % n for j in range(1, n + 1) if (d0 + j) % n != s.ender)
+    if ft != full[done:]:
+        fail(
+            join(path, "final_turns"),
+            f"seat {s.ender} ended the round on turn {ending_turn}: the final turns left "
+            f"are {list(full[done:])}",
+        )
+    if drawer != ft[0]:
+        fail(join(path, "drawer"), f"the next final turn is seat {ft[0]}'s")
+
+
+def _check_exchange(s: GameState, path: str) -> None:
+    n = s.num_players
+    phase = s.phase
+    config = s.config
+    if phase in _HOLDING:
+        if s.held is None:
+            fail(join(path, "held"), f"phase {phase.value!r} needs a held card")
+    elif s.held is not None:
+        fail(join(path, "held"), f"must be null in phase {phase.value!r}")
+    knocking = config.knocking == "always" or (config.knocking == "three_or_more" and n >= 3)
+    if phase is Phase.KNOCK and not knocking:
+        fail(
+            join(path, "phase"),
+            f"knocking={config.knocking!r} allows no knock window with {n} players",
+        )
+    knockers = s.knockers
+    if knockers:
+        where = join(path, "knockers")
+        drawer = s.drawer
+        if phase not in _MAY_HAVE_KNOCKERS or drawer is None:
+            fail(where, f"must be empty in phase {phase.value!r}")
+        if not knocking:
+            fail(where, f"knocking={config.knocking!r}: nobody may knock with {n} players")
+        if not _is_clockwise_from(knockers, drawer, n):
+            fail(where, f"knockers are other seats, in clockwise order from the drawer {drawer}")
+        if config.knock_winner == "first_clockwise" and (len(knockers) > 1 or phase is Phase.KNOCK):
+            fail(where, 'knock_winner="first_clockwise" closes the window at the first knock')
+        if phase is Phase.KNOCK:
+            asked = s.current_player
+            if asked is None:
+                fail(join(path, "current_player"), "the knock window needs a seat to ask")
+            if any((k - drawer) % n >= (asked - drawer) % n for k in knockers):
+                fail(where, f"only seats asked before seat {asked} can have knocked")
+    exchange = phase in _EXCHANGE
+    knocker = s.knocker
+    if not exchange:
+        for key in ("knocker", "given_at", "taken_at"):
+            if getattr(s, key) is not None:
+                fail(join(path, key), f"must be null in phase {phase.value!r}")
+        if s.in_hand:
+            fail(join(path, "in_hand"), f"must be empty in phase {phase.value!r}")
+        for key in ("held_was_face_down", "hand_was_face_down"):
+            if getattr(s, key):
+                fail(join(path, key), f"must be false in phase {phase.value!r}")
+        return
+    if knocker is None or knocker not in knockers:
+        fail(join(path, "knocker"), f"phase {phase.value!r} needs the knocker, one of the knockers")
+    if phase is Phase.KNOCKER_SWAP:
+        for key in ("given_at", "taken_at"):
+            if getattr(s, key) is not None:
+                fail(join(path, key), "must be null before the knocker swaps")
+        if s.in_hand:
+            fail(join(path, "in_hand"), "must be empty before the knocker swaps")
+        for key in ("held_was_face_down", "hand_was_face_down"):
+            if getattr(s, key):
+                fail(join(path, key), "must be false before the knocker swaps")
+        return
+    if len(s.in_hand) != 1 or s.in_hand[0][0] != knocker:
+        fail(
+            join(path, "in_hand"), f"must hold exactly the knocker's (seat {knocker}) replaced card"
+        )
+    given = s.given_at
+    taken = s.taken_at
+    if given is None or given not in _area(n, knocker, config.swap_area):
+        fail(
+            join(path, "given_at"),
+            f"must be a cell of the knocker's swap area (swap_area={config.swap_area!r})",
+        )
+    if given != taken and (s.cells[given] is None or (s.face_down >> given) & 1):
+        fail(join(path, "given_at"), "the given card lies face up where the knocker put it")
+    if phase is Phase.TAKE:
+        if taken is not None:
+            fail(join(path, "taken_at"), "must be null before the drawer takes")
+        if s.held_was_face_down:
+            fail(join(path, "held_was_face_down"), "must be false before the drawer takes")
+        return
+    if taken is None or taken not in _area(n, knocker, config.take_area):
+        fail(
+            join(path, "taken_at"),
+            f"must be a cell of the knocker's area (take_area={config.take_area!r})",
+        )
+    if s.cells[taken] is not None:
+        fail(join(path, "taken_at"), "the cell the drawer took from must be a gap")
+    if taken == given and config.take_given_card == "forbidden":
+        fail(join(path, "taken_at"), 'take_given_card="forbidden": the given card cannot be taken')
+    if taken == given and s.held_was_face_down:
+        fail(join(path, "held_was_face_down"), "the given card lay face up")
+
+
+# ------------------------------------------------------------------------- types
+
+
+def _int(value: object, path: str, low: int | None = None, high: int | None = None) -> int:
+    if type(value) is not int:
+        fail(path, f"must be an int; got {_short(value)} ({type(value).__name__})")
+    if (low is not None and value < low) or (high is not None and value > high):
+        fail(path, f"must be in {low}..{high}; got {_short(value)}")
+    return value
+
+
+def _opt_int(value: object, path: str, low: int, high: int) -> None:
+    if value is not None:
+        _int(value, path, low, high)
+
+
+def _bool(value: object, path: str) -> None:
+    if type(value) is not bool:
+        fail(path, f"must be a bool; got {_short(value)} ({type(value).__name__})")
+
+
+def _tuple(
+    value: object, path: str, length: int | None = None, most: int | None = None
+) -> tuple[Any, ...]:
+    if type(value) is not tuple:
+        fail(path, f"must be a tuple; got {_short(value)} ({type(value).__name__})")
+    if length is not None and len(value) != length:
+        fail(path, f"must hold {length} items; got {len(value)}")
+    if most is not None and len(value) > most:
+        fail(path, f"must hold at most {most} items; got {len(value)}")
+    return value
+
+
+def _ints(
+    value: object, path: str, low: int | None = None, high: int | None = None, **size: int
+) -> tuple[int, ...]:
+    items = _tuple(value, path, **size)
+    for i, item in enumerate(items):
+        _int(item, join(path, i), low, high)
+    return items
+
+
+def _cards(value: object, path: str, values: frozenset[int], most: int) -> tuple[int, ...]:
+    items = _tuple(value, path, most=most)
+    for i, item in enumerate(items):
+        _card(item, join(path, i), values)
+    return items
+
+
+def _card(value: object, path: str, values: frozenset[int]) -> None:
+    _int(value, path)
+    if value not in values:
+        fail(path, f"{_short(value)} is not a card value of the config's deck")
+
+
+def _opt_cards(value: object, path: str, values: frozenset[int], length: int) -> None:
+    items = _tuple(value, path, length=length)
+    for i, item in enumerate(items):
+        if item is not None:
+            _card(item, join(path, i), values)
+
+
+def check_types(s: GameState, path: str = "$") -> None:
+    """Check the type, size and range of every field of ``s`` (not their agreement).
+
+    Raises:
+        InvalidStateError: the first field of a wrong type, size or range.
+    """
+    if not isinstance(s.config, RuleConfig):
+        fail(join(path, "config"), f"must be a RuleConfig; got {type(s.config).__name__}")
+    config = s.config
+    n = _int(s.num_players, join(path, "num_players"), config.min_players, config.most_players())
+    if n > MAX_SEATS:
+        fail(join(path, "num_players"), f"must be at most {MAX_SEATS}")
+    ncells = n * CELLS_PER_SEAT
+    values = frozenset(v for v, _ in config.deck)
+    deck = config.deck_size
+    _int(s.seed, join(path, "seed"))
+    _int(s.round, join(path, "round"), 1, ROUNDS)
+    if not isinstance(s.phase, Phase):
+        fail(join(path, "phase"), f"must be a Phase; got {_short(s.phase)}")
+    for key in ("current_player", "drawer", "knocker", "ender"):
+        _opt_int(getattr(s, key), join(path, key), 0, n - 1)
+    _opt_cards(s.cells, join(path, "cells"), values, ncells)
+    _int(s.face_down, join(path, "face_down"), 0, (1 << ncells) - 1)
+    for key in ("draw_pile", "discard_pile", "out_of_play"):
+        _cards(getattr(s, key), join(path, key), values, deck)
+    if s.held is not None:
+        _card(s.held, join(path, "held"), values)
+    for i, entry in enumerate(_tuple(s.in_hand, join(path, "in_hand"), most=1)):
+        where = join(join(path, "in_hand"), i)
+        pair = _tuple(entry, where, length=2)
+        _int(pair[0], join(where, 0), 0, n - 1)
+        _card(pair[1], join(where, 1), values)
+    _int(s.start_seat, join(path, "start_seat"), 0, n - 1)
+    _int(s.setup_reveals, join(path, "setup_reveals"), 0, 2 * n)
+    _ints(s.setup_sums, join(path, "setup_sums"), length=n)
+    _ints(s.knockers, join(path, "knockers"), 0, n - 1, most=n)
+    _ints(s.final_turns, join(path, "final_turns"), 0, n - 1, most=n)
+    _ints(s.winners, join(path, "winners"), 0, n - 1, most=n)
+    for key in ("given_at", "taken_at"):
+        _opt_int(getattr(s, key), join(path, key), 0, ncells - 1)
+    for key in ("held_was_face_down", "hand_was_face_down"):
+        _bool(getattr(s, key), join(path, key))
+    _int(s.turns_played, join(path, "turns_played"), 0, config.max_turns_per_round)
+    _int(s.refills, join(path, "refills"), 0, s.turns_played)
+    _ints(s.totals, join(path, "totals"), length=n)
+    scores = _tuple(s.round_scores, join(path, "round_scores"), most=ROUNDS)
+    for i, row in enumerate(scores):
+        _ints(row, join(join(path, "round_scores"), i), length=n)
+    _ints(s.setup_named, join(path, "setup_named"), 0, ncells - 1, most=2 * n)
+    last = s.last_round
+    if last is not None:
+        where = join(path, "last_round")
+        if not isinstance(last, RoundEnd):
+            fail(where, f"must be a RoundEnd or None; got {type(last).__name__}")
+        _int(last.round, join(where, "round"), 1, ROUNDS)
+        _opt_cards(last.cells, join(where, "cells"), values, ncells)
+        _ints(last.zone_sums, join(where, "zone_sums"), length=n)
+        _opt_int(last.ender, join(where, "ender"), 0, n - 1)
+        _bool(last.doubled, join(where, "doubled"))
+        _ints(last.scores, join(where, "scores"), length=n)
+        _ints(last.removed, join(where, "removed"), 0, ncells - 1, most=ncells)
