@@ -52,7 +52,7 @@ from allegra_rules.actions import (
     action_table,
 )
 from allegra_rules.config import LATER_OPTIONS, OPTION_CHOICES, RuleConfig
-from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, Pos
+from allegra_rules.geometry import CELLS_PER_SEAT, COLS, MAX_SEATS, ROWS, Pos
 from allegra_rules.invariants import InvalidStateError, check_consistency, deck_counts
 from allegra_rules.invariants import check_conservation as _check_conservation
 from allegra_rules.state import GameState, Phase, RoundEnd, require_state
@@ -87,8 +87,8 @@ MAX_NESTING_DEPTH = 16
 The formats themselves never nest deeper than 4.
 """
 
-MAX_PLAYERS = 64
-"""The most seats a saved document may have, whatever its config allows."""
+MAX_PLAYERS = MAX_SEATS
+"""The most seats a saved document may have, whatever its config allows (64)."""
 
 STATE_KEYS: tuple[str, ...] = (
     "schema_version",
