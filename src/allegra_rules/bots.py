@@ -23,6 +23,7 @@ same seed makes the same choices in the same game.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from typing import Protocol, runtime_checkable
@@ -39,12 +40,22 @@ from allegra_rules.actions import (
     Swap,
     Take,
 )
+from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import Geometry
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import legal_actions
+from allegra_rules.views import PlayerView, observe
 
 __all__ = ["Bot", "GreedyBot", "RandomBot"]
 
 _TIE = 1e-9
+_NONE: set[int] = set()
+
+
+@functools.lru_cache(maxsize=32)
+def _deck(config: RuleConfig) -> Counter[int]:
+    """The config's deck as a multiset (shared: never change it)."""
+    return Counter(dict(config.deck))
 
 
 @runtime_checkable
@@ -107,92 +118,138 @@ class RandomBot:
 class _View:
     """What seat ``seat`` knows of a state, and the card arithmetic of GreedyBot.
 
-    Built only from public information: face-up cards, gaps, which cells are face
-    down, the discard pile and the cards out of play, and the held card (always
-    visible to the seat that is asked to act). A face-down card counts as the mean
-    of the cards this seat has not seen (which are exactly the face-down cards, the
-    draw pile and any hand card, as a multiset).
+    Built from :func:`~allegra_rules.observe` (the seat's :class:`PlayerView`), so it
+    can hold nothing the seat may not know. Of that view it uses the public part:
+    face-up cards, gaps, which cells are face down, the discard pile, the cards out
+    of play and the held card (always visible to the seat that is asked to act). A
+    face-down card counts as the mean of the cards not seen face up on the table, in
+    the piles or in the held card (as a multiset: the face-down cards, the draw pile
+    and any hand card).
+
+    Every score is memoized for the one decision the view is built for: a turn's
+    choice asks for the same placements many times (once per possible drawn card).
     """
 
-    def __init__(self, state: GameState, seat: int) -> None:
-        config = state.config
-        geo = state.geometry
-        self.state = state
+    def __init__(self, view: PlayerView, geo: Geometry, deck: Counter[int]) -> None:
+        config = view.config
+        seat = view.viewer
         self.seat = seat
         self.geo = geo
         self.adjacent = config.row_match == "adjacent"
-        face_down = state.face_down
-        known: list[int | None] = []
-        hidden: list[bool] = []
-        seen: Counter[int] = Counter()
-        for i, value in enumerate(state.cells):
-            down = value is not None and bool(face_down >> i & 1)
-            hidden.append(down)
-            if value is None or down:
-                known.append(None)
-            else:
-                known.append(value)
-                seen[value] += 1
-        seen.update(state.discard_pile)
-        seen.update(state.out_of_play)
-        if state.held is not None:
-            seen[state.held] += 1
-        unseen = Counter(config.deck_cards()) - seen
+        known = view.cells
+        down = view.face_down
+        self.known = known
+        self.hidden = down
+        self.filled = [k is not None or h for k, h in zip(known, down, strict=True)]
+        seen: Counter[int] = Counter(v for v in known if v is not None)
+        by_value: dict[int, int] = dict(seen)
+        self.by_value = by_value
+        seen.update(view.discard_pile)
+        seen.update(view.out_of_play)
+        if view.held is not None:
+            seen[view.held] += 1
+        unseen = deck - seen
         if not unseen:
-            unseen = Counter(config.deck_cards())
+            unseen = Counter(deck)
         total = sum(unseen.values())
         self.dist = [(value, count / total) for value, count in sorted(unseen.items())]
         self.mean = sum(value * p for value, p in self.dist)
-        self.known = known
-        self.hidden = hidden
+        mean = self.mean
         self.est = [
-            float(k) if k is not None else (self.mean if h else 0.0)
-            for k, h in zip(known, hidden, strict=True)
+            float(k) if k is not None else (mean if h else 0.0)
+            for k, h in zip(known, down, strict=True)
         ]
         self.my_zone = geo.zone_set[seat]
-        self.sums = [sum(self.est[i] for i in geo.zone[q]) for q in range(state.num_players)]
+        est = self.est
+        self.sums = [sum(est[i] for i in geo.zone[q]) for q in range(view.num_players)]
         self.my_sum = self.sums[seat]
         others = [s for q, s in enumerate(self.sums) if q != seat]
         self.best_other = min(others)
         masks = geo.own_masks if config.round_end == "own_grid" else geo.zone_masks
         self.end_mask = masks[seat]
-        self.down_left = bin(face_down & self.end_mask).count("1")
-        self.may_end = state.ender is None and state.phase is not Phase.SETUP
+        end_cells = geo.own[seat] if config.round_end == "own_grid" else geo.zone[seat]
+        self.down_left = sum(1 for i in end_cells if down[i])
+        self.may_end = view.ender is None and view.phase is not Phase.SETUP
         self.doubles_nonpositive = config.double_nonpositive == "yes"
         self._swap_area = geo.zone[seat] if config.swap_area == "zone" else geo.own[seat]
         self._reveal_area = geo.zone[seat] if config.reveal_area == "zone" else geo.own[seat]
+        self._triples: dict[int, dict[int, set[int]]] = {}
+        self._targets: dict[int | None, list[int]] = {}
+        # The one cell whose turning up could end the round for this seat (the
+        # round-end bonus or risk of ``end_value`` applies there only).
+        self._last = -1
+        if self.may_end and self.down_left == 1:
+            self._last = next(i for i in end_cells if down[i])
+        self._bonus: dict[int, set[int]] | None = None
+        self._best: dict[tuple[int, int | None], float] = {}
+        self._flip: float | None = None
 
     # -------------------------------------------------------------- arithmetic
 
     def removed_by(self, value: int, i: int) -> set[int]:
         """Cells that a face-up ``value`` at cell ``i`` would remove as triples."""
+        return self.triples_at(i).get(value, _NONE)
+
+    def triples_at(self, i: int) -> dict[int, set[int]]:
+        """Per value, the cells that this value put face up at ``i`` would remove.
+
+        Only values that can complete a line through ``i`` are looked at: a value
+        seen face up twice in one line through ``i`` ("anywhere"), or one of the
+        face-up neighbours of ``i`` in a line ("adjacent").
+        """
+        found = self._triples.get(i)
+        if found is not None:
+            return found
         known = self.known
-        out: set[int] = set()
-        for line in self.geo.lines_through[i]:
+        lines = self.geo.lines_through[i]
+        candidates: set[int] = set()
+        for line in lines:
             if self.adjacent:
                 k = line.index(i)
-                lo = k
-                while lo > 0 and known[line[lo - 1]] == value:
-                    lo -= 1
-                hi = k
-                while hi < len(line) - 1 and known[line[hi + 1]] == value:
-                    hi += 1
-                if hi - lo >= 2:
-                    out.update(line[lo : hi + 1])
+                if k > 0 and (v := known[line[k - 1]]) is not None:
+                    candidates.add(v)
+                if k < len(line) - 1 and (v := known[line[k + 1]]) is not None:
+                    candidates.add(v)
             else:
-                same = [j for j in line if j == i or known[j] == value]
-                if len(same) >= 3:
-                    out.update(same)
-        return out
+                once: set[int] = set()
+                for j in line:
+                    if j != i and (v := known[j]) is not None:
+                        if v in once:
+                            candidates.add(v)
+                        once.add(v)
+        found = {}
+        for value in candidates:
+            out: set[int] = set()
+            for line in lines:
+                if self.adjacent:
+                    k = line.index(i)
+                    lo = k
+                    while lo > 0 and known[line[lo - 1]] == value:
+                        lo -= 1
+                    hi = k
+                    while hi < len(line) - 1 and known[line[hi + 1]] == value:
+                        hi += 1
+                    if hi - lo >= 2:
+                        out.update(line[lo : hi + 1])
+                else:
+                    same = [j for j in line if j == i or known[j] == value]
+                    if len(same) >= 3:
+                        out.update(same)
+            if out:
+                found[value] = out
+        self._triples[i] = found
+        return found
 
     def place_gain(self, value: float, i: int, exact: bool = True) -> float:
         """How much lower this seat's zone sum gets when ``value`` goes face up at ``i``."""
         gain = self.est[i] - value if i in self.my_zone else 0.0
         if exact:
             v = int(value)
-            for j in self.removed_by(v, i):
-                if j in self.my_zone:
-                    gain += v if j == i else self.est[j]
+            removed = self.triples_at(i).get(v)
+            if removed:
+                for j in removed:
+                    if j in self.my_zone:
+                        gain += v if j == i else self.est[j]
         return gain
 
     def end_value(self, i: int | None, gain: float) -> float:
@@ -216,23 +273,67 @@ class _View:
 
     def swap_targets(self, exclude: int | None = None) -> list[int]:
         """Cells of this seat's swap area that hold a card."""
-        cells = self.state.cells
-        return [i for i in self._swap_area if cells[i] is not None and i != exclude]
+        filled = self.filled
+        return [i for i in self._swap_area if filled[i] and i != exclude]
 
     def best_place(self, value: int, exclude: int | None = None) -> float:
         """The best ``place_score`` of ``value`` over the swap area."""
-        targets = self.swap_targets(exclude)
-        return max((self.place_score(value, i) for i in targets), default=0.0)
+        key = (value, exclude)
+        best = self._best.get(key)
+        if best is not None:
+            return best
+        targets = self._targets.get(exclude)
+        if targets is None:
+            # Highest estimate first: without a triple or a round end, the best cell
+            # for any value is the one whose card is (thought to be) the highest.
+            est = self.est
+            targets = sorted(self.swap_targets(exclude), key=lambda i: -est[i])
+            self._targets[exclude] = targets
+        if not targets:
+            best = 0.0
+        else:
+            if self._bonus is None:
+                # Per value, the swap-area cells where it would complete a triple.
+                self._bonus = {}
+                for i in self._swap_area:
+                    for v in self.triples_at(i):
+                        self._bonus.setdefault(v, set()).add(i)
+            cells = self._bonus.get(value, _NONE)
+            last = self._last
+            special = [i for i in targets if i == last or i in cells] if cells or last >= 0 else []
+            scores = [self.place_score(value, i) for i in special]
+            plain = next((i for i in targets if i not in special), None)
+            if plain is not None:
+                scores.append(self.est[plain] - value)
+            best = max(scores)
+        self._best[key] = best
+        return best
 
     def reveal_score(self, i: int) -> float:
         """Expected gain of turning up the face-down card at ``i`` (triples it may make)."""
-        expected = sum(p * self.place_gain(value, i) for value, p in self.dist)
+        # place_gain(value, i) inlined: this runs for every value and candidate cell.
+        in_zone = i in self.my_zone
+        est = self.est
+        est_i = est[i]
+        my_zone = self.my_zone
+        triples = self.triples_at(i)
+        expected = 0.0
+        for value, p in self.dist:
+            gain = est_i - value if in_zone else 0.0
+            removed = triples.get(value)
+            if removed:
+                for j in removed:
+                    if j in my_zone:
+                        gain += value if j == i else est[j]
+            expected += p * gain
         return expected + self.end_value(i, expected)
 
     def flip_value(self) -> float:
         """The value of discarding and then making the best reveal."""
-        candidates = [i for i in self._reveal_area if self.hidden[i]]
-        return max((self.reveal_score(i) for i in candidates), default=0.0)
+        if self._flip is None:
+            candidates = [i for i in self._reveal_area if self.hidden[i]]
+            self._flip = max((self.reveal_score(i) for i in candidates), default=0.0)
+        return self._flip
 
 
 class GreedyBot:
@@ -291,7 +392,10 @@ class GreedyBot:
             return legal[0]
         seat = state.current_player
         assert seat is not None
-        view = _View(state, seat)
+        if state.phase is Phase.KNOCK:
+            # Knock() scores 1 or -1 against Pass()'s 0: never a tie.
+            return Knock() if self._wants_to_knock(state, seat) else Pass()
+        view = _View(observe(state, seat), state.geometry, _deck(state.config))
         scores = [self._score(view, state, action) for action in legal]
         best = max(scores)
         ties = [a for a, s in zip(legal, scores, strict=True) if s >= best - _TIE]
@@ -312,10 +416,6 @@ class GreedyBot:
         if isinstance(action, DrawDeck):
             flip = view.flip_value()
             return sum(p * max(view.best_place(value), flip) for value, p in view.dist)
-        if isinstance(action, Knock):
-            return 1.0 if self._wants_to_knock(view, state) else -1.0
-        if isinstance(action, Pass):
-            return 0.0
         if isinstance(action, Swap):
             held = state.held
             assert held is not None
@@ -327,13 +427,20 @@ class GreedyBot:
         assert isinstance(action, Take)
         return self._take_score(view, action.pos.index)
 
-    def _wants_to_knock(self, view: _View, state: GameState) -> bool:
+    def _wants_to_knock(self, state: GameState, seat: int) -> bool:
         held = state.held
         assert held is not None
         if held > self.KNOCK_AT_MOST:
             return False
-        shown = [view.known[i] for i in view.swap_targets()]
-        return any(v is not None and v >= self.KNOCK_HIGH_CARD for v in shown)
+        # The face-up cards of its swap area (face-down cards and gaps are skipped).
+        geo = state.geometry
+        area = geo.zone[seat] if state.config.swap_area == "zone" else geo.own[seat]
+        cells = state.cells
+        face_down = state.face_down
+        return any(
+            (v := cells[i]) is not None and not face_down >> i & 1 and v >= self.KNOCK_HIGH_CARD
+            for i in area
+        )
 
     def _give_score(self, view: _View, state: GameState, knocker: int) -> float:
         geo = view.geo

@@ -66,6 +66,7 @@ __all__ = [
     "SeatSummary",
     "Summary",
     "bot_seed",
+    "chunk_bounds",
     "default_jobs",
     "game_seed",
     "play_game",
@@ -240,18 +241,49 @@ def play_game(
     )
 
 
-_Task = tuple[int, RuleConfig, int, tuple[str, ...], int]
+_Chunk = tuple[int, RuleConfig, int, tuple[str, ...], int, int]
+"""``(num_players, config, simulation seed, bots, first game, end)``: games first..end-1."""
+
+CHUNKS_PER_WORKER = 4
+"""How many chunks of consecutive games each worker gets, for an even load."""
 
 
-def _run_task(task: _Task) -> GameStats:
-    num_players, config, seed, bots, index = task
-    return play_game(num_players, config, seed, bots, index)
+def _run_chunk(chunk: _Chunk) -> list[GameStats]:
+    num_players, config, seed, bots, first, end = chunk
+    return [
+        play_game(num_players, config, game_seed(seed, index), bots, index)
+        for index in range(first, end)
+    ]
 
 
 def _ignore_sigint() -> None:
     # Workers leave Ctrl-C to the parent, which stops the pool (and prints no
     # traceback per worker).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def chunk_bounds(games: int, workers: int) -> list[tuple[int, int]]:
+    """How :func:`simulate` splits games ``1..games-1`` into chunks for ``workers``.
+
+    Game 0 is always played first in the calling process. The rest is cut into at
+    most ``CHUNKS_PER_WORKER * workers`` runs of consecutive games whose sizes differ
+    by at most one: few enough that starting a worker and sending it the rules is
+    paid once per chunk, not once per game, and enough that a worker that finishes
+    early takes another chunk.
+
+    >>> chunk_bounds(10, 2)
+    [(1, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
+    """
+    rest = games - 1
+    count = max(1, min(rest, CHUNKS_PER_WORKER * workers))
+    size, extra = divmod(rest, count)
+    bounds = []
+    start = 1
+    for k in range(count):
+        end = start + size + (1 if k < extra else 0)
+        bounds.append((start, end))
+        start = end
+    return bounds
 
 
 def simulate(
@@ -268,6 +300,9 @@ def simulate(
 
     Game ``i`` is ``play_game(num_players, config, game_seed(seed, i), bots, i)``;
     the results come back in game order, so they are the same for every ``jobs``.
+    Game 0 is played in this process first (so bad arguments fail at once); with
+    ``jobs`` above 1 the other games go to the workers in chunks of consecutive
+    games (see :func:`chunk_bounds`).
 
     Args:
         num_players: seats at the table.
@@ -277,7 +312,7 @@ def simulate(
         bots: one name of :data:`BOT_KINDS` per seat.
         jobs: worker processes; 1 plays every game in this process.
         on_game: called with each game's statistics as soon as it is in, in game
-            order (for a progress bar).
+            order (for a progress bar; with workers, a chunk's games arrive together).
 
     Returns:
         One :class:`GameStats` per game, in game order.
@@ -291,10 +326,6 @@ def simulate(
     if type(jobs) is not int or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1; got {jobs!r}")
     names = tuple(bots)
-
-    def task(index: int) -> _Task:
-        return (num_players, config, game_seed(seed, index), names, index)
-
     results: list[GameStats] = []
 
     def collect(game: GameStats) -> None:
@@ -302,22 +333,32 @@ def simulate(
         if on_game is not None:
             on_game(game)
 
-    collect(_run_task(task(0)))  # fails fast, in this process, on bad arguments
+    # Fails fast, in this process, on bad arguments.
+    collect(play_game(num_players, config, game_seed(seed, 0), names, 0))
     workers = min(jobs, games - 1)
     if workers <= 1:
         for index in range(1, games):
-            collect(_run_task(task(index)))
+            collect(play_game(num_players, config, game_seed(seed, index), names, index))
         return results
-    size = max(1, min(4, (games - 1) // (workers * 8)))
+    chunks = [
+        (num_players, config, seed, names, first, end)
+        for first, end in chunk_bounds(games, workers)
+    ]
     # Fresh worker processes (never a fork of this one, which may run a progress
-    # bar's thread). imap hands the games out lazily and yields the results in
-    # game order, the same for any ``jobs``; leaving the ``with`` block (Ctrl-C
-    # included) terminates the workers at once.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # bar's thread), forked from a server that has imported the engine once. imap
+    # yields the chunks in order, so the results are the same for any ``jobs``;
+    # leaving the ``with`` block (Ctrl-C included) terminates the workers at once.
+    context: multiprocessing.context.BaseContext
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        server = multiprocessing.get_context("forkserver")
+        server.set_forkserver_preload(["allegra_rules.simulate"])
+        context = server
+    else:
+        context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_ignore_sigint) as pool:
-        for game in pool.imap(_run_task, (task(i) for i in range(1, games)), chunksize=size):
-            collect(game)
+        for chunk in pool.imap(_run_chunk, chunks):
+            for game in chunk:
+                collect(game)
     return results
 
 
