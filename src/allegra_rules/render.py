@@ -32,6 +32,7 @@ Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from allegra_rules.actions import (
@@ -123,32 +124,77 @@ def _center(text: str, width: int) -> str:
 # ------------------------------------------------------------------- the grids
 
 
+def _band_width(seats: int, width: int) -> int:
+    """The drawn width of a band of ``seats`` grids whose tokens are ``width`` wide."""
+    grid_width = COLS * width + (COLS - 1) + 2
+    return len(_MARGIN) + width + 2 + seats * (len(_SEP) + grid_width)
+
+
+def table_width(num_players: int, width: int = 2) -> int:
+    """How wide the one-band table drawing of ``num_players`` seats is, in characters.
+
+    >>> table_width(4), table_width(6)
+    (68, 98)
+    """
+    return _band_width(num_players, width)
+
+
+def _bands(num_players: int, width: int, max_width: int | None) -> list[list[int]]:
+    """The seats of each band, highest seat first: one band, or two when too wide."""
+    order = list(range(num_players - 1, -1, -1))
+    if max_width is None or _band_width(num_players, width) <= max_width:
+        return [order]
+    first = (num_players + 1) // 2
+    return [order[:first], order[first:]]
+
+
 def _grid_lines(
     num_players: int,
     cells: Sequence[int | None],
     face_down: int,
     width: int,
     headers: Sequence[str],
-    zone_notes: Sequence[str],
+    zone_notes: Sequence[Sequence[str]],
+    max_width: int | None = None,
 ) -> list[str]:
     """The table drawing: seat headers, column labels, 3 rows, zone brackets, notes.
 
-    ``headers[s]`` is written above seat ``s``'s grid, ``zone_notes[s]`` under seat
-    ``s``'s zone.
+    ``headers[s]`` is written above seat ``s``'s grid, the lines of ``zone_notes[s]``
+    under seat ``s``'s zone. When the drawing is wider than ``max_width`` it is cut
+    into two bands, one above the other; each band starts with a repeated column 3
+    (in parentheses) of the seat drawn just left of it, so every zone stays five
+    consecutive columns.
     """
+    out: list[str] = []
+    for number, band in enumerate(_bands(num_players, width, max_width)):
+        if number:
+            out.append("")
+        out += _band_lines(num_players, band, cells, face_down, width, headers, zone_notes)
+    return out
+
+
+def _band_lines(
+    num_players: int,
+    band: Sequence[int],
+    cells: Sequence[int | None],
+    face_down: int,
+    width: int,
+    headers: Sequence[str],
+    zone_notes: Sequence[Sequence[str]],
+) -> list[str]:
     n = num_players
-    order = list(range(n - 1, -1, -1))
+    ghost_seat = (band[0] + 1) % n  # its column 3 closes the zone of the band's first seat
     grid_width = COLS * width + (COLS - 1) + 2  # "c0 c1 c2 [c3]"
     ghost_width = width + 2  # "(c3)"
     starts: dict[int, int] = {}
     pos = len(_MARGIN) + ghost_width + len(_SEP)
-    for seat in order:
+    for seat in band:
         starts[seat] = pos
         pos += grid_width + len(_SEP)
     total = pos - len(_SEP)
     bracket_offset = (COLS - 1) * (width + 1)
     # The middle of each bracketed column 3, and of the repeated one at the far left.
-    middle = {seat: starts[seat] + bracket_offset + ghost_width // 2 for seat in order}
+    middle = {seat: starts[seat] + bracket_offset + ghost_width // 2 for seat in band}
     ghost_middle = len(_MARGIN) + ghost_width // 2
 
     def blank() -> list[str]:
@@ -158,22 +204,22 @@ def _grid_lines(
         line[at : at + len(text)] = list(text)
 
     head = blank()
-    put(head, len(_MARGIN), _center("s0", ghost_width))
-    for seat in order:
+    put(head, len(_MARGIN), _center(f"s{ghost_seat}", ghost_width))
+    for seat in band:
         put(head, starts[seat], _center(headers[seat], grid_width))
     labels = blank()
     put(labels, len(_MARGIN), "(" + "c3".rjust(width) + ")")
     own_labels = " ".join(f"c{c}".rjust(width) for c in range(COLS - 1))
     col_labels = f"{own_labels} [{f'c{SHARED_COL}'.rjust(width)}]"
-    for seat in order:
+    for seat in band:
         put(labels, starts[seat], col_labels)
     out = ["".join(head).rstrip(), "".join(labels).rstrip()]
     for r in range(ROWS):
         line = blank()
         put(line, 0, f"r{r}")
-        ghost = r * COLS + SHARED_COL  # seat 0's cell (r, 3)
+        ghost = ghost_seat * CELLS_PER_SEAT + r * COLS + SHARED_COL
         put(line, len(_MARGIN), f"({_token(cells[ghost], bool(face_down >> ghost & 1), width)})")
-        for seat in order:
+        for seat in band:
             base = seat * CELLS_PER_SEAT + r * COLS
             tokens = [
                 _token(cells[base + c], bool(face_down >> (base + c) & 1), width)
@@ -182,29 +228,45 @@ def _grid_lines(
             put(line, starts[seat], " ".join(tokens[:-1]) + f" [{tokens[-1]}]")
         out.append("".join(line).rstrip())
     brackets = blank()
-    notes = blank()
-    for seat in order:
-        a = ghost_middle if seat == n - 1 else middle[(seat + 1) % n]
+    depth = max(len(zone_notes[seat]) for seat in band)
+    notes = [blank() for _ in range(depth)]
+    for k, seat in enumerate(band):
+        a = ghost_middle if k == 0 else middle[band[k - 1]]
         b = middle[seat]
         put(brackets, a, "+" + "-" * (b - a - 1) + "+")
         label = f" zone {seat} "
         put(brackets, a + 1 + (b - a - 1 - len(label)) // 2, label)
-        note = zone_notes[seat]
-        put(notes, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
+        for line, note in zip(notes, zone_notes[seat], strict=False):
+            put(line, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
     out.append("".join(brackets).rstrip())
-    out.append("".join(notes).rstrip())
+    out += ["".join(line).rstrip() for line in notes]
     return out
 
 
-def _legend(n: int) -> list[str]:
-    return [
-        f"Zone p = seat p's grid + the bracketed column 3 just left of it (seat (p+1)%{n}'s);",
-        f"each [c3] is in two zones; seat 0's column 3 wraps around to zone {n - 1} "
-        "(repeated at the left).",
-    ]
+def _seat_word(seat: int, viewer: int | None) -> str:
+    return "you" if seat == viewer else f"seat {seat}"
 
 
-def _zone_note(state: GameState, seat: int) -> str:
+def _legend(n: int, viewer: int | None = None, max_width: int | None = None) -> list[str]:
+    if viewer is not None:
+        lft, rgt = (viewer + 1) % n, (viewer - 1) % n
+        neighbour = "your only neighbour" if n == 2 else "your left neighbour"
+        other = f"seat {rgt}'s" if n == 2 else f"seat {rgt}'s, your right neighbour's"
+        text = (
+            f"Your zone (zone {viewer}) is your grid plus the bracketed column 3 just left "
+            f"of it: column 3 of seat {lft}, {neighbour}. Your own column 3 is also in "
+            f"zone {rgt} ({other}). ## is a face-down card, . a gap."
+        )
+    else:
+        text = (
+            "Each zone is a seat's grid plus the bracketed column 3 just left of it, "
+            "which is its left neighbour's, so every [c3] is in two zones. Column 3 of "
+            f"seat 0 is repeated at the far left, where it closes zone {n - 1}."
+        )
+    return textwrap.wrap(text, max_width or 80)
+
+
+def _zone_note(state: GameState, seat: int) -> list[str]:
     shown = 0
     hidden = 0
     cells = state.cells
@@ -216,7 +278,9 @@ def _zone_note(state: GameState, seat: int) -> str:
             hidden += 1
         else:
             shown += value
-    return f"{shown} + {hidden}x{_DOWN * 2}" if hidden else f"= {shown}"
+    if not hidden:
+        return [f"sum {shown}"]
+    return [f"sum {shown} +", f"{hidden} face-down"]
 
 
 # ------------------------------------------------------------------ the header
@@ -266,40 +330,118 @@ def _piles(state: GameState) -> str:
     text = f"Draw pile: {_cards(len(state.draw_pile))} | {discard}"
     if state.out_of_play:
         text += f" | out of play: {_cards(len(state.out_of_play))}"
-    return f"{text} | {_held(state)}"
+    return text
 
 
 def _cards(count: int) -> str:
     return f"{count} card" if count == 1 else f"{count} cards"
 
 
-def _held(state: GameState) -> str:
-    if state.held is None:
-        return "held: nothing"
-    if state.phase is Phase.HOLD_TAKEN:
-        # The taken card may have been face down: the drawer knows it, others not yet.
-        return f"held: seat {state.current_player} holds the card taken from seat {state.knocker}"
-    holder = state.drawer if state.phase is not Phase.KNOCKER_SWAP else state.current_player
-    return f"held: seat {holder} holds the {state.held}"
+def _subject(seat: int, viewer: int | None, verb: str) -> str:
+    """``"you hold"`` for the viewer's own seat, else ``"seat 2 holds"``."""
+    return f"you {verb}" if seat == viewer else f"seat {seat} {verb}s"
+
+
+def _held(state: GameState, viewer: int | None = None) -> str:
+    """Who holds which card, naming it only when ``viewer`` (or everyone) has seen it."""
+    held = state.held
+    if held is None:
+        return "Held: nothing"
+    phase = state.phase
+    if phase is Phase.HOLD_TAKEN:
+        drawer = state.current_player
+        assert drawer is not None
+        taken = f"taken from seat {state.knocker}'s area"
+        if not state.held_was_face_down:
+            return f"Held: {_subject(drawer, viewer, 'hold')} the {held}, {taken}"
+        if viewer == drawer:
+            return f"Held: you hold the {held}, {taken} face down (only you have seen it)"
+        return (
+            f"Held: seat {drawer} holds a card {taken} face down (only seat {drawer} has seen it)"
+        )
+    holder = state.current_player if phase is Phase.KNOCKER_SWAP else state.drawer
+    assert holder is not None
+    source = {
+        Phase.KNOCK: "drawn from the draw pile",
+        Phase.HOLD_DECK: "drawn from the draw pile",
+        Phase.HOLD_DISCARD: "taken from the discard pile",
+        Phase.KNOCKER_SWAP: f"given by seat {state.drawer}",
+    }.get(phase, "")
+    return f"Held: {_subject(holder, viewer, 'hold')} the {held}" + (
+        f", {source}" if source else ""
+    )
+
+
+def _hand_lines(state: GameState, viewer: int | None = None) -> list[str]:
+    """The knocker's replaced card, named only when ``viewer`` (or everyone) has seen it."""
+    lines = []
+    drawer = state.drawer
+    for holder, card in state.in_hand:
+        fills = f"it fills the gap that seat {drawer} takes a card from"
+        if not state.hand_was_face_down:
+            lines.append(
+                f"In hand: {_subject(holder, viewer, 'hold')} the {card} "
+                f"{'you' if holder == viewer else 'it'} replaced; {fills}"
+            )
+        elif viewer == holder:
+            lines.append(
+                f"In hand: you hold the {card} you replaced face down (only you have seen "
+                f"it); {fills}"
+            )
+        else:
+            lines.append(
+                f"In hand: seat {holder} holds the face-down card it replaced (only seat "
+                f"{holder} has seen it); {fills}"
+            )
+    return lines
 
 
 def _totals(totals: Sequence[int]) -> str:
     return "Totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
 
 
-def render_table(state: GameState, *, legend: bool = True) -> str:
-    """A plain-text drawing of the table as every player sees it.
+def _fit(lines: Sequence[str], max_width: int | None) -> list[str]:
+    """``lines``, each wrapped to ``max_width`` (continuations indented) when given."""
+    if max_width is None:
+        return list(lines)
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= max_width:
+            out.append(line)
+        else:
+            out += textwrap.wrap(line, max_width, subsequent_indent="  ")
+    return out
+
+
+def render_table(
+    state: GameState,
+    *,
+    legend: bool = True,
+    viewer: int | None = None,
+    max_width: int | None = None,
+) -> str:
+    """A plain-text drawing of the table as every player (or one seat) sees it.
 
     The first lines give the round, what the game waits for (whose turn, and the
-    phase), the pile sizes, the discard pile's top, the held card and the totals.
-    Then every seat's 3x4 grid, seats from ``n - 1`` down to ``0`` left to right, so
-    that each zone is five consecutive columns, a ``+-- zone p --+`` bracket under
-    each zone, and under it the zone's face-up sum and its count of face-down cards.
-    The seat to act is marked ``*seat p*``. A legend line closes the drawing.
+    phase), the pile sizes, the discard pile's top, the held card, a knocker's hand
+    card and the totals. Then every seat's 3x4 grid, seats from ``n - 1`` down to
+    ``0`` left to right, so that each zone is five consecutive columns, a ``+-- zone
+    p --+`` bracket under each zone, and under it the zone's face-up sum and its
+    count of face-down cards in words (``sum 28`` / ``+ 10 face-down``). The seat to
+    act is marked ``*seat p*``. A legend in words closes the drawing.
+
+    A card that only one seat has seen (a card the drawer took face down in a knock
+    exchange, the face-down card a knocker replaced, A37) is named only in the
+    drawing for that seat, and the drawing says who has seen it.
 
     Args:
         state: any state of a game.
-        legend: whether to end with the two-line legend explaining the zones.
+        legend: whether to end with the legend explaining the zones.
+        viewer: draw the table for this seat (its private cards, its grid marked
+            "you", the legend in its words), or ``None`` for a spectator.
+        max_width: the widest line allowed (the terminal's width): the grids are
+            drawn in two bands, one above the other, when one band is wider, and
+            long header lines are wrapped. ``None`` never wraps.
 
     Returns:
         The drawing, lines joined by newlines, without a trailing newline. Face-down
@@ -314,24 +456,26 @@ def render_table(state: GameState, *, legend: bool = True) -> str:
     n = state.num_players
     width = _width(state.config.deck_cards())
     who = state.current_player
-    headers = [f"*seat {s}*" if s == who else f"seat {s}" for s in range(n)]
+    headers = []
+    for s in range(n):
+        name = f"seat {s} you" if s == viewer else f"seat {s}"
+        headers.append(f"*{name}*" if s == who else (f"seat {s} (you)" if s == viewer else name))
     notes = [_zone_note(state, s) for s in range(n)]
-    lines = [
+    head = [
         f"Round {state.round} of {ROUNDS} | {status_text(state)}",
         _piles(state),
+        _held(state, viewer),
+        *_hand_lines(state, viewer),
         _totals(state.totals),
     ]
-    if state.in_hand:
-        holders = [p for p, _ in state.in_hand]
-        lines.append(f"In hand: {_seats_text(holders)} holds a replaced card")
-    lines.append("")
-    lines += _grid_lines(n, state.cells, state.face_down, width, headers, notes)
+    lines = _fit(head, max_width)
+    lines += _grid_lines(n, state.cells, state.face_down, width, headers, notes, max_width)
     if legend:
-        lines += _legend(n)
+        lines += _legend(n, viewer, max_width)
     return "\n".join(lines)
 
 
-def render_round_end(state: GameState, *, legend: bool = True) -> str:
+def render_round_end(state: GameState, *, legend: bool = True, max_width: int | None = None) -> str:
     """The revealed table and the scoring of the round that ended last.
 
     Call it with the first state after a round ended (the next round's setup, or
@@ -342,7 +486,9 @@ def render_round_end(state: GameState, *, legend: bool = True) -> str:
 
     Args:
         state: a state whose ``last_round`` is set.
-        legend: whether to add the two-line legend explaining the zones.
+        legend: whether to add the legend explaining the zones.
+        max_width: the widest line allowed: two bands of grids when one is wider
+            (see :func:`render_table`); ``None`` never wraps.
 
     Returns:
         The report, lines joined by newlines.
@@ -357,11 +503,11 @@ def render_round_end(state: GameState, *, legend: bool = True) -> str:
     width = _width(state.config.deck_cards())
     sums = result.zone_sums
     headers = [f"seat {s}" for s in range(n)]
-    notes = [f"= {sums[s]}" for s in range(n)]
+    notes = [[f"sum {sums[s]}"] for s in range(n)]
     lines = [f"Round {result.round} is over: every card is turned up.", ""]
-    lines += _grid_lines(n, result.cells, 0, width, headers, notes)
+    lines += _grid_lines(n, result.cells, 0, width, headers, notes, max_width)
     if legend:
-        lines += _legend(n)
+        lines += _legend(n, None, max_width)
     lines.append("")
     ender = result.ender
     if ender is None:
@@ -388,24 +534,35 @@ def render_round_end(state: GameState, *, legend: bool = True) -> str:
         "Round scores: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.scores))
     )
     lines.append(f"{_totals(after)} (after round {result.round})")
-    return "\n".join(lines)
+    return "\n".join(_fit(lines, max_width))
 
 
 # ------------------------------------------------------------------ narration
 
 
-def describe_action(state: GameState, action: Action) -> str:
+def _simultaneous_setup(state: GameState) -> bool:
+    """Whether setup cells are named face down and turn up together (A36)."""
+    return bool(getattr(state.config, "setup_reveals", "in_turn") == "simultaneous")
+
+
+def describe_action(state: GameState, action: Action, *, viewer: int | None = None) -> str:
     """One English sentence saying what ``action`` does in ``state``, before it happens.
 
     Only what the rules show to everyone is named: a card drawn from the draw pile,
     the discard pile's cards, face-up cards, a card a setup or flip reveal turns up,
     and a card swapped out onto the discard pile. A face-down card that moves
     without being shown (a knocker's replaced card, a card the drawer takes) is
-    called "the face-down card".
+    called "the face-down card", and the sentence says who alone sees it (A37); the
+    sentence for that seat (``viewer``) also names it. With
+    ``setup_reveals="simultaneous"`` (A36) a setup cell is *named*, face down: only
+    its namer is told which cell, and the values come with :func:`describe_outcome`
+    when the last cell is named.
 
     Args:
         state: the state the action is taken in.
         action: a legal action of ``state``.
+        viewer: the seat the sentence is written for (it may name a card only that
+            seat has seen), or ``None`` for a spectator.
 
     Returns:
         The sentence, starting with ``"Seat p"`` and ending with a full stop.
@@ -423,6 +580,13 @@ def describe_action(state: GameState, action: Action) -> str:
     actor = f"Seat {who}"
     held = state.held
     if isinstance(action, Reveal):
+        if state.phase is Phase.SETUP and _simultaneous_setup(state):
+            if viewer == who:
+                return (
+                    f"{actor} names {_where(action.pos, who)} (you chose it; it stays face "
+                    "down until every player has named two cells)."
+                )
+            return f"{actor} names a cell of its zone (face down: nobody sees which yet)."
         value = state.card(action.pos)
         assert value is not None
         verb = "reveals" if state.phase is Phase.SETUP else "turns up"
@@ -456,13 +620,22 @@ def describe_action(state: GameState, action: Action) -> str:
         owner = f"seat {action.pos.player}'s {_cell(action.pos)}"
         if state.is_face_up(action.pos):
             return f"{actor} takes the {state.card(action.pos)} from {owner}."
-        return f"{actor} takes the face-down card at {owner}."
+        seen = f": {card_text(state.card(action.pos) or 0)}" if viewer == who else ""
+        return (
+            f"{actor} takes the face-down card at {owner}{seen} (only seat {who} sees it "
+            "until it lies face up)."
+        )
     assert isinstance(action, Swap)
     old = state.card(action.pos)
     target = _where(action.pos, who)
     if state.phase is Phase.KNOCKER_SWAP:
-        replaced = f"the {old}" if state.is_face_up(action.pos) else "the face-down card there"
-        return f"{actor} swaps the {held} in at {target}, taking {replaced} into hand."
+        if state.is_face_up(action.pos):
+            return f"{actor} swaps the {held} in at {target}, taking the {old} into hand."
+        seen = f": {card_text(old or 0)}" if viewer == who else ""
+        return (
+            f"{actor} swaps the {held} in at {target}, taking the face-down card there into "
+            f"hand{seen} (only seat {who} sees it until it lies face up)."
+        )
     if state.phase is Phase.HOLD_TAKEN:
         knocker = state.knocker
         gap = state.taken_at
@@ -506,6 +679,31 @@ def describe_outcome(state: GameState, action: Action, after: GameState) -> tupl
         Zero or more sentences, in the order they happened.
     """
     out: list[str] = []
+    if (
+        isinstance(action, Reveal)
+        and state.phase is Phase.SETUP
+        and after.round == state.round
+        and _simultaneous_setup(state)
+    ):
+        turned = [
+            i
+            for i in range(len(state.cells))
+            if state.face_down >> i & 1 and not after.face_down >> i & 1
+        ]
+        if turned:
+            positions = state.geometry.positions
+            named: dict[int, list[str]] = {}
+            for i in sorted(turned):
+                value = state.cells[i]
+                assert value is not None
+                named.setdefault(positions[i].player, []).append(
+                    f"{card_text(value)} at {_cell(positions[i])}"
+                )
+            out.append(
+                "Every named cell turns up: "
+                + "; ".join(f"seat {seat}'s {_and_list(v)}" for seat, v in named.items())
+                + "."
+            )
     if isinstance(action, DrawDeck) and after.refills > state.refills:
         out.append("The draw pile was empty: the discard pile was reshuffled into a new one.")
     round_over = after.round != state.round or after.is_terminal

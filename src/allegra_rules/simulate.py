@@ -245,7 +245,9 @@ _Chunk = tuple[int, RuleConfig, int, tuple[str, ...], int, int]
 """``(num_players, config, simulation seed, bots, first game, end)``: games first..end-1."""
 
 CHUNKS_PER_WORKER = 4
-"""How many chunks of consecutive games each worker gets, for an even load."""
+"""How many chunks of consecutive games each worker gets at least, for an even load."""
+MAX_CHUNK = 50
+"""The most games in one chunk, so that results (and the progress bar) keep coming."""
 
 
 def _run_chunk(chunk: _Chunk) -> list[GameStats]:
@@ -265,17 +267,18 @@ def _ignore_sigint() -> None:
 def chunk_bounds(games: int, workers: int) -> list[tuple[int, int]]:
     """How :func:`simulate` splits games ``1..games-1`` into chunks for ``workers``.
 
-    Game 0 is always played first in the calling process. The rest is cut into at
-    most ``CHUNKS_PER_WORKER * workers`` runs of consecutive games whose sizes differ
-    by at most one: few enough that starting a worker and sending it the rules is
-    paid once per chunk, not once per game, and enough that a worker that finishes
-    early takes another chunk.
+    Game 0 is always played first in the calling process. The rest is cut into runs
+    of consecutive games whose sizes differ by at most one: ``CHUNKS_PER_WORKER *
+    workers`` runs, or more when that would put over ``MAX_CHUNK`` games in one. So
+    sending a task and its rules to a worker is paid once per chunk, not once per
+    game; a worker that finishes early takes another chunk; and results keep coming
+    for a progress bar.
 
     >>> chunk_bounds(10, 2)
     [(1, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
     """
     rest = games - 1
-    count = max(1, min(rest, CHUNKS_PER_WORKER * workers))
+    count = max(1, min(rest, max(CHUNKS_PER_WORKER * workers, -(-rest // MAX_CHUNK))))
     size, extra = divmod(rest, count)
     bounds = []
     start = 1

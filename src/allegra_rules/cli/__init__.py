@@ -3,10 +3,11 @@
 Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version)::
 
     allegra-rules demo     [--players N] [--seed S] [--preset P] [--bots B,...] [--save FILE]
+                           [--summary] [--rounds] [--quiet] [--max-turns T]
     allegra-rules simulate [--games N] [--players K] [--preset P] [--seed S] [--jobs J]
                            [--bots B,...] [--json] [--no-progress]
     allegra-rules play     [--players N] [--seat SEAT] [--preset P] [--seed S] [--bots B,...]
-                           [--save FILE]
+                           [--save FILE] [--max-turns T]
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
 
@@ -17,7 +18,8 @@ a saved game record (written by ``--save``).
 
 Exit codes: 0 success (also when a person quits ``play`` with ``q``); 1 a command
 that failed (an unreadable or invalid record, a file that cannot be written, input
-that ended during ``play``, a closed output pipe); 2 bad arguments; 130 interrupted
+that ended during ``play``, which first saves the record with ``--save``, a closed
+output pipe); 2 bad arguments; 130 interrupted
 (Ctrl-C). Every error is one line on standard error, ``allegra-rules: error: ...``,
 never a traceback.
 
@@ -39,6 +41,8 @@ import secrets
 import sys
 from pathlib import Path
 
+import attrs
+
 from allegra_rules.cli._common import (
     PROG,
     CommandError,
@@ -54,6 +58,7 @@ from allegra_rules.cli._common import (
 from allegra_rules.cli._demo import play_demo, read_record, run_demo, run_replay
 from allegra_rules.cli._play import EndOfInput, PlayResult, run_play
 from allegra_rules.cli._rules import rules_data, rules_text
+from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset_id, preset_names
 from allegra_rules.simulate import BOT_KINDS, default_jobs, simulate, summarize
 
@@ -107,6 +112,27 @@ def _command(
     )
 
 
+def _max_turns_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        metavar="T",
+        default=None,
+        help="end every round after T turns (the preset's max_turns_per_round, lowered "
+        "for a short game; the record then holds a custom config)",
+    )
+
+
+def _config(args: argparse.Namespace) -> RuleConfig:
+    """The preset's config, with ``--max-turns`` applied."""
+    config = load_config(args.preset)
+    if args.max_turns is not None:
+        if args.max_turns < 1:
+            raise UsageError(f"--max-turns must be at least 1; got {args.max_turns}")
+        config = attrs.evolve(config, max_turns_per_round=args.max_turns)
+    return config
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
@@ -124,7 +150,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "demo",
         "play one seeded game between bots and narrate it",
         "Play one seeded game between computer players and narrate it turn by turn\n"
-        "in plain text. The same arguments always print the same game.",
+        "in plain text (--summary: one line per turn; --rounds: one line per round;\n"
+        "--quiet: the scores only). The same arguments always print the same game.",
         f"  {PROG} demo --players 4 --seed 1\n"
         f"  {PROG} demo --preset fr --bots greedy,random,greedy --save game.json",
     )
@@ -143,6 +170,20 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--save", type=Path, metavar="FILE", help="also write the game record (JSON) to FILE"
     )
+    demo.add_argument(
+        "--summary",
+        action="store_true",
+        help="one line per turn (and per setup and round end) instead of the full narration",
+    )
+    demo.add_argument(
+        "--rounds",
+        action="store_true",
+        help="one line per round (with or without --summary)",
+    )
+    demo.add_argument(
+        "--quiet", action="store_true", help="print only the scores, the totals and the winners"
+    )
+    _max_turns_option(demo)
     demo.set_defaults(handler=_cmd_demo)
 
     sim = _command(
@@ -193,9 +234,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "play",
         "play one seat yourself against bots in the terminal",
         "Play one seat of a game against computer players. Before each of your moves\n"
-        "the table is drawn (face-down cards as ##) with a numbered list of your legal\n"
-        "actions: type a number, h for help, t to see the table again, q to quit.\n"
-        "The bots' moves are narrated. Without --seed every game is a new deal.",
+        "the table is drawn as your seat sees it (face-down cards as ##), fitted to the\n"
+        "terminal. Type a move by what it does: d or p (draw pile, discard pile), k or x\n"
+        "(knock, pass), g SEAT (give), r / s / t ROW COL (reveal, swap, take; e.g.\n"
+        "s 1 3, s left 0 3), or by its fixed number (l lists them); h explains the\n"
+        "rules, h moves the moves, h options this game's rules; v shows the table, q\n"
+        "quits. The bots' moves are narrated. Without --seed every game is a new deal.",
         f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json",
     )
     play.add_argument(
@@ -219,8 +263,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "--save",
         type=Path,
         metavar="FILE",
-        help="write the game record (JSON) to FILE when the game ends or you quit",
+        help="write the game record (JSON) to FILE when the game ends, you quit, or the input ends",
     )
+    _max_turns_option(play)
     play.set_defaults(handler=_cmd_play)
 
     rules = _command(
@@ -260,13 +305,21 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    config = load_config(args.preset)
+    config = _config(args)
     check_players(config, args.preset, args.players)
     bot_names = parse_bots(args.bots, args.players)
     check_save_path(args.save)
-    _, actions = play_demo(args.players, args.seed, args.preset, bot_names, sys.stdout)
+    if args.quiet and (args.summary or args.rounds):
+        raise UsageError("--quiet prints only the scores: leave out --summary and --rounds")
+    style = (
+        "quiet" if args.quiet else "rounds" if args.rounds else "turns" if args.summary else "full"
+    )
+    _, actions = play_demo(
+        args.players, args.seed, args.preset, bot_names, sys.stdout, style=style, config=config
+    )
     if args.save is not None:
         save_record(args.save, args.players, config, args.seed, actions)
+        print(f"Saved the game record to {str(args.save)!r}.")
     return 0
 
 
@@ -300,7 +353,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    config = load_config(args.preset)
+    config = _config(args)
     check_players(config, args.preset, args.players)
     if not 0 <= args.seat < args.players:
         raise UsageError(f"--seat must be 0..{args.players - 1}; got {args.seat}")
@@ -310,9 +363,21 @@ def _cmd_play(args: argparse.Namespace) -> int:
     echo = not sys.stdin.isatty()
     try:
         result: PlayResult = run_play(
-            args.players, args.seat, args.preset, seed, bot_names, sys.stdin, sys.stdout, echo=echo
+            args.players,
+            args.seat,
+            args.preset,
+            seed,
+            bot_names,
+            sys.stdin,
+            sys.stdout,
+            echo=echo,
+            config=config,
         )
-    except EndOfInput:
+    except EndOfInput as exc:
+        # Like q: the game so far is saved, then the documented exit code 1.
+        if args.save is not None and exc.result is not None:
+            save_record(args.save, args.players, config, seed, exc.result.actions)
+            print(f"Saved the game record to {str(args.save)!r}.", flush=True)
         raise CommandError("the input ended before the game was over") from None
     except KeyboardInterrupt:
         print(flush=True)  # end the prompt's line

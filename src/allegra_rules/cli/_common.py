@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -137,6 +139,12 @@ def clockwise_line(num_players: int) -> str:
     return f"Play passes clockwise: {clockwise}; a seat's left neighbour is the next seat."
 
 
+def terminal_size() -> tuple[int, int]:
+    """The terminal's columns and lines (``COLUMNS`` / ``LINES``, else 80x24)."""
+    size = shutil.get_terminal_size((80, 24))
+    return max(40, size.columns), max(10, size.lines)
+
+
 class Narrator:
     """Writes a game as it is played: headings, actions, engine steps, round ends.
 
@@ -145,7 +153,13 @@ class Narrator:
         tables: draw the table after every turn (and after each setup), as ``demo`` does.
         names: a label per seat for the closing lines (``"greedy"``, ``"you"``), or
             ``None`` for bare seat numbers.
-        you: the seat a person plays, marked ``(you)`` in turn headings, or ``None``.
+        you: the seat a person plays: marked ``(you)`` in turn headings, and the
+            narration is written for that seat (it names the cards only that seat
+            has seen). ``None`` narrates for a spectator.
+        style: ``"full"`` (every action), ``"turns"`` (one line per turn),
+            ``"rounds"`` (one line per round) or ``"quiet"`` (the scores only).
+        max_width: the widest line of a drawn table (the terminal's width), or
+            ``None`` to draw every table in one band.
     """
 
     def __init__(
@@ -155,18 +169,35 @@ class Narrator:
         tables: bool = True,
         names: Sequence[str] | None = None,
         you: int | None = None,
+        style: str = "full",
+        max_width: int | None = None,
     ) -> None:
         self.out = out
         self.tables = tables
         self.names = names
         self.you = you
+        self.style = style
+        self.max_width = max_width
+        self._turn: list[str] = []
+        self._counts: dict[str, int] = {}
 
     def say(self, text: str = "") -> None:
         """Write one line (or several, joined by newlines)."""
         self.out.write(text + "\n")
 
+    def say_wrapped(self, text: str) -> None:
+        """Write a narrated line, wrapped to ``max_width`` (continuations indented)."""
+        if self.max_width is None or len(text) <= self.max_width:
+            self.say(text)
+            return
+        indent = "    " if text.startswith("  ") else "  "
+        for line in textwrap.wrap(text, self.max_width, subsequent_indent=indent):
+            self.say(line)
+
     def round_heading(self, state: GameState) -> None:
         """The heading of the round ``state`` is in, with its deal and setup."""
+        if self.style != "full":
+            return
         self.say("")
         self.say("=" * 20 + f" Round {state.round} of {ROUNDS} " + "=" * 20)
         discard = state.discard_top
@@ -174,11 +205,19 @@ class Narrator:
             f"Dealt 12 face-down cards to each seat; the discard pile starts with "
             f"{'nothing' if discard is None else card_text(discard)}."
         )
-        self.say(f"Setup: from seat {state.start_seat}, clockwise, each player reveals two cards.")
+        if getattr(state.config, "setup_reveals", "in_turn") == "simultaneous":
+            self.say(
+                f"Setup: from seat {state.start_seat}, clockwise, each player names two "
+                "cells face down; they all turn up together after the last."
+            )
+        else:
+            self.say(
+                f"Setup: from seat {state.start_seat}, clockwise, each player reveals two cards."
+            )
 
     def turn_heading(self, state: GameState) -> None:
         """``-- Turn t: seat p --`` when ``state`` starts a turn; nothing otherwise."""
-        if state.phase is not Phase.DRAW:
+        if state.phase is not Phase.DRAW or self.style != "full":
             return
         final = " (a last turn)" if state.ender is not None else ""
         you = " (you)" if self.you is not None and state.drawer == self.you else ""
@@ -187,18 +226,58 @@ class Narrator:
 
     def step(self, state: GameState, action: Action, after: GameState) -> None:
         """Narrate ``action`` taking ``state`` to ``after``, and what settling did."""
-        self.say("  " + describe_action(state, action))
-        for line in describe_outcome(state, action, after):
-            self.say("  " + line)
-        if after.round != state.round or after.is_terminal:
-            self.say()
-            self.say(render_round_end(after, legend=False))
-            if not after.is_terminal:
-                self.round_heading(after)
-        elif self.tables and after.phase is Phase.DRAW:
-            self.say()
-            # The zone legend once per round, under the table that closes the setup.
-            self.say(render_table(after, legend=state.phase is Phase.SETUP))
+        sentences = [describe_action(state, action, viewer=self.you)]
+        sentences += describe_outcome(state, action, after)
+        round_over = after.round != state.round or after.is_terminal
+        if self.style == "full":
+            for line in sentences:
+                self.say_wrapped("  " + line)
+            if round_over:
+                self.say()
+                self.say(render_round_end(after, legend=False, max_width=self.max_width))
+                if not after.is_terminal:
+                    self.round_heading(after)
+            elif self.tables and after.phase is Phase.DRAW:
+                self.say()
+                # The zone legend once per round, under the table that closes the setup.
+                self.say(
+                    render_table(
+                        after,
+                        legend=state.phase is Phase.SETUP,
+                        viewer=self.you,
+                        max_width=self.max_width,
+                    )
+                )
+            return
+        self._count(state, action, after)
+        if self.style == "turns":
+            self._turn.append(_short(sentences[0], state))
+            self._turn += [_lower(line.rstrip(".")) for line in sentences[1:]]
+            if round_over or after.phase is Phase.DRAW:
+                self._flush_turn(state)
+        if round_over:
+            if self.style in ("turns", "rounds"):
+                self.say_wrapped(_round_line(after, self._counts))
+            self._counts = {}
+
+    def _count(self, state: GameState, action: Action, after: GameState) -> None:
+        counts = self._counts
+        kind = type(action).__name__
+        counts[kind] = counts.get(kind, 0) + 1
+        if any(line.startswith("Triple: ") for line in describe_outcome(state, action, after)):
+            counts["triples"] = counts.get("triples", 0) + 1
+        counts["turns"] = state.turns_played
+
+    def _flush_turn(self, state: GameState) -> None:
+        if not self._turn:
+            return
+        if state.phase is Phase.SETUP or state.turns_played == 0:
+            head = f"Round {state.round} setup: "
+        else:
+            final = " (last turn)" if state.ender is not None else ""
+            head = f"Round {state.round} turn {state.turns_played}{final}, seat {state.drawer}: "
+        self.say_wrapped(head + "; ".join(self._turn) + ".")
+        self._turn = []
 
     def _seat(self, seat: int) -> str:
         if self.names is None:
@@ -207,15 +286,55 @@ class Narrator:
 
     def game_over(self, state: GameState) -> None:
         """The closing lines: every round's scores, the totals and the winners."""
-        self.say()
-        self.say("=" * 20 + " Game over " + "=" * 20)
-        for number, scores in enumerate(state.round_scores, start=1):
-            self.say(
-                f"Round {number}: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(scores))
-            )
+        if self.style == "full":
+            self.say()
+            self.say("=" * 20 + " Game over " + "=" * 20)
+        if self.style in ("full", "quiet"):
+            for number, scores in enumerate(state.round_scores, start=1):
+                self.say(
+                    f"Round {number}: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(scores))
+                )
         self.say("Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(state.totals)))
         winners = state.winners
         best = state.totals[winners[0]]
         names = ", ".join(self._seat(s) for s in winners)
         verb = "wins" if len(winners) == 1 else "share the win"
         self.say(f"Winner: {names} {verb} with {best} points.")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _short(sentence: str, state: GameState) -> str:
+    """An action's sentence for a one-line turn: the drawer's own ``Seat d`` dropped."""
+    text = sentence.rstrip(".")
+    prefix = f"Seat {state.drawer} "
+    if state.phase is not Phase.SETUP and text.startswith(prefix):
+        return text[len(prefix) :]
+    return _lower(text)
+
+
+def _round_line(after: GameState, counts: dict[str, int]) -> str:
+    """One line for a finished round: its length, its events and its scoring."""
+    result = after.last_round
+    assert result is not None
+    if result.ender is None:
+        ending = "stopped at the turn limit (nobody doubled)"
+    else:
+        doubled = "doubled" if result.doubled else "not doubled"
+        ending = f"seat {result.ender} ended it ({doubled})"
+    turns = counts.get("turns", 0)
+    events = ", ".join(
+        _plural(counts.get(key, 0), noun)
+        for key, noun in (("Knock", "knock"), ("Give", "exchange"), ("triples", "triple"))
+    )
+    events = f"{_plural(turns, 'turn')}, {events}"
+    scores = ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.scores))
+    history = after.round_scores[: result.round]
+    totals = ", ".join(str(sum(round_[s] for round_ in history)) for s in range(after.num_players))
+    return f"Round {result.round} over: {events}; {ending}; scores {scores}; totals {totals}."

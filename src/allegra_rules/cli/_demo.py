@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TextIO
 
 from allegra_rules.actions import Action
-from allegra_rules.cli._common import CommandError, Narrator, clockwise_line
+from allegra_rules.cli._common import CommandError, Narrator, clockwise_line, terminal_size
+from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import GameRecord
 from allegra_rules.serialize import MAX_DOCUMENT_BYTES
@@ -23,22 +24,41 @@ def play_demo(
     preset_name: str,
     bot_names: Sequence[str],
     out: TextIO,
+    *,
+    style: str = "full",
+    config: RuleConfig | None = None,
 ) -> tuple[GameState, tuple[Action, ...]]:
-    """:func:`run_demo`, also returning every action played, in order."""
-    config = preset(preset_name)
+    """:func:`run_demo`, also returning every action played, in order.
+
+    Args:
+        num_players: seats at the table.
+        seed: the game's seed; the bots' seeds derive from it.
+        preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
+        bot_names: one name of :data:`~allegra_rules.simulate.BOT_KINDS` per seat.
+        out: where the narration goes.
+        style: ``"full"`` (every action and a table after every turn), ``"turns"``
+            (one line per turn), ``"rounds"`` (one line per round) or ``"quiet"``
+            (the scores only).
+        config: the rules to play instead of the preset's.
+    """
+    if config is None:
+        config = preset(preset_name)
     if len(bot_names) != num_players:
         raise ValueError(f"bot_names must name {num_players} bots; got {len(bot_names)}")
     bots = [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bot_names)]
     state = new_game(num_players, config=config, seed=seed)
-    narrator = Narrator(out, names=bot_names)
+    columns, _ = terminal_size()
+    narrator = Narrator(out, names=bot_names, style=style, max_width=columns)
+    rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
     narrator.say(
-        f"Allegra demo: {num_players} players, preset {preset_id(preset_name)}, "
+        f"Allegra demo: {num_players} players, preset {rules}, "
         f"seed {seed}, {ROUNDS} rounds; the lowest total wins."
     )
     narrator.say(
         "Seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(bot_names)) + "."
     )
-    narrator.say(clockwise_line(num_players))
+    if style == "full":
+        narrator.say(clockwise_line(num_players))
     narrator.round_heading(state)
     actions: list[Action] = []
     while not state.is_terminal:
@@ -60,6 +80,8 @@ def run_demo(
     preset_name: str,
     bot_names: Sequence[str],
     out: TextIO,
+    *,
+    style: str = "full",
 ) -> GameState:
     """Play one game between bots and write its narration to ``out``.
 
@@ -73,6 +95,8 @@ def run_demo(
         preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
         bot_names: one name of :data:`~allegra_rules.simulate.BOT_KINDS` per seat.
         out: where the narration goes.
+        style: how much to write: ``"full"``, ``"turns"``, ``"rounds"`` or
+            ``"quiet"`` (see :func:`play_demo`).
 
     Returns:
         The final (terminal) state.
@@ -81,7 +105,7 @@ def run_demo(
         ValueError: an unknown preset or bot name, or a seat count the preset does
             not allow.
     """
-    state, _ = play_demo(num_players, seed, preset_name, bot_names, out)
+    state, _ = play_demo(num_players, seed, preset_name, bot_names, out, style=style)
     return state
 
 
@@ -126,7 +150,7 @@ def run_replay(record: GameRecord, out: TextIO, source: str = "the record") -> G
         else f"a custom config (fingerprint {record.config.fingerprint[:12]})"
     )
     dealt = f"seed {record.seed}" if record.deck is None else "a stacked deck"
-    narrator = Narrator(out)
+    narrator = Narrator(out, max_width=terminal_size()[0])
     narrator.say(
         f"Allegra replay of {source}: {n} players, {rules}, {dealt}, "
         f"{len(record.actions)} actions; the lowest total wins."

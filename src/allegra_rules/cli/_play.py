@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -20,7 +21,19 @@ from allegra_rules.actions import (
     Take,
 )
 from allegra_rules.bots import Bot
-from allegra_rules.cli._common import Narrator, clockwise_line
+from allegra_rules.cli._common import Narrator, clockwise_line, terminal_size
+from allegra_rules.cli._help import moves_text, options_text, summary_text
+from allegra_rules.cli._moves import (
+    Rejected,
+    accepted,
+    area_owner,
+    move_text,
+    number_ranges,
+    numbered,
+    parse_move,
+    tokens,
+)
+from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.render import render_table
@@ -30,7 +43,15 @@ from allegra_rules.transitions import ROUNDS, apply, legal_actions, new_game
 
 
 class EndOfInput(Exception):
-    """Standard input ended while the game waited for the person's choice."""
+    """Standard input ended while the game waited for the person's choice.
+
+    Attributes:
+        result: the game so far (``None`` until :func:`run_play` fills it in).
+    """
+
+    def __init__(self, result: PlayResult | None = None) -> None:
+        super().__init__("the input ended before the game was over")
+        self.result = result
 
 
 @attrs.frozen(slots=True)
@@ -84,10 +105,7 @@ def option_text(state: GameState, action: Action, you: int) -> str:
     if isinstance(action, DrawDeck):
         size = len(state.draw_pile)
         if size == 0:
-            return (
-                "Draw from the draw pile (it is empty: the discard pile but its top card "
-                "is reshuffled into a new one first)."
-            )
+            return "Draw (the empty draw pile is refilled from the discard pile first)."
         return f"Draw the top card of the draw pile ({size} left)."
     if isinstance(action, DrawDiscard):
         return f"Take the {state.discard_top} from the discard pile."
@@ -119,37 +137,95 @@ def option_text(state: GameState, action: Action, you: int) -> str:
     return f"Swap the {held} in at {target}, discarding {old}."
 
 
-def private_lines(state: GameState, you: int) -> list[str]:
-    """What seat ``you`` knows that the drawn table does not show.
+def cell_menu(state: GameState, legal: Sequence[Action], you: int) -> list[str]:
+    """The short menu of a decision: its moves by what to type, and their numbers.
 
-    In a knock exchange the drawer may hold a card it took face down, and the
-    knocker may hold the face-down card it replaced: only they have seen it.
+    Moves without a cell get a line each (``1  d  Draw ...``); all the cell moves of
+    the decision share one line with the verb, what it does and which cell numbers
+    are open, so that even a 17-move decision takes at most four lines.
     """
+    table = numbered(state, legal, you)
+    cells = [number for number, action in table.items() if isinstance(action, (Reveal, Swap, Take))]
     lines = []
-    if state.phase is Phase.HOLD_TAKEN and state.current_player == you:
+    if cells:
+        owner = area_owner(state, you)
+        left_seat = (owner + 1) % state.num_players
+        whose = "your" if owner == you else f"seat {owner}'s"
+        sample = table[cells[0]]
+        verb = {Reveal: "r", Swap: "s", Take: "t"}[type(sample)]
+        what = {
+            "r": "turn up a face-down card",
+            "s": f"swap the {state.held} in",
+            "t": f"take a card from seat {owner}'s area",
+        }[verb]
+        if verb == "s" and state.phase is Phase.KNOCKER_SWAP:
+            what += " (the card there goes to your hand)"
+        elif verb == "s":
+            what += " (the card there is discarded)"
+        lines.append(f"  {verb} ROW COL  {what}")
+        lines.append(f"             open cells: {number_ranges(cells)}")
         lines.append(
-            f"You hold the {state.held}, taken from seat {state.knocker}'s area "
-            "(only you have seen it)."
+            f"             (1-12 {whose} grid row by row, 13-15 seat {left_seat}'s column 3)"
         )
-    for holder, card in state.in_hand:
-        if holder == you:
-            lines.append(
-                f"In your hand: the {card} you replaced; it fills the gap that seat "
-                f"{state.drawer} takes a card from."
-            )
+    keys = {DrawDeck: "d", DrawDiscard: "p", Knock: "k", Pass: "x", Discard: "p"}
+    for number, action in table.items():
+        if isinstance(action, (Reveal, Swap, Take)):
+            continue
+        key = f"g {action.player}" if isinstance(action, Give) else keys[type(action)]
+        lines.append(f"  {str(number).rjust(2)}  {key.ljust(4)} {option_text(state, action, you)}")
     return lines
 
 
-HELP = """\
-How to play: type the number of an action and press Enter.
-  t   show the table again, with its legend
-  h   show this help
-  q   quit the game (it is not finished and nobody wins)
-Cells are (row, column): rows 0-2 from the top, columns 0-3 from the left. A cell
-of another seat's grid is written "seat k's (r, c)". Your zone is your own grid
-plus the bracketed column 3 just left of it (your left neighbour's). Face-down cards
-are ## on the table, gaps are dots. The lowest total after three rounds wins."""
-"""The text the ``h`` command prints."""
+def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
+    """What to tell the person before ``action`` ends the round, or nothing.
+
+    A move ends the round when it leaves a player with every card of its grid (or
+    zone) face up: that depends only on which cards lie face down, which everyone
+    sees, so asking the engine tells the person nothing hidden. The sums shown are
+    the face-up sums the table shows.
+    """
+    after = apply(state, action)
+    if state.ender is not None or after.ender is None or after.round != state.round:
+        return []
+    ender = after.ender
+    config = state.config
+    area = "grid" if config.round_end == "own_grid" else "zone"
+    who = "you end" if ender == you else f"seat {ender} ends"
+    lines = [
+        f"Careful: this move leaves every card of {'your' if ender == you else 'its'} {area} "
+        f"face up, so {who} the round:",
+        "every other player gets one more turn, then all cards turn up and are scored.",
+    ]
+    geo = state.geometry
+
+    def shown(seat: int) -> tuple[int, int]:
+        up = down = 0
+        for i in geo.zone[seat]:
+            value = after.cells[i]
+            if value is None:
+                continue
+            if after.face_down >> i & 1:
+                down += 1
+            else:
+                up += value
+        return up, down
+
+    mine, mine_down = shown(ender)
+    others = [(shown(q), q) for q in range(state.num_players) if q != ender]
+    (low, low_down), low_seat = min(others)
+    tie = "strictly lowest" if config.ender_tie == "doubled" else "lowest (a tie is enough)"
+    zero = "; a sum of 0 or less is never doubled" if config.double_nonpositive == "no" else ""
+    subject = "your" if ender == you else f"seat {ender}'s"
+    lines.append(
+        f"Now {subject} zone shows {mine} (+{mine_down} face-down); the lowest other, seat "
+        f"{low_seat}'s, shows {low} (+{low_down} face-down)."
+    )
+    lines.append(f"The ender's sum is doubled unless it is the {tie}{zero}.")
+    return lines
+
+
+HELP = moves_text()
+"""The text ``h moves`` prints: how to type a move."""
 
 
 class _Quit(Exception):
@@ -169,54 +245,80 @@ class _Session:
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
 
-    def table(self, state: GameState, legend: bool) -> None:
-        self.say()
-        self.say(render_table(state, legend=legend))
-        for line in private_lines(state, self.you):
+    def wrapped(self, text: str) -> None:
+        """Write ``text`` wrapped to the terminal's width."""
+        columns, _ = terminal_size()
+        for line in textwrap.wrap(text, columns - 1, subsequent_indent="  "):
             self.say(line)
 
-    def menu(self, state: GameState, legal: Sequence[Action]) -> None:
-        self.say(f"You are seat {self.you}. Your options:")
-        width = len(str(len(legal)))
-        for number, action in enumerate(legal, start=1):
-            self.say(f"  {str(number).rjust(width)}. {option_text(state, action, self.you)}")
+    def table(self, state: GameState, legend: bool) -> None:
+        columns, _ = terminal_size()
+        self.say()
+        self.say(render_table(state, legend=legend, viewer=self.you, max_width=columns))
+
+    def listing(self, state: GameState, legal: Sequence[Action]) -> None:
+        self.say("Your moves by number (the same move keeps its number):")
+        for number, action in numbered(state, legal, self.you).items():
+            typed = move_text(state, action, self.you).ljust(12)
+            self.say(f"  {str(number).rjust(2)}  {typed} {option_text(state, action, self.you)}")
+
+    def read(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            self.say()
+            raise EndOfInput
+        if self.echo:
+            self.say(line.rstrip("\r\n"))
+        return line
 
     def choose(self, state: GameState) -> Action:
         legal = legal_actions(state)
         self.table(state, self.legend)
         self.legend = False
-        self.menu(state, legal)
-        count = len(legal)
-        prompt = f"Your choice (1-{count}; h help, t table, q quit): "
+        for line in cell_menu(state, legal, self.you):
+            self.say(line)
+        prompt = "Your move (h help, l list, v table, q quit): "
         while True:
-            self.out.write(prompt)
-            self.out.flush()
-            line = self.inp.readline()
-            if not line:
-                self.say()
-                raise EndOfInput
-            if self.echo:
-                self.say(line.rstrip("\r\n"))
-            text = line.strip().lower()
-            if not text:
+            line = self.read(prompt)
+            words = tokens(line)
+            if not words:
                 continue
-            if text in ("h", "help", "?"):
-                self.say(HELP)
-                self.menu(state, legal)
-            elif text in ("t", "table"):
+            command = words[0]
+            if command in ("h", "help", "?"):
+                topic = words[1] if len(words) > 1 else ""
+                if topic.startswith("move") or topic in ("keys", "key", "typing"):
+                    self.out.write(moves_text())
+                elif topic.startswith("option") or topic in ("rules", "variant"):
+                    self.out.write(options_text(state.config))
+                else:
+                    self.out.write(summary_text(state.config))
+                continue
+            if command in ("v", "view", "table") and len(words) == 1:
                 self.table(state, legend=True)
-                self.menu(state, legal)
-            elif text in ("q", "quit", "exit"):
+                for text in cell_menu(state, legal, self.you):
+                    self.say(text)
+                continue
+            if command in ("l", "list") and len(words) == 1:
+                self.listing(state, legal)
+                continue
+            if command in ("q", "quit", "exit") and len(words) == 1:
                 raise _Quit
-            elif not text.lstrip("+-").isdigit():
-                self.say(
-                    f"{line.strip()!r} is not a choice: type a number from 1 to {count}, "
-                    "or h for help."
-                )
-            elif not 1 <= int(text) <= count:
-                self.say(f"There is no option {int(text)}: choose a number from 1 to {count}.")
-            else:
-                return legal[int(text) - 1]
+            found = parse_move(line, state, self.you)
+            if isinstance(found, Rejected):
+                self.wrapped(f"{line.strip()!r}: {found.reason}.")
+                self.wrapped(accepted(state, self.you))
+                continue
+            warning = round_end_warning(state, found, self.you)
+            if warning:
+                for text in warning:
+                    self.wrapped(text)
+                answer = self.read("Play this move? y to play it, anything else to choose again: ")
+                if tokens(answer)[:1] not in (["y"], ["yes"]):
+                    self.say("Not played.")
+                    continue
+            return found
 
 
 def run_play(
@@ -229,12 +331,16 @@ def run_play(
     out: TextIO,
     *,
     echo: bool = False,
+    config: RuleConfig | None = None,
 ) -> PlayResult:
-    """Let a person play seat ``you`` against bots, reading choices from ``inp``.
+    """Let a person play seat ``you`` against bots, reading moves from ``inp``.
 
-    Before each of the person's choices the table is drawn as every player sees it
-    (plus what only this seat knows) with a numbered list of the legal actions;
-    every action, the bots' included, is narrated as ``demo`` does.
+    Before each of the person's moves the table is drawn as that seat sees it (in
+    two bands when it is wider than the terminal) with a short menu of the moves;
+    every action, the bots' included, is narrated for that seat as ``demo``
+    narrates it. Moves are typed as :mod:`allegra_rules.cli._moves` describes
+    (``h moves`` shows it). A move that would end the round is explained and
+    asked to be confirmed.
 
     Args:
         num_players: seats at the table.
@@ -246,15 +352,19 @@ def run_play(
         out: where the game is written.
         echo: write each answer after its prompt (when ``inp`` is not a terminal,
             so that the text reads as a transcript).
+        config: the rules to play instead of the preset's (for example the preset
+            with a lower ``max_turns_per_round``).
 
     Returns:
         The result: the last state, the actions and whether the person quit.
 
     Raises:
-        EndOfInput: ``inp`` ended before the game did.
+        EndOfInput: ``inp`` ended before the game did; its ``result`` holds the
+            game so far.
         ValueError: bad arguments (an unknown preset or bot, a seat out of range).
     """
-    config = preset(preset_name)
+    if config is None:
+        config = preset(preset_name)
     if not 0 <= you < num_players:
         raise ValueError(f"the person's seat must be 0..{num_players - 1}; got {you}")
     if len(bot_names) != num_players - 1:
@@ -268,17 +378,20 @@ def run_play(
     for seat, name in zip(others, bot_names, strict=True):
         labels[seat] = name
     state = new_game(num_players, config=config, seed=seed)
-    narrator = Narrator(out, tables=False, names=labels, you=you)
+    columns, _ = terminal_size()
+    narrator = Narrator(out, tables=False, names=labels, you=you, max_width=columns)
     session = _Session(you, inp, out, echo)
-    narrator.say(
-        f"Allegra: you play seat {you} of {num_players}; preset {preset_id(preset_name)}, "
+    rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
+    narrator.say_wrapped(
+        f"Allegra: you play seat {you} of {num_players}; preset {rules}, "
         f"seed {seed}, {ROUNDS} rounds; the lowest total wins."
     )
-    narrator.say(
+    narrator.say_wrapped(
         "Seats: " + ", ".join(f"{seat} {label}" for seat, label in enumerate(labels)) + "."
     )
-    narrator.say(clockwise_line(num_players))
-    narrator.say("Type the number of an action; h for help, t for the table, q to quit.")
+    narrator.say_wrapped(clockwise_line(num_players))
+    narrator.say("Type a move by what it does (d, p, k, x, g SEAT, r/s/t ROW COL) or its number;")
+    narrator.say("h the rules in short, h moves how to type, l list, v table, q quit.")
     narrator.round_heading(state)
     actions: list[Action] = []
     while not state.is_terminal:
@@ -295,6 +408,10 @@ def run_play(
                     "finished and nobody wins."
                 )
                 return PlayResult(state=state, actions=tuple(actions), quit=True)
+            except EndOfInput:
+                raise EndOfInput(
+                    PlayResult(state=state, actions=tuple(actions), quit=True)
+                ) from None
             narrator.say()
         else:
             action = bots[actor].choose(state)
