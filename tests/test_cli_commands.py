@@ -1,12 +1,16 @@
-"""The ``allegra-rules`` subcommands, run as real processes: simulate, play, rules, replay.
+"""The ``allegra-rules`` subcommands: simulate, play, rules, replay.
 
-Every test runs ``python -m allegra_rules ...`` and checks the exit code, standard
-output and standard error; a few also call the library functions behind a command
-to cross-check its numbers.
+Most tests run the command line in this process (``main(argv)`` with standard input,
+output and error replaced), which checks the same exit codes and text as a real
+process at a fraction of the cost; a few run a real process where that is the point
+(a terminal, a signal, a progress bar). A few also call the library functions behind
+a command to cross-check its numbers.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -16,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import attrs
 import pytest
@@ -23,6 +28,7 @@ import pytest
 import allegra_rules
 from allegra_rules import (
     GameRecord,
+    GameState,
     Phase,
     RuleConfig,
     apply,
@@ -32,11 +38,14 @@ from allegra_rules import (
     preset_ids,
     replay,
 )
-from allegra_rules.actions import Swap, Take
+from allegra_rules.actions import Reveal, Swap, Take
 from allegra_rules.bots import RandomBot
-from allegra_rules.cli._play import option_text, private_lines
+from allegra_rules.cli import main
+from allegra_rules.cli._play import option_text
+from allegra_rules.geometry import Pos
 from allegra_rules.render import render_table
 from allegra_rules.simulate import game_seed, play_game, simulate, summarize
+from play_script import script, short_config, typed_lines
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty and signals")
 
@@ -44,15 +53,17 @@ posix_only = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX p
 def cli(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "allegra_rules", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        env=env,
-    )
+    """Run ``allegra-rules ARGS`` in this process, as a subprocess would see it."""
+    out, err = io.StringIO(), io.StringIO()
+    data = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
+    with (
+        mock.patch.dict(os.environ, env or {}),
+        mock.patch.object(sys, "stdin", data),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def ok(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
@@ -126,8 +137,8 @@ def test_simulate_prints_a_table_per_seat_and_round_statistics() -> None:
 
 def test_simulate_json_is_identical_for_any_number_of_jobs() -> None:
     args = ["simulate", "--games", "6", "--players", "2", "--seed", "11", "--json"]
-    outputs = [ok(*args, "--bots", "greedy,random", "--jobs", jobs) for jobs in ("1", "2", "3")]
-    assert outputs[0] == outputs[1] == outputs[2]
+    outputs = [ok(*args, "--bots", "greedy,random", "--jobs", jobs) for jobs in ("1", "2")]
+    assert outputs[0] == outputs[1]
     data = json.loads(outputs[0])
     # The same numbers as the library computes in this process.
     stats = simulate(2, games=6, config=preset("seeds"), seed=11, bots=["greedy", "random"])
@@ -285,6 +296,7 @@ _MAIN = "import sys; from allegra_rules.cli import main; sys.exit(main(sys.argv[
 _NO_RICH = "import sys; sys.modules['rich'] = None; "
 
 
+@pytest.mark.slow
 @posix_only
 def test_the_progress_bar_is_drawn_on_a_terminal_with_or_without_rich() -> None:
     pytest.importorskip("rich")
@@ -299,6 +311,30 @@ def test_the_progress_bar_is_drawn_on_a_terminal_with_or_without_rich() -> None:
     assert re.search(r"\rSimulating games \[#{30}\] 4/4, \d+\.\d s\r?\n$", err)
     code, quiet_out, err = _run_on_a_pty(_MAIN, *args, "--no-progress")
     assert code == 0 and quiet_out == out and err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_plain_progress_bar_redraws_one_line_on_a_terminal() -> None:
+    from allegra_rules.cli._progress import _plain_bar, progress_bar
+
+    stream = _Terminal()
+    with _plain_bar(3, "games", stream) as advance:
+        for _ in range(3):
+            advance()
+    text = stream.getvalue()
+    assert text.startswith("\rSimulating games [" + "." * 30 + "] 0/3, ")
+    assert re.search(r"\rSimulating games \[#{30}\] 3/3, \d+\.\d s\n$", text)
+    quiet = io.StringIO()  # not a terminal: nothing is drawn
+    with progress_bar(3, "games", quiet) as advance:
+        advance()
+    assert quiet.getvalue() == ""
+    with progress_bar(3, "games", stream, enabled=False) as advance:
+        advance()
+    assert stream.getvalue() == text
 
 
 def test_no_progress_output_when_stderr_is_not_a_terminal_and_rich_is_not_imported() -> None:
@@ -316,13 +352,25 @@ def test_no_progress_output_when_stderr_is_not_a_terminal_and_rich_is_not_import
     assert done.stdout.startswith("Simulated 2 games")
 
 
+@pytest.mark.slow
 @posix_only
 def test_ctrl_c_stops_a_parallel_simulation_with_exit_130() -> None:
     import pty
 
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-c", _NO_RICH + _MAIN, "simulate", "--games", "100000", "--jobs", "2"],
+        [
+            sys.executable,
+            "-c",
+            _NO_RICH + _MAIN,
+            "simulate",
+            "--games",
+            "100000",
+            "--jobs",
+            "2",
+            "--bots",
+            "random",
+        ],
         stdout=subprocess.PIPE,
         stderr=slave,
         text=True,
@@ -355,7 +403,7 @@ def test_ctrl_c_stops_a_parallel_simulation_with_exit_130() -> None:
 
 
 def _columns(width: int) -> dict[str, str]:
-    return dict(os.environ, COLUMNS=str(width))
+    return {"COLUMNS": str(width)}
 
 
 def test_rules_lists_every_option_and_every_released_preset() -> None:
@@ -426,65 +474,120 @@ def test_rules_bad_preset_exits_2() -> None:
 
 
 def test_play_asks_again_after_bad_input_shows_help_and_table_and_quits_cleanly() -> None:
-    script = "x\n\n99\n0\n-1\nh\nt\n1\nhelp\n2\nq\n"
-    out = ok("play", "--players", "2", "--seed", "3", stdin=script)
+    typed = "zz\n\n99\nk\nr 5 1\ns 0 0\nh\nh moves\nh options\nv\nl\nr 0 0\n2\nq\n"
+    out = ok("play", "--players", "2", "--seed", "3", stdin=typed, env=_columns(80))
     assert out.startswith("Allegra: you play seat 0 of 2; preset seeds@1, seed 3, 3 rounds;")
     assert "Seats: 0 you, 1 greedy." in out
-    assert "Your choice (1-15; h help, t table, q quit): x\n" in out  # the answer is echoed
-    assert "'x' is not a choice: type a number from 1 to 15, or h for help." in out
-    assert "There is no option 99: choose a number from 1 to 15." in out
-    assert "There is no option 0: choose a number from 1 to 15." in out
-    assert "There is no option -1: choose a number from 1 to 15." in out
-    assert out.count("How to play: type the number of an action") == 2
-    # The table: once before the first choice, again for t, then after each reveal.
+    prompt = "Your move (h help, l list, v table, q quit): "
+    assert f"{prompt}zz\n" in out  # the answer is echoed
+    assert "'zz': 'zz' is not a move." in out
+    assert "'99': there is no move 99 now: the numbers now are 1-15." in out
+    assert "'k': k (knock) is not a move now: nobody has drawn a card to knock for." in out
+    assert "'r 5 1': (5, 1) is not a cell: rows are 0-2 and columns 0-3." in out
+    assert "'s 0 0': s (swap the held card in) is not a move now." in out
+    # Every refusal is followed by what would be accepted now.
+    assert out.count("Type r ROW COL (or just ROW COL) to turn up a face-down card") == 5
+    assert "Allegra in one screen" in out
+    assert "How to type a move (ROW, COL and SEAT are numbers):" in out
+    assert "The rules of this game (allegra-rules rules lists every option):" in out
+    assert "Your moves by number (the same move keeps its number):" in out
+    assert "   1  r 0 0        Reveal the card at (0, 0).\n" in out
+    assert "  13  r left 0 3   Reveal the card at seat 1's (0, 3).\n" in out
+    # The table: before the first move, again for v, then before the second reveal.
     assert out.count("Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)") == 2
-    assert out.count("Zone p = seat p's grid") == 2  # the legend: first table and t
-    assert "  1. Reveal the card at (0, 0).\n" in out
-    assert "  Seat 0 reveals a " in out and "  Seat 1 reveals a " in out
+    assert out.count("Your zone (zone 0) is your grid plus the bracketed column 3") == 2
+    assert "  Seat 0 reveals a " in out and "  Seat 0 reveals a " in out.split("(0, 0).")[-1]
     assert out.rstrip().endswith(
         "You quit in round 1 of 3; the game is not finished and nobody wins."
     )
+    assert max(len(line) for line in out.splitlines()) <= 80
 
 
-def test_play_a_whole_game_answering_1_then_replay_the_saved_record(tmp_path: Path) -> None:
+def _typed_game(
+    tmp_path: Path, players: int, seat: int, seed: int, max_turns: int, numbers_every: int = 0
+) -> tuple[str, Path, GameState]:
+    config = short_config(max_turns)
+    turns, final = script(players, seat, seed, config, numbers_every=numbers_every)
     path = tmp_path / "game.json"
     out = ok(
-        "play", "--players", "3", "--seat", "1", "--seed", "8", "--bots", "random,greedy",
-        "--save", str(path),
-        stdin="1\n" * 3000,
+        "play", "--players", str(players), "--seat", str(seat), "--seed", str(seed),
+        "--max-turns", str(max_turns), "--save", str(path),
+        stdin="\n".join(typed_lines(turns)) + "\n", env=_columns(200),
     )  # fmt: skip
-    assert "Seats: 0 random, 1 you, 2 greedy." in out
+    return out, path, final
+
+
+def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record(
+    tmp_path: Path,
+) -> None:
+    out, path, final = _typed_game(tmp_path, 3, 1, 8, max_turns=12, numbers_every=3)
+    assert "Seats: 0 greedy, 1 you, 2 greedy." in out
     assert "-- Turn 2: seat 1 (you) --" in out
     assert "==================== Game over ====================" in out
+    assert "'" not in "".join(line for line in out.splitlines() if line.startswith("'"))
     lines = out.splitlines()
     assert lines[-1] == f"Saved the game record to {str(path)!r}."
     assert re.fullmatch(r"You (win|share the win|did not win): your total is -?\d+\.", lines[-2])
     record = GameRecord.from_json(path.read_text())
-    final = replay(record)
-    assert final.is_terminal and record.seed == 8 and record.preset == "seeds@1"
+    assert replay(record) == final and record.preset is None  # a custom turn cap
+    assert record.config.max_turns_per_round == 12
     totals = "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(final.totals))
     assert totals in lines
-    narrated = ok("replay", str(path))
-    assert narrated.startswith(f"Allegra replay of {path}: 3 players, preset seeds@1, seed 8,")
+    narrated = ok("replay", str(path), env=_columns(200))
     assert totals in narrated.splitlines()
-    # The replay narrates the same actions, in the same words, as the game did.
-    said = [line for line in lines if line.startswith("  Seat ")]
-    assert said == [line for line in narrated.splitlines() if line.startswith("  Seat ")]
+
+    # The replay narrates the same public actions, in the same words, as the game did
+    # (the game tells the person which face-down card it picked up; the replay does not).
+    def public(text: str) -> list[str]:
+        said = [line for line in text.splitlines() if line.startswith("  Seat ")]
+        return [re.sub(r": an? -?\d+ \(only seat", " (only seat", line) for line in said]
+
+    assert public(out) == public(narrated)
 
 
-def test_play_end_of_input_exits_1_with_one_line() -> None:
-    assert fails(1, "play", "--players", "2", "--seed", "1", stdin="1\n") == (
-        "allegra-rules: error: the input ended before the game was over\n"
-    )
+def test_play_end_of_input_saves_like_quit_and_exits_1_with_one_line(tmp_path: Path) -> None:
+    done = cli("play", "--players", "2", "--seed", "1", stdin="r 0 0\n")
+    assert done.returncode == 1
+    assert done.stderr == "allegra-rules: error: the input ended before the game was over\n"
+    path = tmp_path / "partial.json"
+    done = cli("play", "--players", "2", "--seed", "1", "--save", str(path), stdin="r 0 0\n")
+    assert done.returncode == 1
+    assert done.stderr == "allegra-rules: error: the input ended before the game was over\n"
+    assert done.stdout.rstrip().endswith(f"Saved the game record to {str(path)!r}.")
+    record = GameRecord.from_json(path.read_text())
+    assert record.actions[0] == Reveal(Pos(0, 0, 0)) and not replay(record).is_terminal
 
 
 def test_play_quit_saves_a_partial_record_that_replays(tmp_path: Path) -> None:
     path = tmp_path / "partial.json"
-    ok("play", "--players", "2", "--seed", "4", "--save", str(path), stdin="1\n1\n1\n1\nq\n")
+    ok("play", "--players", "2", "--seed", "4", "--save", str(path), stdin="1\n2\nd\nq\n")
     record = GameRecord.from_json(path.read_text())
     assert len(record.actions) > 4 and not replay(record).is_terminal
+    assert record.actions[:2] == (Reveal(Pos(0, 0, 0)), Reveal(Pos(0, 0, 1)))
     out = ok("replay", str(path))
     assert out.rstrip().splitlines()[-1].startswith("The record ends here, in round 1 before")
+
+
+def test_play_asks_before_a_move_that_ends_the_round() -> None:
+    config = short_config(500)
+    for seed in range(40):
+        turns, _ = script(2, 0, seed, config, pick_seed=seed)
+        ending = [k for k, turn in enumerate(turns) if len(turn.typed) == 2]
+        if ending:
+            break
+    else:
+        pytest.fail("no random game where the person ends a round")
+    k = ending[0]
+    lines = typed_lines(turns[:k])
+    # First answer "n": not played, the same decision is asked again; then "y".
+    lines += [turns[k].typed[0], "n", turns[k].typed[0], "y", "q"]
+    out = ok("play", "--players", "2", "--seed", str(seed), stdin="\n".join(lines) + "\n")
+    assert out.count("Careful: this move leaves every card of your grid face up, so you end") == 2
+    assert "every other player gets one more turn, then all cards turn up and are scored." in out
+    assert re.search(r"Now your zone shows -?\d+ \(\+\d+ face-down\); the lowest other", out)
+    assert "The ender's sum is doubled unless it is the lowest (a tie is enough)." in out
+    assert out.count("Not played.") == 1
+    assert "Seat 0 has every card of its own grid face up" in out
 
 
 @pytest.mark.parametrize(
@@ -510,7 +613,7 @@ def test_play_ctrl_c_exits_130_without_a_traceback() -> None:
     )
     assert proc.stdout is not None
     seen = b""
-    while b"Your choice (" not in seen:
+    while b"Your move (" not in seen:
         chunk = os.read(proc.stdout.fileno(), 4096)
         assert chunk, seen[-300:]
         seen += chunk
@@ -567,15 +670,19 @@ def test_private_knowledge_in_a_knock_exchange_is_shown_only_to_its_seat() -> No
     for seed in range(40):
         for state, seat in _decisions(seed):
             if state.phase is Phase.HOLD_TAKEN and state.held_was_face_down:
-                mine = private_lines(state, seat)
-                assert mine[0].startswith(f"You hold the {state.held}, taken from seat")
-                assert f"holds the {state.held}" not in render_table(state)
-                others = [p for p in range(state.num_players) if p not in (seat, state.knocker)]
-                assert all(private_lines(state, p) == [] for p in others)
+                mine = render_table(state, viewer=seat)
+                assert f"Held: you hold the {state.held}, taken from seat" in mine
+                assert "(only you have seen it)" in mine
                 knocker = state.knocker
                 assert knocker is not None
-                (hand,) = private_lines(state, knocker)
-                assert hand.startswith(f"In your hand: the {state.in_hand[0][1]} you replaced")
+                others = [p for p in range(state.num_players) if p != seat]
+                for p in [None, *others]:
+                    text = render_table(state, viewer=p)
+                    assert f"holds the {state.held}," not in text
+                    assert f"(only seat {seat} has seen it)" in text
+                if state.hand_was_face_down:
+                    hand = render_table(state, viewer=knocker)
+                    assert f"you hold the {state.in_hand[0][1]} you replaced face down" in hand
                 found += 1
         if found >= 2:
             break
@@ -590,6 +697,7 @@ def test_demo_save_then_replay_narrates_the_same_game(tmp_path: Path) -> None:
     demo = ok("demo", "--players", "3", "--seed", "6", "--preset", "published", "--save", str(path))
     narrated = ok("replay", str(path))
     demo_lines, replay_lines = demo.splitlines(), narrated.splitlines()
+    assert demo_lines.pop() == f"Saved the game record to {str(path)!r}."  # demo --save says where
     assert replay_lines[0].startswith(
         f"Allegra replay of {path}: 3 players, preset published@1, seed 6, "
     )

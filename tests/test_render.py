@@ -168,29 +168,37 @@ def test_zone_brackets_span_five_columns_and_meet_on_the_shared_columns() -> Non
     assert spans == ["2", "1", "0"]
     # Under each zone: its face-up sum and its count of face-down cards.
     # Zone 0 = seat 0's grid (9 and 10 up) + seat 1's column 3 (all down): 19 + 13 down.
-    notes = lines[lines.index(bracket_line) + 1]
-    assert re.findall(r"(\d+) \+ (\d+)x##", notes) == [("11", "13"), ("21", "13"), ("19", "13")]
+    sums = lines[lines.index(bracket_line) + 1]
+    downs = lines[lines.index(bracket_line) + 2]
+    assert re.findall(r"sum (\d+) \+", sums) == ["11", "21", "19"]
+    assert re.findall(r"(\d+) face-down", downs) == ["13", "13", "13"]
 
 
-def test_legend_explains_zones_and_the_wrap_around() -> None:
-    text = render_table(new_game(4, seed=3))
-    assert "Zone p = seat p's grid + the bracketed column 3 just left of it" in text
-    assert "seat (p+1)%4's" in text
-    assert "seat 0's column 3 wraps around to zone 3" in text
-    assert "Zone p" not in render_table(new_game(4, seed=3), legend=False)
+def test_legend_explains_zones_in_words_for_a_spectator_and_for_a_seat() -> None:
+    text = " ".join(render_table(new_game(4, seed=3)).split())
+    assert "Each zone is a seat's grid plus the bracketed column 3 just left of it" in text
+    assert "%" not in text  # no formula
+    assert "Column 3 of seat 0 is repeated at the far left, where it closes zone 3." in text
+    assert "Each zone" not in render_table(new_game(4, seed=3), legend=False)
+    mine = " ".join(render_table(new_game(4, seed=3), viewer=2).split())
+    assert "Your zone (zone 2) is your grid plus the bracketed column 3 just left of it: " in mine
+    assert "column 3 of seat 3, your left neighbour." in mine
+    assert "Your own column 3 is also in zone 1 (seat 1's, your right neighbour's)." in mine
+    two = " ".join(render_table(new_game(2, seed=3), viewer=0).split())
+    assert "column 3 of seat 1, your only neighbour." in two
 
 
 def test_header_shows_round_turn_piles_held_card_totals_and_marks_the_actor() -> None:
     state = _after_setup()
     text = render_table(state)
     assert text.splitlines()[0] == "Round 1 of 3 | turn 1: seat 0 to draw"
-    assert "Draw pile: 83 cards | discard pile: 3 on top, 1 card | held: nothing" in text
+    assert "Draw pile: 83 cards | discard pile: 3 on top, 1 card\nHeld: nothing" in text
     assert "Totals: seat 0: 0, seat 1: 0, seat 2: 0" in text
     assert "*seat 0*" in text and "*seat 1*" not in text
     drawn = play(state, [DrawDeck()])
     text = render_table(drawn)
     assert text.splitlines()[0] == "Round 1 of 3 | turn 1: seat 1 may knock for the 7 seat 0 drew"
-    assert "held: seat 0 holds the 7" in text
+    assert "Held: seat 0 holds the 7, drawn from the draw pile" in text
     assert "*seat 1*" in text
     holding = play(drawn, [Knock(), Pass()])
     assert "seat 0 holds the 7 from the draw pile; seat 1 knocked" in render_table(holding)
@@ -227,7 +235,9 @@ def test_a_taken_card_and_a_hand_card_are_not_shown_while_held() -> None:
     # The knocker's hand card (its face-down 2) must not be shown.
     assert state.in_hand == ((1, 2),)
     text = render_table(state)
-    assert "In hand: seat 1 holds a replaced card" in text
+    assert "In hand: seat 1 holds the face-down card it replaced (only seat 1 has seen it)" in text
+    mine = render_table(state, viewer=1)
+    assert "In hand: you hold the 2 you replaced face down (only you have seen it)" in mine
     hand_swapped = attrs.evolve(
         state,
         in_hand=((1, 8),),
@@ -239,7 +249,10 @@ def test_a_taken_card_and_a_hand_card_are_not_shown_while_held() -> None:
     taken = play(state, [Take(Pos(1, 1, 1))])
     assert taken.held == 7
     text = render_table(taken)
-    assert "held: seat 0 holds the card taken from seat 1" in text
+    assert "Held: seat 0 holds a card taken from seat 1's area face down" in text
+    assert "Held: you hold the 7, taken from seat 1's area face down" in render_table(
+        taken, viewer=0
+    )
     cells = list(taken.cells)
     cells[Pos(2, 0, 0).index] = 7  # seat 2's face-down 3 and the held 7 trade places
     other = attrs.evolve(taken, held=3, cells=tuple(cells))
@@ -279,7 +292,8 @@ def test_round_end_report_shows_every_card_and_the_scoring() -> None:
     assert f"Zone sums:    {sums}" in text
     assert f"Round scores: {scores}" in text
     assert f"Totals: {scores} (after round 1)" in text
-    assert re.findall(r"= (-?\d+)", text) == [str(result.zone_sums[s]) for s in (2, 1, 0)]
+    notes = next(line for line in text.splitlines() if line.lstrip().startswith("sum "))
+    assert re.findall(r"sum (-?\d+)", notes) == [str(result.zone_sums[s]) for s in (2, 1, 0)]
     if result.ender is not None:
         assert f"Seat {result.ender} ended the round" in text
         assert ("doubled to" in text) == result.doubled
@@ -322,15 +336,23 @@ def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
         describe_action(state, Swap(Pos(1, 2, 0)))
         == "Seat 1 swaps the 7 in at (2, 0), taking the 10 into hand."
     )
-    assert (
-        describe_action(state, Swap(Pos(1, 0, 0)))
-        == "Seat 1 swaps the 7 in at (0, 0), taking the face-down card there into hand."
+    assert describe_action(state, Swap(Pos(1, 0, 0))) == (
+        "Seat 1 swaps the 7 in at (0, 0), taking the face-down card there into hand (only "
+        "seat 1 sees it until it lies face up)."
+    )
+    assert describe_action(state, Swap(Pos(1, 0, 0)), viewer=1) == (
+        "Seat 1 swaps the 7 in at (0, 0), taking the face-down card there into hand: a 2 "
+        "(only seat 1 sees it until it lies face up)."
     )
     state = play(state, [Swap(Pos(1, 2, 0))])
     assert describe_action(state, Take(Pos(1, 2, 1))) == "Seat 0 takes the 11 from seat 1's (2, 1)."
-    assert (
-        describe_action(state, Take(Pos(1, 1, 1)))
-        == "Seat 0 takes the face-down card at seat 1's (1, 1)."
+    assert describe_action(state, Take(Pos(1, 1, 1))) == (
+        "Seat 0 takes the face-down card at seat 1's (1, 1) (only seat 0 sees it until it "
+        "lies face up)."
+    )
+    assert describe_action(state, Take(Pos(1, 1, 1)), viewer=0) == (
+        "Seat 0 takes the face-down card at seat 1's (1, 1): a 7 (only seat 0 sees it until "
+        "it lies face up)."
     )
     state = play(state, [Take(Pos(1, 2, 1))])
     assert describe_action(state, Swap(Pos(0, 0, 0))) == (

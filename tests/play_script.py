@@ -1,0 +1,76 @@
+"""Scripts for ``allegra-rules play``: the lines a person would type for a whole game.
+
+The game is mirrored in this process: ``play`` deals ``new_game(n, config, seed)`` and
+seeds the bot at seat ``p`` with ``bot_seed(seed, p)``, so the same bots here make the
+same moves, and the person's moves are chosen here (at random, or by a bot) and typed
+as cells (``r 2 1``, ``s left 0 3``, ``t 2 0 1``) or letters (``d``, ``k``, ``g 2``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+
+from allegra_rules import GameState, RuleConfig, apply, legal_actions, new_game, preset
+from allegra_rules.actions import Action
+from allegra_rules.cli._moves import move_number, move_text
+from allegra_rules.cli._play import round_end_warning
+from allegra_rules.simulate import BOT_KINDS, bot_seed
+
+
+@attrs.frozen
+class Turn:
+    """One decision of the person: the state, the move, and what was typed."""
+
+    state: GameState
+    action: Action
+    typed: tuple[str, ...]
+
+
+def short_config(max_turns: int, name: str = "seeds") -> RuleConfig:
+    """The preset with a low turn cap: short rounds for whole-game tests."""
+    return attrs.evolve(preset(name), max_turns_per_round=max_turns)
+
+
+def script(
+    num_players: int,
+    you: int,
+    seed: int,
+    config: RuleConfig,
+    bots: str = "greedy",
+    pick_seed: int = 0,
+    numbers_every: int = 0,
+) -> tuple[list[Turn], GameState]:
+    """The person's decisions of a whole game, with what to type, and the final state.
+
+    Every ``numbers_every``-th move (0: never) is typed by its fixed number instead.
+    A move that ends the round is confirmed with ``y``.
+    """
+    rng = random.Random(pick_seed)
+    players = {
+        seat: BOT_KINDS[bots](bot_seed(seed, seat)) for seat in range(num_players) if seat != you
+    }
+    state = new_game(num_players, config=config, seed=seed)
+    turns: list[Turn] = []
+    while not state.is_terminal:
+        seat = state.current_player
+        assert seat is not None
+        if seat == you:
+            action = rng.choice(legal_actions(state))
+            typed = move_text(state, action, you)
+            if numbers_every and len(turns) % numbers_every == numbers_every - 1:
+                typed = str(move_number(state, action, you))
+            lines = [typed]
+            if round_end_warning(state, action, you):
+                lines.append("y")
+            turns.append(Turn(state=state, action=action, typed=tuple(lines)))
+        else:
+            action = players[seat].choose(state)
+        state = apply(state, action)
+    return turns, state
+
+
+def typed_lines(turns: list[Turn]) -> list[str]:
+    """Every line the person types, in order."""
+    return [line for turn in turns for line in turn.typed]
