@@ -20,6 +20,7 @@ from allegra_rules import (
     Action,
     GameState,
     Phase,
+    RuleConfig,
     apply,
     legal_actions,
     new_game,
@@ -39,9 +40,11 @@ from allegra_rules.cli._play import cell_menu
 from allegra_rules.render import describe_action, describe_outcome, render_table
 
 
-def _random_states(n: int, seed: int, limit: int = 10_000) -> list[GameState]:
+def _random_states(
+    n: int, seed: int, limit: int = 10_000, config: RuleConfig | None = None
+) -> list[GameState]:
     rng = random.Random(seed)
-    state = new_game(n, seed=seed)
+    state = new_game(n, seed=seed, config=config)
     out = []
     while not state.is_terminal and len(out) < limit:
         out.append(state)
@@ -248,3 +251,33 @@ def test_each_seats_narration_says_only_what_observe_lets_it_know(
             private += 1
     assert checked > 300 // every
     assert private >= 1
+
+
+def test_a_simultaneous_setup_tells_nobody_which_cells_the_others_named() -> None:
+    config = RuleConfig(setup_reveals="simultaneous")
+    rng = random.Random(3)
+    state = new_game(3, seed=3, config=config)
+    said: dict[int | None, list[str]] = {v: [] for v in (None, 0, 1, 2)}
+    while state.phase is Phase.SETUP and state.round == 1:
+        action = rng.choice(legal_actions(state))
+        after = apply(state, action)
+        for viewer, lines in said.items():
+            lines.append(describe_action(state, action, viewer=viewer))
+            lines += describe_outcome(state, action, after)
+            table = render_table(after, viewer=viewer)
+            if after.phase is Phase.SETUP and viewer is not None:
+                named = observe(after, viewer).own_setup_named
+                assert ("Named: you named" in table) == bool(named)
+        state = after
+    for viewer, lines in said.items():
+        namings, turned = lines[:-1], lines[-1]
+        assert len(namings) == 6 and turned.startswith("Every named cell turns up: ")
+        for k, line in enumerate(namings):
+            namer = k // 2  # setup from seat 0, two cells each
+            if viewer == namer:
+                assert line.startswith(f"Seat {namer} names ") and "you chose it" in line
+            else:
+                assert (
+                    line
+                    == f"Seat {namer} names a cell of its zone (face down: nobody sees which yet)."
+                )

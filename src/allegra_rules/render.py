@@ -50,6 +50,7 @@ from allegra_rules.actions import (
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
 from allegra_rules.state import GameState, Phase, require_state
 from allegra_rules.transitions import ROUNDS, apply
+from allegra_rules.views import observe
 
 __all__ = [
     "card_text",
@@ -297,6 +298,8 @@ def status_text(state: GameState) -> str:
         best = state.totals[state.winners[0]]
         return f"game over: {_seats_text(state.winners)} won with {best}"
     if phase is Phase.SETUP:
+        if _simultaneous_setup(state):
+            return f"setup: seat {who} names a cell ({state.setup_reveals} of {2 * n} named)"
         return f"setup: seat {who} reveals a card ({state.setup_reveals} of {2 * n} reveals done)"
     if phase is Phase.DRAW:
         text = f"turn {state.turns_played + 1}: seat {who} to draw"
@@ -396,8 +399,43 @@ def _hand_lines(state: GameState, viewer: int | None = None) -> list[str]:
     return lines
 
 
+def _named_lines(state: GameState, viewer: int | None) -> list[str]:
+    """The cells ``viewer`` named face down in a simultaneous setup (A36): only its own."""
+    if viewer is None or not state.setup_named:
+        return []
+    positions = state.geometry.positions
+    mine = observe(state, viewer).own_setup_named
+    if not mine:
+        return []
+    cells = _and_list([_where(positions[i], viewer) for i in mine])
+    return [f"Named: you named {cells}; it turns up when every player has named two cells"]
+
+
 def _totals(totals: Sequence[int]) -> str:
     return "Totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
+
+
+MIN_WIDTH = 40
+"""The narrowest ``max_width`` the drawings accept."""
+
+
+def _check_viewer(state: GameState, viewer: object) -> int | None:
+    """``viewer`` if it is ``None`` or a seat of ``state``, else ``ValueError``."""
+    if viewer is None:
+        return None
+    n = state.num_players
+    if type(viewer) is not int or not 0 <= viewer < n:
+        raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
+    return viewer
+
+
+def _check_width(max_width: object) -> int | None:
+    """``max_width`` if it is ``None`` or an int of at least ``MIN_WIDTH``."""
+    if max_width is None:
+        return None
+    if type(max_width) is not int or max_width < MIN_WIDTH:
+        raise ValueError(f"max_width must be None or an int >= {MIN_WIDTH}; got {max_width!r}")
+    return max_width
 
 
 def _fit(lines: Sequence[str], max_width: int | None) -> list[str]:
@@ -439,13 +477,17 @@ def render_table(
         legend: whether to end with the legend explaining the zones.
         viewer: draw the table for this seat (its private cards, its grid marked
             "you", the legend in its words), or ``None`` for a spectator.
-        max_width: the widest line allowed (the terminal's width): the grids are
-            drawn in two bands, one above the other, when one band is wider, and
-            long header lines are wrapped. ``None`` never wraps.
+        max_width: the widest line allowed (the terminal's width, at least 40): the
+            grids are drawn in two bands, one above the other, when one band is
+            wider, and long header lines are wrapped. ``None`` never wraps.
 
     Returns:
         The drawing, lines joined by newlines, without a trailing newline. Face-down
         cards never show their value.
+
+    Raises:
+        ValueError: ``state`` is not a state, ``viewer`` not a seat, or ``max_width``
+            not an int of at least 40.
 
     >>> from allegra_rules import new_game
     >>> table = render_table(new_game(3, seed=2))
@@ -453,6 +495,8 @@ def render_table(
     (True, True)
     """
     require_state(state)
+    viewer = _check_viewer(state, viewer)
+    max_width = _check_width(max_width)
     n = state.num_players
     width = _width(state.config.deck_cards())
     who = state.current_player
@@ -466,6 +510,7 @@ def render_table(
         _piles(state),
         _held(state, viewer),
         *_hand_lines(state, viewer),
+        *_named_lines(state, viewer),
         _totals(state.totals),
     ]
     lines = _fit(head, max_width)
@@ -494,8 +539,10 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
         The report, lines joined by newlines.
 
     Raises:
-        ValueError: no round has ended yet in ``state``.
+        ValueError: no round has ended yet in ``state``, or a bad ``max_width``.
     """
+    require_state(state)
+    max_width = _check_width(max_width)
     result = state.last_round
     if result is None:
         raise ValueError("no round has ended yet: state.last_round is None")
@@ -569,12 +616,14 @@ def describe_action(state: GameState, action: Action, *, viewer: int | None = No
 
     Raises:
         IllegalActionError: ``action`` is not legal in ``state``.
+        ValueError: ``viewer`` is not ``None`` or a seat.
 
     >>> from allegra_rules import new_game, Pos, Reveal
     >>> describe_action(new_game(2, seed=1), Reveal(Pos(0, 1, 2)))
     'Seat 0 reveals a 2 at (1, 2).'
     """
     after = apply(state, action)  # validates the action; shows what a draw turns up
+    viewer = _check_viewer(state, viewer)
     who = state.current_player
     assert who is not None
     actor = f"Seat {who}"

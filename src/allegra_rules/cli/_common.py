@@ -206,7 +206,7 @@ class Narrator:
             f"{'nothing' if discard is None else card_text(discard)}."
         )
         if getattr(state.config, "setup_reveals", "in_turn") == "simultaneous":
-            self.say(
+            self.say_wrapped(
                 f"Setup: from seat {state.start_seat}, clockwise, each player names two "
                 "cells face down; they all turn up together after the last."
             )

@@ -129,6 +129,14 @@ _OPTION_TEXT: dict[str, dict[str, str]] = {
         "yes": "A round-ender's sum is doubled even when it is 0 or less.",
         "no": "A sum of 0 or less is never doubled.",
     },
+    "scoring_triples": {
+        "kept": "Triples that appear when the cards turn up at scoring still count.",
+        "removed": "Triples that appear when the cards turn up at scoring are removed first.",
+    },
+    "setup_reveals": {
+        "in_turn": "Setup cards are revealed one after another; everyone sees each one.",
+        "simultaneous": "Setup cells are named face down and all turn up after the last.",
+    },
 }
 """What each value of each string option means at the table, in one line."""
 
