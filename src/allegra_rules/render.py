@@ -167,9 +167,7 @@ def _grid_lines(
     consecutive columns.
     """
     out: list[str] = []
-    for number, band in enumerate(_bands(num_players, width, max_width)):
-        if number:
-            out.append("")
+    for band in _bands(num_players, width, max_width):
         out += _band_lines(num_players, band, cells, face_down, width, headers, zone_notes)
     return out
 

@@ -251,10 +251,22 @@ class _Session:
         for line in textwrap.wrap(text, columns - 1, subsequent_indent="  "):
             self.say(line)
 
-    def table(self, state: GameState, legend: bool) -> None:
-        columns, _ = terminal_size()
+    def table(self, state: GameState, legend: bool, menu: list[str]) -> None:
+        """The table for this seat, the menu under it, fitted to the terminal's height.
+
+        When the whole would push the table's first lines off the screen, the legend
+        is left out, then the menu's line explaining the cell numbers.
+        """
+        columns, rows = terminal_size()
+        text = render_table(state, legend=legend, viewer=self.you, max_width=columns)
+        if legend and text.count("\n") + 1 + len(menu) + 1 > rows:
+            text = render_table(state, legend=False, viewer=self.you, max_width=columns)
+        if text.count("\n") + 1 + len(menu) + 1 > rows:
+            menu = [line for line in menu if not line.lstrip().startswith("(1-12 ")]
         self.say()
-        self.say(render_table(state, legend=legend, viewer=self.you, max_width=columns))
+        self.say(text)
+        for line in menu:
+            self.say(line)
 
     def listing(self, state: GameState, legal: Sequence[Action]) -> None:
         self.say("Your moves by number (the same move keeps its number):")
@@ -275,10 +287,8 @@ class _Session:
 
     def choose(self, state: GameState) -> Action:
         legal = legal_actions(state)
-        self.table(state, self.legend)
+        self.table(state, self.legend, cell_menu(state, legal, self.you))
         self.legend = False
-        for line in cell_menu(state, legal, self.you):
-            self.say(line)
         prompt = "Your move (h help, l list, v table, q quit): "
         while True:
             line = self.read(prompt)
@@ -296,9 +306,7 @@ class _Session:
                     self.out.write(summary_text(state.config))
                 continue
             if command in ("v", "view", "table") and len(words) == 1:
-                self.table(state, legend=True)
-                for text in cell_menu(state, legal, self.you):
-                    self.say(text)
+                self.table(state, True, cell_menu(state, legal, self.you))
                 continue
             if command in ("l", "list") and len(words) == 1:
                 self.listing(state, legal)
