@@ -63,6 +63,22 @@ def documents(corpus: Path, kind: str) -> Iterator[Document]:
                 yield f"{corpus.name}/{listed['file']}:{entry['line']}", text, entry
 
 
+def same_text(text: str, again: str) -> None:
+    """Fail unless ``again`` (a re-serialization) is ``text``, naming the keys that differ."""
+    if again == text:
+        return
+    old, new = json.loads(text), json.loads(again)
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        raise AssertionError(f"re-serialized as {again[:200]}")
+    absent = "<absent>"
+    changes = [
+        f"{key}: {json.dumps(old.get(key, absent))[:80]} -> {json.dumps(new.get(key, absent))[:80]}"
+        for key in sorted(old.keys() | new.keys())
+        if old.get(key, absent) != new.get(key, absent)
+    ]
+    raise AssertionError("re-serialized differently: " + "; ".join(changes or ["key order"]))
+
+
 Check = Callable[[str, dict[str, Any]], None]
 """A check of one document: ``check(text, manifest entry)`` raises when it fails."""
 
@@ -124,7 +140,7 @@ def test_the_manifest_lists_every_file_and_hashes_every_document(corpus: Path) -
 def test_configs_load_and_keep_their_json_and_fingerprint(corpus: Path) -> None:
     def check(text: str, entry: dict[str, Any]) -> None:
         config = RuleConfig.from_json(text)
-        assert config.to_json() == text, f"re-serialized as {config.to_json()}"
+        same_text(text, config.to_json())
         assert config.fingerprint == entry["config_fingerprint"], "the fingerprint changed"
 
     check_each(corpus, ("config", check))
@@ -151,7 +167,7 @@ def test_every_preset_id_still_names_the_same_config(corpus: Path) -> None:
 def test_saved_states_load_and_reserialize_identically(corpus: Path) -> None:
     def check(text: str, entry: dict[str, Any]) -> None:
         state = state_from_json(text)
-        assert state_to_json(state) == text, "re-serialized differently"
+        same_text(text, state_to_json(state))
         assert state.phase.value == entry["phase"]
         assert state.config.fingerprint == entry["config_fingerprint"], "the config changed"
 
@@ -162,7 +178,7 @@ def test_saved_states_load_and_reserialize_identically(corpus: Path) -> None:
 def test_player_views_load_and_reserialize_identically(corpus: Path) -> None:
     def check(text: str, entry: dict[str, Any]) -> None:
         view = PlayerView.from_json(text)
-        assert view.to_json() == text, "re-serialized differently"
+        same_text(text, view.to_json())
         assert view.viewer == entry["viewer"]
         assert view.config.fingerprint == entry["config_fingerprint"], "the config changed"
 
@@ -178,7 +194,7 @@ def test_game_records_replay_to_the_same_final_state(corpus: Path) -> None:
         assert digest == entry["final_state_digest"], f"replays to another state ({digest})"
         assert record.config_fingerprint == entry["config_fingerprint"], "the config changed"
         assert record.preset == entry["preset"]
-        assert record.to_json() == text, "re-serialized differently"
+        same_text(text, record.to_json())
 
     check_each(corpus, ("record", check))
 
@@ -186,6 +202,6 @@ def test_game_records_replay_to_the_same_final_state(corpus: Path) -> None:
 @corpora
 def test_actions_load_and_reserialize_identically(corpus: Path) -> None:
     def check(text: str, entry: dict[str, Any]) -> None:
-        assert action_to_json(action_from_json(text)) == text, "re-serialized differently"
+        same_text(text, action_to_json(action_from_json(text)))
 
     check_each(corpus, ("action", check))
