@@ -35,7 +35,8 @@ from allegra_rules import (
 )
 
 COMPAT = Path(__file__).parent / "compat"
-CORPORA = sorted(path.parent for path in COMPAT.glob("*/manifest.json"))
+CORPORA = sorted(p for p in COMPAT.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+"""Every corpus folder (each must hold a ``manifest.json``)."""
 KINDS = ("config", "state", "view", "record", "action")
 
 Document = tuple[str, str, dict[str, Any]]
