@@ -405,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     folder: Path = parser.parse_args(argv).folder
     if folder.exists():
         parser.error(f"{folder} exists: a released corpus is never edited or regenerated")
+    if folder.name != allegra_rules.__version__:
+        parser.error(f"name the folder by the version: .../{allegra_rules.__version__}")
     files = build()
     manifest = manifest_text(files)
     json.loads(manifest)
