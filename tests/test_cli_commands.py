@@ -379,10 +379,16 @@ def test_ctrl_c_stops_a_parallel_simulation_with_exit_130() -> None:
     os.close(slave)
     seen = b""
     deadline = time.monotonic() + 60
-    while not re.search(rb" ([5-9]|\d\d+)/100000", seen) and time.monotonic() < deadline:
-        seen += os.read(master, 4096)  # the progress bar: games are done, the pool runs
-    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the workers get it too
-    out, _ = proc.communicate(timeout=60)
+    try:
+        while not re.search(rb" ([5-9]|\d\d+)/100000", seen) and time.monotonic() < deadline:
+            seen += os.read(master, 4096)  # the progress bar: games are done, the pool runs
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the workers get it too
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        # Never leave the simulation (or its workers) running when the test fails.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     while True:
         try:
             data = os.read(master, 65536)
@@ -613,12 +619,17 @@ def test_play_ctrl_c_exits_130_without_a_traceback() -> None:
     )
     assert proc.stdout is not None
     seen = b""
-    while b"Your move (" not in seen:
-        chunk = os.read(proc.stdout.fileno(), 4096)
-        assert chunk, seen[-300:]
-        seen += chunk
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        while b"Your move (" not in seen:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            assert chunk, seen[-300:]
+            seen += chunk
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 130
     assert err.decode() == "allegra-rules: error: interrupted\n"
 

@@ -57,17 +57,19 @@ def _play(players: int, seat: int, seed: int, columns: int, rows: int) -> str:
         timeout=60,
     )  # fmt: skip
     transcript = []
-    for turn in turns:
-        child.expect_exact(PROMPT)
-        transcript.append(child.before + PROMPT)
-        child.sendline(turn.typed[0])
-        if len(turn.typed) > 1:
-            child.expect_exact(CONFIRM)
-            transcript.append(child.before + CONFIRM)
-            child.sendline(turn.typed[1])
-    child.expect(pexpect.EOF)
-    transcript.append(child.before)
-    child.close()
+    try:
+        for turn in turns:
+            child.expect_exact(PROMPT)
+            transcript.append(child.before + PROMPT)
+            child.sendline(turn.typed[0])
+            if len(turn.typed) > 1:
+                child.expect_exact(CONFIRM)
+                transcript.append(child.before + CONFIRM)
+                child.sendline(turn.typed[1])
+        child.expect(pexpect.EOF)
+        transcript.append(child.before)
+    finally:
+        child.close(force=True)  # never leave the game running when the test fails
     assert child.exitstatus == 0, transcript[-1][-500:]
     out = "".join(transcript)
     totals = "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(final.totals))
