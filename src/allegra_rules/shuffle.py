@@ -9,7 +9,6 @@ game, so it needs a new saved-game format version.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 _MASK = (1 << 64) - 1
@@ -44,21 +43,45 @@ class SplitMix64:
 
 def stream(seed: int, *labels: int | str) -> SplitMix64:
     """The generator for ``seed`` and a purpose such as ``("deal", 2)``."""
+    import hashlib  # here, not at the top: ``import allegra_rules`` stays light
+
     key = ":".join(str(part) for part in ("allegra", seed, *labels))
     digest = hashlib.sha256(key.encode()).digest()
     return SplitMix64(int.from_bytes(digest[:8], "big"))
 
 
+_TWO64 = 1 << 64
+
+
 def shuffled(cards: Iterable[int], rng: SplitMix64) -> tuple[int, ...]:
-    """``cards`` in a Fisher-Yates order drawn from ``rng``."""
+    """``cards`` in a Fisher-Yates order drawn from ``rng``.
+
+    Card ``i`` (from the last down to the second) swaps with card
+    ``rng.below(i + 1)``. The draws are inlined here (the same numbers in the same
+    order, and ``rng`` ends in the same state): a deal is the costliest single step
+    of a game.
+    """
     out = list(cards)
+    state = rng._state
     for i in range(len(out) - 1, 0, -1):
-        j = rng.below(i + 1)
+        bound = i + 1
+        limit = _TWO64 - _TWO64 % bound
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % bound
         out[i], out[j] = out[j], out[i]
+    rng._state = state
     return tuple(out)
 
 
 def seed_from_deck(deck: Iterable[int]) -> int:
     """The seed of later rounds for a game dealt from an explicit deck and no seed."""
+    import hashlib
+
     text = ",".join(str(card) for card in deck)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")

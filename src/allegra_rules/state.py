@@ -45,6 +45,10 @@ class Phase(enum.Enum):
     def __repr__(self) -> str:
         return f"Phase.{self.name}"
 
+    # Members are singletons compared by identity, so the identity hash agrees with
+    # ``==``; it is C code, where Enum's own ``__hash__`` is a Python call.
+    __hash__ = object.__hash__
+
 
 def require_state(state: object, what: str = "state") -> GameState:
     """``state`` if it is a :class:`GameState`, else ``ValueError`` naming ``what``."""
@@ -80,7 +84,7 @@ class RoundEnd:
     removed: tuple[int, ...] = ()
 
 
-@attrs.frozen(slots=True, repr=False)
+@attrs.frozen(slots=True, repr=False, weakref_slot=False)
 class GameState:
     """A moment of a game. Frozen: every transition returns a new state.
 
@@ -250,3 +254,17 @@ class GameState:
         if self.held is not None:
             found[self.held] += 1
         return found
+
+
+class _UnfrozenState:
+    """GameState's unfrozen twin: the same slots, without the frozen ``__setattr__``.
+
+    The engine builds a new state by filling the slots of a twin with plain
+    attribute stores and then switching the object's class to :class:`GameState`
+    (CPython allows it because the two layouts are identical). attrs' frozen
+    ``__init__`` makes one ``object.__setattr__`` call per field instead, which is the
+    largest cost of a transition. A twin never leaves the engine: every state a
+    caller sees is a frozen ``GameState``.
+    """
+
+    __slots__ = GameState.__slots__

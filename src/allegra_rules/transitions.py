@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import cache
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -42,7 +44,7 @@ from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
-from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState
 from allegra_rules.triples import find_triples, new_triples
 
 ROUNDS = 3
@@ -205,18 +207,54 @@ _MISSING: Any = object()
 _FIELD_NAMES = tuple(f.name for f in attrs.fields(GameState) if f.init)
 
 
-def _make_evolve() -> Callable[..., GameState]:
-    # A generated copy-with-changes: much faster than attrs.evolve on the hot path.
-    params = ", ".join(f"{name}=_MISSING" for name in _FIELD_NAMES)
-    args = ", ".join(f"s.{n} if {n} is _MISSING else {n}" for n in _FIELD_NAMES)
-    source = f"def evolve(s, *, {params}):\n    return GameState({args})\n"
-    namespace: dict[str, Any] = {"_MISSING": _MISSING, "GameState": GameState}
-    exec(source, namespace)
-    evolve: Callable[..., GameState] = namespace["evolve"]
-    return evolve
+def _make_copy(
+    changed: Sequence[str], fixed: dict[str, Any], optional: bool
+) -> Callable[..., GameState]:
+    # Generates a copy-with-changes function, much faster than attrs.evolve: it fills
+    # the slots of an unfrozen twin with plain stores, then makes the object a
+    # GameState (see state._UnfrozenState). ``changed`` fields are keyword-only
+    # arguments (with ``optional``, an omitted one keeps the source state's value);
+    # ``fixed`` fields take the given constants; the rest are copied. Fields that are
+    # not init arguments (the legal-actions cache) start at their default.
+    unknown = (set(changed) | set(fixed)) - set(_FIELD_NAMES)
+    assert not unknown, f"not GameState fields: {sorted(unknown)}"
+    params = ", ".join(f"{name}=_MISSING" if optional else name for name in changed)
+    lines = [f"def copy(s, *, {params}):", "    o = _new(_UnfrozenState)"]
+    namespace: dict[str, Any] = {
+        "_MISSING": _MISSING,
+        "_new": object.__new__,
+        "_UnfrozenState": _UnfrozenState,
+        "GameState": GameState,
+    }
+    for field in attrs.fields(GameState):
+        name = field.name
+        if name in changed:
+            value = f"s.{name} if {name} is _MISSING else {name}" if optional else name
+        elif name in fixed or not field.init:
+            namespace[f"_fixed_{name}"] = fixed.get(name, field.default)
+            value = f"_fixed_{name}"
+        else:
+            value = f"s.{name}"
+        lines.append(f"    o.{name} = {value}")
+    lines += ["    o.__class__ = GameState", "    return o", ""]
+    # A distinct file name per function keeps profiles and tracebacks readable.
+    where = "<GameState copy: " + ", ".join((*changed, *fixed)) + ">"
+    exec(compile("\n".join(lines), where, "exec"), namespace)
+    copy: Callable[..., GameState] = namespace["copy"]
+    return copy
 
 
-_evolve = _make_evolve()
+def _copier(*changed: str, **fixed: Any) -> Callable[..., GameState]:
+    """A copy-with-changes for one kind of transition (faster than ``_evolve``).
+
+    The returned function takes the source state and every field of ``changed`` as a
+    keyword argument; the fields of ``fixed`` get the given values.
+    """
+    return _make_copy(changed, fixed, optional=False)
+
+
+_evolve = _make_copy(_FIELD_NAMES, {}, optional=True)
+"""Copy a state, replacing the fields given as keyword arguments."""
 
 
 def _area(geo: Geometry, player: int, which: str) -> tuple[int, ...]:
@@ -272,6 +310,39 @@ def _knocker_swaps(s: GameState, knocker: int) -> list[int]:
     return [i for i in area if cells[i] is not None and i != blocked]
 
 
+def _can_exchange(s: GameState, knocker: int, drawer_cards: int) -> bool:
+    """Whether the knock exchange with ``knocker`` can complete (``_knocker_swaps``).
+
+    ``drawer_cards`` is how many cards the drawer's swap area holds. With two or
+    more, every card of the knocker's take area is takeable, so card counts decide:
+    face-down cells always hold cards, which settles most cases without looking at
+    any cell. Everything else goes to the exact check.
+    """
+    if drawer_cards >= 2:
+        config = s.config
+        geo = geometry(s.num_players)
+        cells = s.cells
+        face_down = s.face_down
+        if config.take_area == "zone":
+            mask, area = geo.zone_masks[knocker], geo.zone[knocker]
+        else:
+            mask, area = geo.own_masks[knocker], geo.own[knocker]
+        takeable = (face_down & mask).bit_count()
+        if takeable < 2:
+            takeable = sum(1 for i in area if cells[i] is not None)
+        if takeable >= 2 or (takeable == 1 and config.take_given_card == "allowed"):
+            # No cell is blocked: the knocker needs one card in its swap area. The
+            # take area's cards count when they lie in it (own grid within the zone).
+            if config.swap_area == "zone" or config.take_area == "own":
+                return True
+            if face_down & geo.own_masks[knocker]:
+                return True
+            return any(cells[i] is not None for i in geo.own[knocker])
+        if takeable == 0:
+            return False
+    return bool(_knocker_swaps(s, knocker))
+
+
 # ------------------------------------------------------------------ legal actions
 
 
@@ -287,40 +358,79 @@ def _legal_reveal(s: GameState) -> tuple[Action, ...]:
     return tuple(table[i] for i in area if (fd >> i) & 1)
 
 
+_BOTH_DRAWS: tuple[Action, ...] = (DRAW_DECK, DRAW_DISCARD)
+
+
 def _legal_draw(s: GameState) -> tuple[Action, ...]:
-    out: list[Action] = []
-    if s.draw_pile or len(s.discard_pile) >= 2:
-        out.append(DRAW_DECK)
+    deck = bool(s.draw_pile) or len(s.discard_pile) >= 2
     if s.discard_pile:
         player = s.current_player
         assert player is not None
+        config = s.config
+        geo = geometry(s.num_players)
+        if config.swap_area == "zone":
+            mask, area = geo.zone_masks[player], geo.zone[player]
+        else:
+            mask, area = geo.own_masks[player], geo.own[player]
+        # A face-down cell always holds a card, so the bitmask usually settles it.
+        if s.face_down & mask or config.discard_draw == "may_discard":
+            return _BOTH_DRAWS if deck else (DRAW_DISCARD,)
         cells = s.cells
-        area = _area(geometry(s.num_players), player, s.config.swap_area)
-        if s.config.discard_draw == "may_discard" or any(cells[i] is not None for i in area):
-            out.append(DRAW_DISCARD)
-    return tuple(out)
+        if any(cells[i] is not None for i in area):
+            return _BOTH_DRAWS if deck else (DRAW_DISCARD,)
+    return (DRAW_DECK,) if deck else ()
 
 
 def _legal_knock(s: GameState) -> tuple[Action, ...]:
     return (KNOCK, PASS)
 
 
-def _swaps(s: GameState, player: int) -> list[Action]:
+class _SwapTable:
+    """Per seat, its swap area's cells, a reader of their values, and all their swaps."""
+
+    __slots__ = ("cells", "every", "read")
+
+    def __init__(
+        self,
+        cells: tuple[tuple[int, ...], ...],
+        read: tuple[Callable[[tuple[int | None, ...]], tuple[int | None, ...]], ...],
+        every: tuple[tuple[Action, ...], ...],
+    ) -> None:
+        self.cells = cells
+        self.read = read
+        self.every = every
+
+
+@cache
+def _swap_table(num_players: int, swap_area: str) -> _SwapTable:
+    geo = geometry(num_players)
+    table = action_table(num_players).swap
+    areas = tuple(_area(geo, p, swap_area) for p in range(num_players))
+    return _SwapTable(
+        cells=areas,
+        read=tuple(itemgetter(*area) for area in areas),
+        every=tuple(tuple(table[i] for i in area) for area in areas),
+    )
+
+
+def _swaps(s: GameState, player: int) -> tuple[Action, ...]:
     cells = s.cells
+    swaps = _swap_table(s.num_players, s.config.swap_area)
+    if None not in swaps.read[player](cells):
+        return swaps.every[player]
     table = action_table(s.num_players).swap
-    area = _area(geometry(s.num_players), player, s.config.swap_area)
-    return [table[i] for i in area if cells[i] is not None]
+    return tuple(table[i] for i in swaps.cells[player] if cells[i] is not None)
 
 
 def _legal_hold_deck(s: GameState) -> tuple[Action, ...]:
     drawer = s.current_player
     assert drawer is not None
-    out = _swaps(s, drawer)
-    out.append(DISCARD)
+    out = _swaps(s, drawer) + (DISCARD,)
     if s.knockers:
+        cards = len(out) - 1
         gives = action_table(s.num_players).give
-        out.extend(gives[k] for k in s.knockers if _knocker_swaps(s, k))
-    return tuple(out)
+        out += tuple(gives[k] for k in s.knockers if _can_exchange(s, k, cards))
+    return out
 
 
 def _legal_hold_discard(s: GameState) -> tuple[Action, ...]:
@@ -328,8 +438,8 @@ def _legal_hold_discard(s: GameState) -> tuple[Action, ...]:
     assert drawer is not None
     out = _swaps(s, drawer)
     if s.config.discard_draw == "may_discard":
-        out.append(DISCARD)
-    return tuple(out)
+        out += (DISCARD,)
+    return out
 
 
 def _legal_knocker_swap(s: GameState) -> tuple[Action, ...]:
@@ -348,7 +458,7 @@ def _legal_take(s: GameState) -> tuple[Action, ...]:
 def _legal_hold_taken(s: GameState) -> tuple[Action, ...]:
     drawer = s.current_player
     assert drawer is not None
-    return tuple(_swaps(s, drawer))
+    return _swaps(s, drawer)
 
 
 def _legal_over(s: GameState) -> tuple[Action, ...]:
@@ -385,8 +495,12 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
         raise ValueError(f"state must be a GameState; got {type(state).__name__}") from None
     if cached is None:
         cached = _LEGAL[state.phase](state)
-        object.__setattr__(state, "_legal", cached)
+        _set_legal(state, cached)
     return cached
+
+
+# Stores into the cache slot of a frozen state: the slot descriptor's own setter.
+_set_legal: Callable[[GameState, tuple[Action, ...]], None] = vars(GameState)["_legal"].__set__
 
 
 # --------------------------------------------------------------------- settling
@@ -457,7 +571,12 @@ def _end_turn(
     else:
         geo = geometry(s.num_players)
         masks = geo.own_masks if s.config.round_end == "own_grid" else geo.zone_masks
-        done = [p for p in range(n) if not face_down & masks[p]]
+        # Usually every seat still has a face-down card: one C-level pass says so.
+        done = (
+            []
+            if all(map(face_down.__and__, masks))
+            else [p for p in range(n) if not face_down & masks[p]]
+        )
         if done:
             # A23: the acting player if it is done, else the first done clockwise.
             ender = drawer if drawer in done else min(done, key=lambda p: (p - drawer) % n)
@@ -468,26 +587,38 @@ def _end_turn(
         # A30: a capped round has no ender and doubles nobody.
         return _score_round(s, cells, discard, out_of_play, ender if over else None)
     nxt = final_turns[0] if final_turns else (drawer + 1) % n
-    return _evolve(
+    return _pass_on(
         s,
-        phase=Phase.DRAW,
         current_player=nxt,
         cells=cells,
         face_down=face_down,
         discard_pile=discard,
-        held=None,
-        in_hand=(),
         out_of_play=out_of_play,
         drawer=nxt,
-        knockers=(),
-        knocker=None,
-        given_at=None,
-        taken_at=None,
-        held_was_face_down=False,
-        hand_was_face_down=False,
         ender=ender,
         final_turns=final_turns,
     )
+
+
+_pass_on = _copier(
+    "current_player",
+    "cells",
+    "face_down",
+    "discard_pile",
+    "out_of_play",
+    "drawer",
+    "ender",
+    "final_turns",
+    phase=Phase.DRAW,
+    held=None,
+    in_hand=(),
+    knockers=(),
+    knocker=None,
+    given_at=None,
+    taken_at=None,
+    held_was_face_down=False,
+    hand_was_face_down=False,
+)
 
 
 def _score_round(
@@ -658,7 +789,7 @@ def _apply_draw_deck(s: GameState, action: DrawDeck) -> GameState:
         phase, nxt = Phase.KNOCK, (drawer + 1) % n
     else:
         phase, nxt = Phase.HOLD_DECK, drawer
-    return _evolve(
+    return _draw_deck(
         s,
         phase=phase,
         current_player=nxt,
@@ -670,15 +801,22 @@ def _apply_draw_deck(s: GameState, action: DrawDeck) -> GameState:
     )
 
 
+_draw_deck = _copier(
+    "phase", "current_player", "draw_pile", "discard_pile", "held", "turns_played", "refills"
+)
+
+
 def _apply_draw_discard(s: GameState, action: DrawDiscard) -> GameState:
     pile = s.discard_pile
-    return _evolve(
+    return _draw_discard(
         s,
-        phase=Phase.HOLD_DISCARD,
         discard_pile=pile[:-1],
         held=pile[-1],
         turns_played=s.turns_played + 1,
     )
+
+
+_draw_discard = _copier("discard_pile", "held", "turns_played", phase=Phase.HOLD_DISCARD)
 
 
 def _answer_knock(s: GameState, knocked: bool) -> GameState:
@@ -689,8 +827,12 @@ def _answer_knock(s: GameState, knocked: bool) -> GameState:
     nxt = (asked + 1) % s.num_players
     closes = nxt == drawer or (knocked and s.config.knock_winner == "first_clockwise")
     if closes:
-        return _evolve(s, phase=Phase.HOLD_DECK, current_player=drawer, knockers=knockers)
-    return _evolve(s, current_player=nxt, knockers=knockers)
+        return _close_knock_window(s, current_player=drawer, knockers=knockers)
+    return _ask_next(s, current_player=nxt, knockers=knockers)
+
+
+_ask_next = _copier("current_player", "knockers")
+_close_knock_window = _copier("current_player", "knockers", phase=Phase.HOLD_DECK)
 
 
 def _apply_knock(s: GameState, action: Knock) -> GameState:

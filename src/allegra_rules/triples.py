@@ -11,10 +11,20 @@ everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
+from operator import itemgetter
 
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Geometry
+
+_LineReader = tuple[tuple[int, ...], Callable[[tuple[int | None, ...]], tuple[int | None, ...]]]
+
+
+@cache
+def _lines_through(geo: Geometry) -> tuple[tuple[_LineReader, ...], ...]:
+    """Per cell, each line through it with a function reading that line's values."""
+    return tuple(tuple((line, itemgetter(*line)) for line in lines) for lines in geo.lines_through)
 
 
 def _anywhere(line: tuple[int, ...], cells: tuple[int | None, ...], face_down: int) -> list[int]:
@@ -79,12 +89,16 @@ def new_triples(
     lines.
     """
     adjacent = config.row_match == "adjacent"
+    lines_through = _lines_through(geo)
     found: set[int] = set()
     for i in touched:
         v = cells[i]
         if v is None or (face_down >> i) & 1:
             continue
-        for line in geo.lines_through[i]:
+        for line, read in lines_through[i]:
+            if read(cells).count(v) < 3:
+                # Fewer than three cards of this value in the line, face up or down.
+                continue
             if adjacent:
                 k = line.index(i)
                 lo = k

@@ -1,0 +1,222 @@
+"""The engine's fast paths agree with their plain definitions and leak nothing.
+
+States are built on an unfrozen twin class whose ``__class__`` is then switched;
+legal actions, the knock-exchange check, ``observe`` and ``state_to_json`` take
+shortcuts; the top-level package loads most modules on first use. Each test here
+compares a shortcut with the straightforward code it replaces, or checks that a
+caller can tell nothing apart. All are cheap: speed itself is measured by
+``benchmarks/playouts.py``, never here.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import tracemalloc
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import attrs
+import pytest
+
+import allegra_rules
+from allegra_rules import (
+    GameState,
+    Phase,
+    RuleConfig,
+    apply,
+    legal_actions,
+    new_game,
+)
+from allegra_rules import transitions as engine
+from allegra_rules.actions import DRAW_DECK, DRAW_DISCARD, Action, action_table
+from allegra_rules.geometry import geometry
+from allegra_rules.shuffle import SplitMix64, shuffled, stream
+from allegra_rules.state import _UnfrozenState
+from random_games import CONFIGS, game_states
+
+SRC = Path(allegra_rules.__file__).parent
+
+
+@cache
+def sample_states() -> tuple[GameState, ...]:
+    """Every 3rd state of one biased random game per config, 2 to 6 players."""
+    out: list[GameState] = []
+    for k, (_, config) in enumerate(sorted(CONFIGS.items())):
+        n = min(2 + k % 5, config.most_players())
+        out.extend(list(game_states(config, n, seed=k))[::3])
+    return tuple(out)
+
+
+def with_gaps(state: GameState, rng: random.Random) -> GameState:
+    """``state`` with a random set of cells made gaps (a table play could reach or not)."""
+    cells = list(state.cells)
+    face_down = state.face_down
+    for i in rng.sample(range(len(cells)), rng.randrange(len(cells))):
+        cells[i] = None
+        face_down &= ~(1 << i)
+    return attrs.evolve(state, cells=tuple(cells), face_down=face_down)
+
+
+# ------------------------------------------------------------- building states
+
+
+def test_a_played_state_is_a_frozen_game_state() -> None:
+    for state in sample_states()[::5]:
+        assert type(state) is GameState
+        assert not isinstance(state, _UnfrozenState)
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            state.round = 2  # type: ignore[misc]
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            state._legal = ()  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            state.extra = 1  # type: ignore[attr-defined]
+
+
+def test_the_twin_has_exactly_the_state_slots() -> None:
+    assert _UnfrozenState.__slots__ == GameState.__slots__
+    assert "__weakref__" not in GameState.__slots__
+    assert _UnfrozenState.__bases__ == (object,)
+
+
+def test_played_states_equal_rebuilt_copied_and_pickled_ones() -> None:
+    init = [f.name for f in attrs.fields(GameState) if f.init]
+    for state in sample_states()[::7]:
+        rebuilt = GameState(**{name: getattr(state, name) for name in init})
+        for other in (
+            rebuilt,
+            attrs.evolve(state),
+            copy.copy(state),
+            copy.deepcopy(state),
+            pickle.loads(pickle.dumps(state)),
+        ):
+            assert type(other) is GameState
+            assert other == state
+            assert hash(other) == hash(state)
+
+
+def test_a_new_state_starts_without_legal_actions_and_caches_them() -> None:
+    state = new_game(3, seed=4)
+    for _ in range(60):
+        assert state._legal is None
+        legal = legal_actions(state)
+        assert legal_actions(state) is legal
+        state = apply(state, legal[-1])
+
+
+def test_every_copy_helper_changes_only_what_it_is_given() -> None:
+    state = next(s for s in sample_states() if s.phase is Phase.KNOCK)
+    legal_actions(state)
+    other = next(s for s in sample_states() if s.phase is Phase.HOLD_DECK and s != state)
+    init = [f.name for f in attrs.fields(GameState) if f.init]
+    for k in range(0, len(init), 5):
+        changes = {name: getattr(other, name) for name in init[k : k + 5]}
+        assert engine._evolve(state, **changes) == attrs.evolve(state, **changes)
+    moved = engine._ask_next(state, current_player=other.current_player, knockers=(1,))
+    assert moved == attrs.evolve(state, current_player=other.current_player, knockers=(1,))
+    assert moved._legal is None
+
+
+def test_a_kept_history_costs_at_most_750_bytes_per_state() -> None:
+    rng = random.Random(1)
+    for _ in game_states(RuleConfig(), 4, seed=2):  # builds the tables kept for good
+        pass
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        history = [new_game(4, seed=1)]
+        while not history[-1].is_terminal:
+            history.append(apply(history[-1], rng.choice(legal_actions(history[-1]))))
+            legal_actions(history[-1])
+        used = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert used / len(history) <= 750
+
+
+# ------------------------------------------------------------------ the phases
+
+
+def test_phases_hash_by_identity_and_stay_ten() -> None:
+    assert len(Phase) == 10
+    for phase in Phase:
+        assert hash(phase) == object.__hash__(phase)
+        assert Phase(phase.value) is phase
+        assert pickle.loads(pickle.dumps(phase)) is phase
+
+
+# ------------------------------------------------------ legal-action shortcuts
+
+
+def _reference_swaps(state: GameState, player: int) -> tuple[Action, ...]:
+    area = engine._area(geometry(state.num_players), player, state.config.swap_area)
+    table = action_table(state.num_players).swap
+    return tuple(table[i] for i in area if state.cells[i] is not None)
+
+
+def _reference_draw(state: GameState) -> tuple[Action, ...]:
+    out: list[Action] = []
+    if state.draw_pile or len(state.discard_pile) >= 2:
+        out.append(DRAW_DECK)
+    if state.discard_pile:
+        assert state.current_player is not None
+        if state.config.discard_draw == "may_discard" or _reference_swaps(
+            state, state.current_player
+        ):
+            out.append(DRAW_DISCARD)
+    return tuple(out)
+
+
+def _knock_states() -> Iterator[GameState]:
+    """Hold-deck states with knockers, under every pair of swap and take areas."""
+    for swap_area in ("zone", "own"):
+        for take_area in ("zone", "own"):
+            for given in ("allowed", "forbidden"):
+                config = RuleConfig(swap_area=swap_area, take_area=take_area, take_given_card=given)
+                states = game_states(config, 4, seed=len(swap_area) + len(take_area))
+                yield from [s for s in states if s.phase is Phase.HOLD_DECK and s.knockers][:6]
+
+
+def test_the_exchange_check_agrees_with_the_full_check_with_any_gaps() -> None:
+    rng = random.Random(5)
+    checked = 0
+    for base in _knock_states():
+        for _ in range(12):
+            state = with_gaps(base, rng) if checked % 4 else base
+            drawer = state.current_player
+            assert drawer is not None
+            cards = len(_reference_swaps(state, drawer))
+            for k in range(state.num_players):
+                if k != drawer:
+                    fast = engine._can_exchange(state, k, cards)
+                    assert fast == bool(engine._knocker_swaps(state, k)), (state, k)
+            checked += 1
+    assert checked > 200
+
+
+def test_swap_and_draw_actions_agree_with_their_definitions_with_any_gaps() -> None:
+    rng = random.Random(6)
+    for base in sample_states()[::4]:
+        if base.current_player is None:
+            continue
+        state = with_gaps(base, rng)
+        for seat in range(state.num_players):
+            assert engine._swaps(state, seat) == _reference_swaps(state, seat)
+        drawing = attrs.evolve(state, phase=Phase.DRAW, held=None)
+        assert legal_actions(drawing) == _reference_draw(drawing)
+
+
+def test_the_inlined_shuffle_draws_what_the_generator_draws() -> None:
+    for seed in range(25):
+        cards = list(range(seed * 5))
+        fast, slow = stream(seed, "deal", 1), stream(seed, "deal", 1)
+        order = list(cards)
+        for i in range(len(order) - 1, 0, -1):
+            j = slow.below(i + 1)
+            order[i], order[j] = order[j], order[i]
+        assert shuffled(cards, fast) == tuple(order)
+        assert fast.next64() == slow.next64()
+    rng = SplitMix64(2**64 - 1)
+    assert sorted(shuffled(range(120), rng)) == list(range(120))
