@@ -25,14 +25,19 @@ import allegra_rules
 from allegra_rules import (
     GameState,
     Phase,
+    PlayerView,
     RuleConfig,
     apply,
     legal_actions,
     new_game,
+    observe,
+    state_to_dict,
+    state_to_json,
 )
 from allegra_rules import transitions as engine
 from allegra_rules.actions import DRAW_DECK, DRAW_DISCARD, Action, action_table
 from allegra_rules.geometry import geometry
+from allegra_rules.serialize import dumps
 from allegra_rules.shuffle import SplitMix64, shuffled, stream
 from allegra_rules.state import _UnfrozenState
 from random_games import CONFIGS, game_states
@@ -220,3 +225,75 @@ def test_the_inlined_shuffle_draws_what_the_generator_draws() -> None:
         assert fast.next64() == slow.next64()
     rng = SplitMix64(2**64 - 1)
     assert sorted(shuffled(range(120), rng)) == list(range(120))
+
+
+# -------------------------------------------------------- views and saved games
+
+
+def _reference_view(state: GameState, player: int) -> PlayerView:
+    down = tuple(bool((state.face_down >> i) & 1) for i in range(len(state.cells)))
+    public = {
+        f.name: getattr(state, f.name)
+        for f in attrs.fields(PlayerView)
+        if f.name in {g.name for g in attrs.fields(GameState)}
+    }
+    held = state.held
+    hidden = held is not None and state.held_was_face_down and player != state.drawer
+    return PlayerView(
+        **{
+            **public,
+            "viewer": player,
+            "cells": tuple(None if d else v for v, d in zip(state.cells, down, strict=True)),
+            "face_down": down,
+            "draw_pile_size": len(state.draw_pile),
+            "draw_pile_cards": tuple(sorted(state.draw_pile)) if state.refills else None,
+            "held": None if hidden else held,
+            "held_hidden": hidden,
+            "in_hand": tuple(
+                (p, c if player == p or not state.hand_was_face_down else None)
+                for p, c in state.in_hand
+            ),
+            "legal_actions": legal_actions(state) if player == state.current_player else (),
+            "own_setup_named": tuple(
+                cell
+                for k, cell in enumerate(state.setup_named)
+                if (state.start_seat + k // 2) % state.num_players == player
+            ),
+        }
+    )
+
+
+def test_observe_builds_the_view_the_plain_constructor_builds() -> None:
+    exchanges = 0
+    for state in sample_states()[::2]:
+        exchanges += bool(state.in_hand)
+        for seat in range(state.num_players):
+            view = observe(state, seat)
+            assert type(view) is PlayerView
+            assert view == _reference_view(state, seat)
+    assert exchanges > 0
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        view.viewer = 0  # type: ignore[misc]
+
+
+def test_state_to_json_writes_the_canonical_dump_of_state_to_dict() -> None:
+    seen = set()
+    versions = set()
+    for state in sample_states():
+        seen.add(state.phase)
+        text = state_to_json(state)
+        assert text == dumps(state_to_dict(state))
+        versions.add(state_to_dict(state)["schema_version"])
+    assert seen == set(Phase)
+    assert versions == {1, 2}
+
+
+def test_state_to_json_outside_the_number_table() -> None:
+    config = RuleConfig(deck={-300: 20, 1000: 20, 7: 20})
+    state = new_game(2, config=config, seed=2**63 + 5)
+    state = apply(state, legal_actions(state)[0])
+    assert state_to_json(state) == dumps(state_to_dict(state))
+    # Equal configs that are different objects give the same text.
+    twin = attrs.evolve(state, config=RuleConfig(deck={-300: 20, 1000: 20, 7: 20}))
+    assert twin.config is not state.config
+    assert state_to_json(twin) == state_to_json(state)

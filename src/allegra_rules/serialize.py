@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any, NoReturn
 
@@ -565,7 +565,134 @@ def state_to_json(state: GameState) -> str:
     """
     if not isinstance(state, GameState):
         raise ValueError(f"state must be a GameState; got {type(state).__name__}")
-    return dumps(state_to_dict(state))
+    return _state_json(state)
+
+
+# The canonical text of a state, written directly: the same text as
+# ``dumps(state_to_dict(state))`` (the tests check it), about three times as fast. The keys
+# are written in sorted order; numbers come from a table of small ints' texts; the
+# config and last_round texts are cached per object, since consecutive states share
+# them.
+
+_NUMBER_TEXT: dict[object, str] = {v: str(v) for v in range(-256, 257)}
+_NUMBER_TEXT[None] = "null"
+_number = _NUMBER_TEXT.get
+_BOOL_TEXT = {False: "false", True: "true"}.__getitem__
+_PHASE_TEXT = {phase: json.dumps(phase.value) for phase in Phase}
+
+
+def _array(values: Iterable[int | None]) -> str:
+    """JSON text of ints and None, as :func:`dumps` writes it."""
+    try:
+        return "[" + ",".join(map(_NUMBER_TEXT.__getitem__, values)) + "]"
+    except KeyError:  # an int beyond the table
+        return json.dumps(list(values), separators=(",", ":"))
+
+
+def _scalar(value: int | None) -> str:
+    text = _number(value)
+    return text if text is not None else json.dumps(value)
+
+
+_text_cache: dict[int, tuple[object, int, Any]] = {}
+
+
+def _cached(obj: object, version: int, make: Callable[[Any, int], Any]) -> Any:
+    """``make(obj, version)``, remembered per frozen object, for at most 64 of them."""
+    hit = _text_cache.get(id(obj))
+    if hit is not None and hit[0] is obj and hit[1] == version:
+        return hit[2]
+    made = make(obj, version)
+    if len(_text_cache) >= 64:
+        _text_cache.clear()
+    _text_cache[id(obj)] = (obj, version, made)  # holding obj keeps its id from reuse
+    return made
+
+
+def _config_texts(config: RuleConfig, version: int = 0) -> tuple[str, int]:
+    return dumps(config.to_dict()), schema_version_for(config)
+
+
+def _round_end_text(last: RoundEnd, version: int) -> str:
+    return dumps(round_end_to_dict(last, version))
+
+
+def _state_json(s: GameState) -> str:
+    n = s.num_players
+    bits = format(s.face_down, "b").zfill(n * CELLS_PER_SEAT)[::-1]
+    config_text, version = _cached(s.config, 0, _config_texts)
+    last = s.last_round
+    num = _number
+    return "".join(
+        (
+            '{"cells":',
+            _array(s.cells),
+            ',"config":',
+            config_text,
+            ',"current_player":',
+            num(s.current_player) or _scalar(s.current_player),
+            ',"discard_pile":',
+            _array(s.discard_pile),
+            ',"draw_pile":',
+            _array(s.draw_pile),
+            ',"drawer":',
+            num(s.drawer) or _scalar(s.drawer),
+            ',"ender":',
+            num(s.ender) or _scalar(s.ender),
+            ',"face_down":[',
+            bits.replace("1", "true,").replace("0", "false,")[:-1],
+            '],"final_turns":',
+            _array(s.final_turns),
+            ',"given_at":',
+            num(s.given_at) or _scalar(s.given_at),
+            ',"hand_was_face_down":',
+            _BOOL_TEXT(s.hand_was_face_down),
+            ',"held":',
+            num(s.held) or _scalar(s.held),
+            ',"held_was_face_down":',
+            _BOOL_TEXT(s.held_was_face_down),
+            ',"in_hand":[',
+            ",".join(f'{{"card":{_scalar(card)},"player":{_scalar(p)}}}' for p, card in s.in_hand),
+            '],"kind":"state","knocker":',
+            num(s.knocker) or _scalar(s.knocker),
+            ',"knockers":',
+            _array(s.knockers),
+            ',"last_round":',
+            "null" if last is None else _cached(last, version, _round_end_text),
+            ',"num_players":',
+            _scalar(n),
+            ',"out_of_play":',
+            _array(s.out_of_play),
+            ',"phase":',
+            _PHASE_TEXT[s.phase],
+            ',"refills":',
+            _scalar(s.refills),
+            ',"round":',
+            _scalar(s.round),
+            ',"round_scores":[',
+            ",".join(map(_array, s.round_scores)),
+            '],"schema_version":',
+            str(version),
+            ',"seed":',
+            _scalar(s.seed),
+            ',"setup_named":' + _array(s.setup_named) if version >= 2 else "",
+            ',"setup_reveals":',
+            _scalar(s.setup_reveals),
+            ',"setup_sums":',
+            _array(s.setup_sums),
+            ',"start_seat":',
+            _scalar(s.start_seat),
+            ',"taken_at":',
+            num(s.taken_at) or _scalar(s.taken_at),
+            ',"totals":',
+            _array(s.totals),
+            ',"turns_played":',
+            _scalar(s.turns_played),
+            ',"winners":',
+            _array(s.winners),
+            "}",
+        )
+    )
 
 
 def state_from_json(text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> GameState:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -91,7 +92,7 @@ VIEW_KEYS_V1: tuple[str, ...] = VIEW_KEYS[:-1]
 """Every key of a schema version 1 view document, all required."""
 
 
-@attrs.frozen(slots=True, repr=False)
+@attrs.frozen(slots=True, repr=False, weakref_slot=False)
 class PlayerView:
     """Everything seat ``viewer`` may know at one moment of a game. Frozen.
 
@@ -428,52 +429,25 @@ def observe(state: GameState, player: int) -> PlayerView:
     n = state.num_players
     if type(player) is not int or not 0 <= player < n:
         raise ValueError(f"player must be a seat 0..{n - 1}; got {player!r}")
-    fd = state.face_down
-    ncells = n * CELLS_PER_SEAT
-    down = tuple(bool((fd >> i) & 1) for i in range(ncells))
-    cells = tuple(None if hidden else v for v, hidden in zip(state.cells, down, strict=True))
+    # Bit i of face_down as the i-th character: "1" for a face-down cell.
+    bits = format(state.face_down, "b").zfill(n * CELLS_PER_SEAT)[::-1]
     held = state.held
     held_hidden = False
     if held is not None and state.held_was_face_down and player != state.drawer:
         held, held_hidden = None, True
-    in_hand = tuple(
-        (p, card if player == p or not state.hand_was_face_down else None)
-        for p, card in state.in_hand
-    )
-    return PlayerView(
+    in_hand: tuple[tuple[int, int | None], ...] = state.in_hand
+    if in_hand and state.hand_was_face_down:
+        in_hand = tuple((p, card if player == p else None) for p, card in in_hand)
+    return _view(
+        state,
         viewer=player,
-        config=state.config,
-        num_players=n,
-        round=state.round,
-        phase=state.phase,
-        current_player=state.current_player,
-        cells=cells,
-        face_down=down,
+        cells=tuple(map(_HIDE, bits, state.cells)),
+        face_down=tuple(map(_IS_DOWN, bits)),
         draw_pile_size=len(state.draw_pile),
         draw_pile_cards=tuple(sorted(state.draw_pile)) if state.refills else None,
-        discard_pile=state.discard_pile,
         held=held,
         held_hidden=held_hidden,
         in_hand=in_hand,
-        out_of_play=state.out_of_play,
-        start_seat=state.start_seat,
-        setup_reveals=state.setup_reveals,
-        setup_sums=state.setup_sums,
-        drawer=state.drawer,
-        knockers=state.knockers,
-        knocker=state.knocker,
-        given_at=state.given_at,
-        taken_at=state.taken_at,
-        held_was_face_down=state.held_was_face_down,
-        hand_was_face_down=state.hand_was_face_down,
-        turns_played=state.turns_played,
-        ender=state.ender,
-        final_turns=state.final_turns,
-        refills=state.refills,
-        totals=state.totals,
-        round_scores=state.round_scores,
-        winners=state.winners,
-        last_round=state.last_round,
         legal_actions=legal_actions(state) if player == state.current_player else (),
         own_setup_named=_own_named(state, player) if state.setup_named else (),
     )
@@ -484,3 +458,50 @@ def _own_named(state: GameState, player: int) -> tuple[int, ...]:
     n = state.num_players
     start = state.start_seat
     return tuple(cell for k, cell in enumerate(state.setup_named) if (start + k // 2) % n == player)
+
+
+class _UnfrozenView:
+    """PlayerView's unfrozen twin (see ``allegra_rules.state._UnfrozenState``)."""
+
+    __slots__ = PlayerView.__slots__
+
+
+_HIDE = {"1": None}.get
+"""``_HIDE(bit, value)``: ``None`` for a face-down cell, else the value."""
+_IS_DOWN = {"0": False, "1": True}.__getitem__
+
+
+def _make_view() -> Callable[..., PlayerView]:
+    # Generates _view(state, *, <the fields a view computes>): every other field of
+    # PlayerView is copied from the state's field of the same name. The slots are
+    # filled on an unfrozen twin, whose class then becomes PlayerView.
+    computed = (
+        "viewer",
+        "cells",
+        "face_down",
+        "draw_pile_size",
+        "draw_pile_cards",
+        "held",
+        "held_hidden",
+        "in_hand",
+        "legal_actions",
+        "own_setup_named",
+    )
+    state_fields = {field.name for field in attrs.fields(GameState)}
+    lines = [f"def view(s, *, {', '.join(computed)}):", "    o = _new(_UnfrozenView)"]
+    for field in attrs.fields(PlayerView):
+        name = field.name
+        assert name in computed or name in state_fields, f"observe must compute {name}"
+        lines.append(f"    o.{name} = {name}" if name in computed else f"    o.{name} = s.{name}")
+    lines += ["    o.__class__ = PlayerView", "    return o", ""]
+    namespace: dict[str, Any] = {
+        "_new": object.__new__,
+        "_UnfrozenView": _UnfrozenView,
+        "PlayerView": PlayerView,
+    }
+    exec(compile("\n".join(lines), "<PlayerView of a GameState>", "exec"), namespace)
+    view: Callable[..., PlayerView] = namespace["view"]
+    return view
+
+
+_view = _make_view()
