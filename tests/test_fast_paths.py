@@ -10,9 +10,12 @@ caller can tell nothing apart. All are cheap: speed itself is measured by
 
 from __future__ import annotations
 
+import ast
 import copy
 import pickle
 import random
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Iterator
 from functools import cache
@@ -297,3 +300,60 @@ def test_state_to_json_outside_the_number_table() -> None:
     twin = attrs.evolve(state, config=RuleConfig(deck={-300: 20, 1000: 20, 7: 20}))
     assert twin.config is not state.config
     assert state_to_json(twin) == state_to_json(state)
+
+
+# --------------------------------------------------------------------- imports
+
+
+def test_importing_the_package_loads_only_the_engine() -> None:
+    code = (
+        "import sys, allegra_rules; "
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('allegra_rules', 'xml', 'urllib', 'http', 'ssl', 'json', 'hashlib', 'random'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    engine_modules = {"allegra_rules"} | {
+        f"allegra_rules.{m}"
+        for m in (
+            "actions",
+            "config",
+            "geometry",
+            "presets",
+            "scoring",
+            "shuffle",
+            "state",
+            "transitions",
+            "triples",
+        )
+    }
+    assert set(out) == engine_modules
+
+
+def test_every_public_name_imports_from_the_top_level() -> None:
+    for name in allegra_rules.__all__:
+        assert getattr(allegra_rules, name) is not None, name
+        assert name in dir(allegra_rules)
+    namespace: dict[str, object] = {}
+    exec("from allegra_rules import *", namespace)
+    assert set(allegra_rules.__all__) <= set(namespace)
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        allegra_rules.nonexistent  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_type_checkers_see_every_lazy_name() -> None:
+    """Each lazily loaded name is imported, for type checkers, from its module."""
+    tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))
+    checked: dict[str, str] = {}
+    eager: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for sub in node.body:
+                assert isinstance(sub, ast.ImportFrom) and sub.module is not None
+                checked.update((alias.name, sub.module) for alias in sub.names)
+        elif isinstance(node, ast.ImportFrom):
+            eager.update(alias.name for alias in node.names)
+    lazy = allegra_rules._LAZY
+    assert {name: f"allegra_rules.{module}" for name, module in lazy.items()} == checked
+    assert set(allegra_rules.__all__) - {"__version__"} == eager - {"TYPE_CHECKING"} | set(lazy)

@@ -8,6 +8,8 @@
 (3, True)
 """
 
+from typing import TYPE_CHECKING
+
 from allegra_rules.actions import (
     Action,
     Discard,
@@ -20,39 +22,10 @@ from allegra_rules.actions import (
     Swap,
     Take,
 )
-from allegra_rules.bots import Bot, GreedyBot, RandomBot
 from allegra_rules.config import DEFAULT_DECK, OPTION_CHOICES, RuleConfig
-from allegra_rules.determinize import determinize
-from allegra_rules.encoding import (
-    action_from_id,
-    action_to_id,
-    legal_action_ids,
-    legal_action_mask,
-    num_distinct_actions,
-)
 from allegra_rules.geometry import Pos, left, right, zone_positions
-from allegra_rules.invariants import InvalidStateError, check_state
 from allegra_rules.presets import PRESETS, preset, preset_id, preset_ids, preset_names
-from allegra_rules.records import GameRecord, preset_id_of, replay, state_digest
-from allegra_rules.render import describe_action, render_table
-from allegra_rules.serialize import (
-    MAX_DOCUMENT_BYTES,
-    SCHEMA_VERSION,
-    SCHEMA_VERSIONS,
-    SaveFormatError,
-    action_from_dict,
-    action_from_json,
-    action_to_dict,
-    action_to_json,
-    json_schema,
-    schema_version_for,
-    state_from_dict,
-    state_from_json,
-    state_to_dict,
-    state_to_json,
-)
 from allegra_rules.state import GameState, Phase, RoundEnd
-from allegra_rules.svg import render_svg
 from allegra_rules.transitions import (
     ROUNDS,
     IllegalActionError,
@@ -60,7 +33,95 @@ from allegra_rules.transitions import (
     legal_actions,
     new_game,
 )
-from allegra_rules.views import PlayerView, observe
+
+if TYPE_CHECKING:
+    from allegra_rules.bots import Bot, GreedyBot, RandomBot
+    from allegra_rules.determinize import determinize
+    from allegra_rules.encoding import (
+        action_from_id,
+        action_to_id,
+        legal_action_ids,
+        legal_action_mask,
+        num_distinct_actions,
+    )
+    from allegra_rules.invariants import InvalidStateError, check_state
+    from allegra_rules.records import GameRecord, preset_id_of, replay, state_digest
+    from allegra_rules.render import describe_action, render_table
+    from allegra_rules.serialize import (
+        MAX_DOCUMENT_BYTES,
+        SCHEMA_VERSION,
+        SCHEMA_VERSIONS,
+        SaveFormatError,
+        action_from_dict,
+        action_from_json,
+        action_to_dict,
+        action_to_json,
+        json_schema,
+        schema_version_for,
+        state_from_dict,
+        state_from_json,
+        state_to_dict,
+        state_to_json,
+    )
+    from allegra_rules.svg import render_svg
+    from allegra_rules.views import PlayerView, observe
+
+# The names above that are only imported for type checkers are loaded on first use
+# (PEP 562), so that ``import allegra_rules`` costs only the rules engine itself.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("Bot", "GreedyBot", "RandomBot"), "bots"),
+    "determinize": "determinize",
+    **dict.fromkeys(
+        (
+            "action_from_id",
+            "action_to_id",
+            "legal_action_ids",
+            "legal_action_mask",
+            "num_distinct_actions",
+        ),
+        "encoding",
+    ),
+    **dict.fromkeys(("InvalidStateError", "check_state"), "invariants"),
+    **dict.fromkeys(("GameRecord", "preset_id_of", "replay", "state_digest"), "records"),
+    **dict.fromkeys(("describe_action", "render_table"), "render"),
+    **dict.fromkeys(
+        (
+            "MAX_DOCUMENT_BYTES",
+            "SCHEMA_VERSION",
+            "SCHEMA_VERSIONS",
+            "SaveFormatError",
+            "action_from_dict",
+            "action_from_json",
+            "action_to_dict",
+            "action_to_json",
+            "json_schema",
+            "schema_version_for",
+            "state_from_dict",
+            "state_from_json",
+            "state_to_dict",
+            "state_to_json",
+        ),
+        "serialize",
+    ),
+    "render_svg": "svg",
+    **dict.fromkeys(("PlayerView", "observe"), "views"),
+}
+
+if not TYPE_CHECKING:  # type checkers read the imports above instead
+
+    def __getattr__(name: str) -> object:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'allegra_rules' has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(f"allegra_rules.{module}"), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_LAZY})
+
 
 __version__ = "0.2.0"
 

@@ -15,8 +15,6 @@ accepts documents without it (see :data:`LATER_OPTIONS`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -359,11 +357,15 @@ class RuleConfig:
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, no whitespace."""
+        import json  # here, not at the top: ``import allegra_rules`` stays light
+
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     @property
     def fingerprint(self) -> str:
         """The sha256 hex digest of :meth:`to_json`: equal configs, equal prints."""
+        import hashlib
+
         return hashlib.sha256(self.to_json().encode()).hexdigest()
 
     @classmethod
@@ -407,6 +409,8 @@ class RuleConfig:
                 :data:`MAX_CONFIG_BYTES`, not JSON, or not a valid config; the message
                 names the field.
         """
+        import json
+
         if not isinstance(text, (str, bytes, bytearray)):
             raise ValueError(f"RuleConfig JSON must be a str or bytes; got {type(text).__name__}")
         if len(text) > MAX_CONFIG_BYTES:

@@ -29,13 +29,13 @@ class ``highlighted`` and an outline ``<rect class="highlight">``.
 from __future__ import annotations
 
 import argparse
+import html
 import sys
 import textwrap
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
 import attrs
 
@@ -120,11 +120,19 @@ _DEFS = (
 
 
 def _esc(text: str) -> str:
-    return escape(text)
+    return html.escape(text, quote=False)
 
 
 def _attr(value: object) -> str:
-    return quoteattr(str(value))
+    # A quoted attribute value, written as xml.sax.saxutils.quoteattr writes it
+    # (that module pulls in urllib, http.client and ssl at import).
+    text = html.escape(str(value), quote=False)
+    text = text.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' not in text:
+        return f'"{text}"'
+    if "'" not in text:
+        return f"'{text}'"
+    return '"' + text.replace('"', "&quot;") + '"'
 
 
 def _band(value: int) -> tuple[str, str, str]:
