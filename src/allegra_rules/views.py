@@ -35,7 +35,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from operator import itemgetter
+from typing import Any, cast
 
 import attrs
 
@@ -429,8 +430,7 @@ def observe(state: GameState, player: int) -> PlayerView:
     n = state.num_players
     if type(player) is not int or not 0 <= player < n:
         raise ValueError(f"player must be a seat 0..{n - 1}; got {player!r}")
-    # Bit i of face_down as the i-th character: "1" for a face-down cell.
-    bits = format(state.face_down, "b").zfill(n * CELLS_PER_SEAT)[::-1]
+    face_down, cells = _hide(state.face_down, state.cells, n * CELLS_PER_SEAT)
     held = state.held
     held_hidden = False
     if held is not None and state.held_was_face_down and player != state.drawer:
@@ -441,8 +441,8 @@ def observe(state: GameState, player: int) -> PlayerView:
     return _view(
         state,
         viewer=player,
-        cells=tuple(map(_HIDE, bits, state.cells)),
-        face_down=tuple(map(_IS_DOWN, bits)),
+        cells=cells,
+        face_down=face_down,
         draw_pile_size=len(state.draw_pile),
         draw_pile_cards=tuple(sorted(state.draw_pile)) if state.refills else None,
         held=held,
@@ -466,9 +466,36 @@ class _UnfrozenView:
     __slots__ = PlayerView.__slots__
 
 
-_HIDE = {"1": None}.get
-"""``_HIDE(bit, value)``: ``None`` for a face-down cell, else the value."""
-_IS_DOWN = {"0": False, "1": True}.__getitem__
+_Reader = Callable[[tuple[int | None, ...]], tuple[int | None, ...]]
+_mask_cache: dict[int, tuple[tuple[bool, ...], _Reader | None]] = {}
+_IS_DOWN = cast(Callable[[str], bool], {"0": False, "1": True}.get)
+_HIDE = {True: None}.get
+"""``_HIDE(down, value)``: ``None`` for a face-down cell, else the value."""
+
+
+def _hide(
+    face_down: int, cells: tuple[int | None, ...], num_cells: int
+) -> tuple[tuple[bool, ...], tuple[int | None, ...]]:
+    """A view's ``face_down`` and ``cells``: the bitmask as bools, face-down values hidden.
+
+    Consecutive states mostly share their mask, so the last 128 masks are kept; from
+    a mask's second use on, the cells are read by one ``itemgetter`` that takes each
+    face-down cell from a trailing ``None``.
+    """
+    top = 1 << num_cells
+    key = face_down & (top - 1) | top  # the top bit keeps masks of other sizes apart
+    entry = _mask_cache.get(key)
+    if entry is None:
+        down = tuple(map(_IS_DOWN, format(key, "b")[:0:-1]))
+        if len(_mask_cache) >= 128:
+            _mask_cache.clear()
+        _mask_cache[key] = (down, None)
+        return down, tuple(map(_HIDE, down, cells))
+    down, visible = entry
+    if visible is None:
+        visible = itemgetter(*(num_cells if d else i for i, d in enumerate(down)))
+        _mask_cache[key] = (down, visible)
+    return down, visible(cells + (None,))
 
 
 def _make_view() -> Callable[..., PlayerView]:
