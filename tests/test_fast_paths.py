@@ -277,6 +277,15 @@ def test_observe_builds_the_view_the_plain_constructor_builds() -> None:
     assert exchanges > 0
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         view.viewer = 0  # type: ignore[misc]
+    # The remembered answers are keyed by the cells tuple and the mask together.
+    state = sample_states()[40]
+    for other in (
+        attrs.evolve(state, face_down=state.face_down ^ 0b101),
+        attrs.evolve(state, cells=tuple(reversed(state.cells))),
+        attrs.evolve(state, face_down=0),
+        state,
+    ):
+        assert observe(other, 0) == _reference_view(other, 0)
 
 
 def test_state_to_json_writes_the_canonical_dump_of_state_to_dict() -> None:

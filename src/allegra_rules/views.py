@@ -467,10 +467,9 @@ class _UnfrozenView:
 
 
 _Reader = Callable[[tuple[int | None, ...]], tuple[int | None, ...]]
-_mask_cache: dict[int, tuple[tuple[bool, ...], _Reader | None]] = {}
+_mask_cache: dict[int, tuple[tuple[bool, ...], _Reader]] = {}
 _IS_DOWN = cast(Callable[[str], bool], {"0": False, "1": True}.get)
-_HIDE = {True: None}.get
-"""``_HIDE(down, value)``: ``None`` for a face-down cell, else the value."""
+_last_hidden: tuple[object, int, tuple[bool, ...], tuple[int | None, ...]] = (None, 0, (), ())
 
 
 def _hide(
@@ -478,24 +477,30 @@ def _hide(
 ) -> tuple[tuple[bool, ...], tuple[int | None, ...]]:
     """A view's ``face_down`` and ``cells``: the bitmask as bools, face-down values hidden.
 
-    Consecutive states mostly share their mask, so the last 128 masks are kept; from
-    a mask's second use on, the cells are read by one ``itemgetter`` that takes each
-    face-down cell from a trailing ``None``.
+    Consecutive states mostly share their mask, and often their cells tuple too. So
+    the last answer is kept, and for each of the last 128 masks its bools and one
+    ``itemgetter`` that reads the cells, taking each face-down cell from a trailing
+    ``None``.
     """
+    global _last_hidden
     top = 1 << num_cells
     key = face_down & (top - 1) | top  # the top bit keeps masks of other sizes apart
+    last = _last_hidden
+    if last[0] is cells and last[1] == key:
+        return last[2], last[3]
     entry = _mask_cache.get(key)
     if entry is None:
         down = tuple(map(_IS_DOWN, format(key, "b")[:0:-1]))
         if len(_mask_cache) >= 128:
             _mask_cache.clear()
-        _mask_cache[key] = (down, None)
-        return down, tuple(map(_HIDE, down, cells))
+        entry = _mask_cache[key] = (
+            down,
+            itemgetter(*(num_cells if d else i for i, d in enumerate(down))),
+        )
     down, visible = entry
-    if visible is None:
-        visible = itemgetter(*(num_cells if d else i for i, d in enumerate(down)))
-        _mask_cache[key] = (down, visible)
-    return down, visible(cells + (None,))
+    shown = visible(cells + (None,))
+    _last_hidden = (cells, key, down, shown)
+    return down, shown
 
 
 def _make_view() -> Callable[..., PlayerView]:
