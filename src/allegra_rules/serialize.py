@@ -609,7 +609,8 @@ def _cached(obj: object, version: int, make: Callable[[Any, int], Any]) -> Any:
     return made
 
 
-def _config_texts(config: RuleConfig, version: int = 0) -> tuple[str, int]:
+def _config_texts(config: RuleConfig, version: int) -> tuple[str, int]:
+    # ``version`` is unused: a config decides its documents' version itself.
     return dumps(config.to_dict()), schema_version_for(config)
 
 
@@ -619,7 +620,8 @@ def _round_end_text(last: RoundEnd, version: int) -> str:
 
 def _state_json(s: GameState) -> str:
     n = s.num_players
-    bits = format(s.face_down, "b").zfill(n * CELLS_PER_SEAT)[::-1]
+    top = 1 << (n * CELLS_PER_SEAT)
+    bits = format(s.face_down & (top - 1) | top, "b")[:0:-1]  # bit i is character i
     config_text, version = _cached(s.config, 0, _config_texts)
     last = s.last_round
     num = _number
