@@ -341,6 +341,10 @@ def test_importing_the_package_loads_only_the_engine() -> None:
         )
     }
     assert set(out) == engine_modules
+    # The submodules the package used to import eagerly are still its attributes.
+    code = "import allegra_rules as a; print(a.svg.render_svg is a.render_svg, a.serialize.dumps)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("True <function dumps")
 
 
 def test_every_public_name_imports_from_the_top_level() -> None:

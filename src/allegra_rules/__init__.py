@@ -107,14 +107,19 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("PlayerView", "observe"), "views"),
 }
 
+_LAZY_MODULES = frozenset(_LAZY.values())
+"""The submodules the package used to import eagerly and now loads on first use."""
+
 if not TYPE_CHECKING:  # type checkers read the imports above instead
 
     def __getattr__(name: str) -> object:
+        from importlib import import_module
+
+        if name in _LAZY_MODULES:  # ``allegra_rules.svg`` without importing it first
+            return import_module(f"allegra_rules.{name}")
         module = _LAZY.get(name)
         if module is None:
             raise AttributeError(f"module 'allegra_rules' has no attribute {name!r}")
-        from importlib import import_module
-
         value = getattr(import_module(f"allegra_rules.{module}"), name)
         globals()[name] = value
         return value
