@@ -345,6 +345,14 @@ def test_importing_the_package_loads_only_the_engine() -> None:
     code = "import allegra_rules as a; print(a.svg.render_svg is a.render_svg, a.serialize.dumps)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.startswith("True <function dumps")
+    # A submodule named like one of the package's names does not hide that name.
+    code = (
+        "import allegra_rules.determinize, allegra_rules as a; from allegra_rules import "
+        "determinize; print(determinize is a.determinize is a.determinize.__globals__"
+        "['determinize'], callable(determinize))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]
 
 
 def test_every_public_name_imports_from_the_top_level() -> None:

@@ -111,14 +111,16 @@ _LAZY_MODULES = frozenset(_LAZY.values())
 """The submodules the package used to import eagerly and now loads on first use."""
 
 if not TYPE_CHECKING:  # type checkers read the imports above instead
+    import sys as _sys
+    from types import ModuleType as _ModuleType
 
     def __getattr__(name: str) -> object:
         from importlib import import_module
 
-        if name in _LAZY_MODULES:  # ``allegra_rules.svg`` without importing it first
-            return import_module(f"allegra_rules.{name}")
         module = _LAZY.get(name)
         if module is None:
+            if name in _LAZY_MODULES:  # ``allegra_rules.svg`` without importing it first
+                return import_module(f"allegra_rules.{name}")
             raise AttributeError(f"module 'allegra_rules' has no attribute {name!r}")
         value = getattr(import_module(f"allegra_rules.{module}"), name)
         globals()[name] = value
@@ -126,6 +128,22 @@ if not TYPE_CHECKING:  # type checkers read the imports above instead
 
     def __dir__() -> list[str]:
         return sorted({*globals(), *_LAZY})
+
+    class _Package(_ModuleType):
+        """The package's module type: a submodule never hides a name of the same name.
+
+        Importing a submodule makes it an attribute of its package, so importing
+        ``allegra_rules.determinize`` would hide the function ``determinize``; the
+        package keeps the function, as it did when it imported every module eagerly.
+        The submodule itself stays in ``sys.modules``.
+        """
+
+        def __setattr__(self, name: str, value: object) -> None:
+            if name in _LAZY and isinstance(value, _ModuleType):
+                return
+            super().__setattr__(name, value)
+
+    _sys.modules[__name__].__class__ = _Package
 
 
 __version__ = "0.2.0"
