@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from allegra_rules.geometry import geometry
-from allegra_rules.state import GameState, Phase
+from allegra_rules.state import GameState, Phase, trusted_state
 from allegra_rules.views import PlayerView
 
 
@@ -82,7 +82,7 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
         draw = tuple(pile)
     else:
         draw = tuple(deal)
-    return GameState(
+    return trusted_state(
         setup_named=_namings(view, rng),
         config=view.config,
         num_players=view.num_players,

@@ -804,10 +804,33 @@ def check_types(s: GameState, path: str = "$") -> None:
         where = join(path, "last_round")
         if not isinstance(last, RoundEnd):
             fail(where, f"must be a RoundEnd or None; got {type(last).__name__}")
-        _int(last.round, join(where, "round"), 1, ROUNDS)
+        check_round_end_types(last, where, n)
         _opt_cards(last.cells, join(where, "cells"), values, ncells)
-        _ints(last.zone_sums, join(where, "zone_sums"), length=n)
-        _opt_int(last.ender, join(where, "ender"), 0, n - 1)
-        _bool(last.doubled, join(where, "doubled"))
-        _ints(last.scores, join(where, "scores"), length=n)
-        _ints(last.removed, join(where, "removed"), 0, ncells - 1, most=ncells)
+
+
+def check_round_end_types(last: RoundEnd, path: str = "$", num_players: int | None = None) -> None:
+    """Check the type, size and range of every field of a :class:`RoundEnd`.
+
+    Args:
+        last: the round end.
+        path: its path, for messages.
+        num_players: the seat count it must have; ``None`` takes it from ``zone_sums``.
+
+    Raises:
+        InvalidStateError: the first field of a wrong type, size or range.
+    """
+    sums = _tuple(last.zone_sums, join(path, "zone_sums"), most=MAX_SEATS)
+    n = len(sums) if num_players is None else num_players
+    if n < 2:
+        fail(join(path, "zone_sums"), "must hold one sum per seat (at least 2)")
+    ncells = n * CELLS_PER_SEAT
+    _int(last.round, join(path, "round"), 1, ROUNDS)
+    cells = _tuple(last.cells, join(path, "cells"), length=ncells)
+    for i, value in enumerate(cells):
+        if value is not None:
+            _int(value, join(join(path, "cells"), i))
+    _ints(last.zone_sums, join(path, "zone_sums"), length=n)
+    _opt_int(last.ender, join(path, "ender"), 0, n - 1)
+    _bool(last.doubled, join(path, "doubled"))
+    _ints(last.scores, join(path, "scores"), length=n)
+    _ints(last.removed, join(path, "removed"), 0, ncells - 1, most=ncells)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
+from typing import Any
 
 import attrs
 
@@ -82,6 +83,11 @@ class RoundEnd:
     doubled: bool
     scores: tuple[int, ...]
     removed: tuple[int, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        from allegra_rules.invariants import check_round_end_types
+
+        check_round_end_types(self)
 
 
 @attrs.frozen(slots=True, repr=False, weakref_slot=False)
@@ -170,6 +176,14 @@ class GameState:
     _legal: tuple[Action, ...] | None = attrs.field(
         default=None, init=False, eq=False, hash=False, repr=False
     )
+
+    def __attrs_post_init__(self) -> None:
+        # Nothing malformed is ever stored in a state: a state built by hand (or with
+        # attrs.evolve) has every field checked; the engine's own states are built
+        # without this cost (see trusted_state).
+        from allegra_rules.invariants import check_types
+
+        check_types(self)
 
     def __repr__(self) -> str:
         return (
@@ -268,3 +282,25 @@ class _UnfrozenState:
     """
 
     __slots__ = GameState.__slots__
+
+
+_STATE_DEFAULTS = {
+    f.name: f.default for f in attrs.fields(GameState) if f.default is not attrs.NOTHING
+}
+
+
+def trusted_state(**fields: Any) -> GameState:
+    """A ``GameState`` built from fields the engine vouches for, without checking them.
+
+    ``GameState(...)`` checks the type, size and range of every field (its callers may
+    pass anything); the engine's own constructions (a deal, a loaded document whose
+    every field the loader has checked, a determinized sample) skip that cost.
+    """
+    obj: Any = object.__new__(_UnfrozenState)
+    for name, default in _STATE_DEFAULTS.items():
+        setattr(obj, name, default)
+    for name, value in fields.items():
+        setattr(obj, name, value)
+    obj.__class__ = GameState
+    state: GameState = obj
+    return state

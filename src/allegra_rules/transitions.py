@@ -44,7 +44,7 @@ from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
-from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState
+from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState, trusted_state
 from allegra_rules.triples import find_triples, new_triples
 
 ROUNDS = 3
@@ -108,7 +108,7 @@ def _deal(
 ) -> GameState:
     cut = CELLS_PER_SEAT * n
     start = (round_number - 1) % n
-    return GameState(
+    return trusted_state(
         config=config,
         num_players=n,
         seed=seed,

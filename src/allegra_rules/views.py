@@ -45,6 +45,7 @@ from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.invariants import deck_counts
 from allegra_rules.serialize import (
+    ACTION_TYPES,
     MAX_DOCUMENT_BYTES,
     PUBLIC_KEYS,
     SaveFormatError,
@@ -178,6 +179,11 @@ class PlayerView:
     last_round: RoundEnd | None
     legal_actions: tuple[Action, ...]
     own_setup_named: tuple[int, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        # A view built by hand has every field checked; observe builds its views
+        # without this cost (see _make_view).
+        _check_view_types(self)
 
     def __repr__(self) -> str:
         return (
@@ -451,6 +457,65 @@ def observe(state: GameState, player: int) -> PlayerView:
         legal_actions=legal_actions(state) if player == state.current_player else (),
         own_setup_named=_own_named(state, player) if state.setup_named else (),
     )
+
+
+def _check_view_types(view: PlayerView) -> None:
+    """Check the type, size and range of every field of a view built by hand.
+
+    Raises:
+        InvalidStateError: the first field of a wrong type, size or range.
+    """
+    from allegra_rules import invariants as inv
+
+    if not isinstance(view.config, RuleConfig):
+        inv.fail("$.config", f"must be a RuleConfig; got {type(view.config).__name__}")
+    config = view.config
+    n = inv._int(view.num_players, "$.num_players", config.min_players, config.most_players())
+    ncells = n * CELLS_PER_SEAT
+    values = frozenset(v for v, _ in config.deck)
+    inv._int(view.viewer, "$.viewer", 0, n - 1)
+    inv._int(view.round, "$.round", 1, 3)
+    if not isinstance(view.phase, Phase):
+        inv.fail("$.phase", f"must be a Phase; got {type(view.phase).__name__}")
+    for key in ("current_player", "drawer", "knocker", "ender"):
+        inv._opt_int(getattr(view, key), f"$.{key}", 0, n - 1)
+    inv._opt_cards(view.cells, "$.cells", values, ncells)
+    for i, down in enumerate(inv._tuple(view.face_down, "$.face_down", length=ncells)):
+        inv._bool(down, f"$.face_down[{i}]")
+    inv._int(view.draw_pile_size, "$.draw_pile_size", 0, config.deck_size)
+    if view.draw_pile_cards is not None:
+        inv._cards(view.draw_pile_cards, "$.draw_pile_cards", values, config.deck_size)
+    for key in ("discard_pile", "out_of_play"):
+        inv._cards(getattr(view, key), f"$.{key}", values, config.deck_size)
+    if view.held is not None:
+        inv._card(view.held, "$.held", values)
+    for key in ("held_hidden", "held_was_face_down", "hand_was_face_down"):
+        inv._bool(getattr(view, key), f"$.{key}")
+    for i, entry in enumerate(inv._tuple(view.in_hand, "$.in_hand", most=1)):
+        pair = inv._tuple(entry, f"$.in_hand[{i}]", length=2)
+        inv._int(pair[0], f"$.in_hand[{i}][0]", 0, n - 1)
+        if pair[1] is not None:
+            inv._card(pair[1], f"$.in_hand[{i}][1]", values)
+    inv._int(view.start_seat, "$.start_seat", 0, n - 1)
+    inv._int(view.setup_reveals, "$.setup_reveals", 0, 2 * n)
+    inv._ints(view.setup_sums, "$.setup_sums", length=n)
+    for key in ("knockers", "final_turns", "winners"):
+        inv._ints(getattr(view, key), f"$.{key}", 0, n - 1, most=n)
+    for key in ("given_at", "taken_at"):
+        inv._opt_int(getattr(view, key), f"$.{key}", 0, ncells - 1)
+    inv._int(view.turns_played, "$.turns_played", 0, config.max_turns_per_round)
+    inv._int(view.refills, "$.refills", 0, view.turns_played)
+    inv._ints(view.totals, "$.totals", length=n)
+    for i, row in enumerate(inv._tuple(view.round_scores, "$.round_scores", most=3)):
+        inv._ints(row, f"$.round_scores[{i}]", length=n)
+    if view.last_round is not None:
+        if not isinstance(view.last_round, RoundEnd):
+            inv.fail("$.last_round", "must be a RoundEnd or None")
+        inv.check_round_end_types(view.last_round, "$.last_round", n)
+    for i, action in enumerate(inv._tuple(view.legal_actions, "$.legal_actions")):
+        if type(action) not in ACTION_TYPES:
+            inv.fail(f"$.legal_actions[{i}]", f"must be an action; got {type(action).__name__}")
+    inv._ints(view.own_setup_named, "$.own_setup_named", 0, ncells - 1, most=2)
 
 
 def _own_named(state: GameState, player: int) -> tuple[int, ...]:
