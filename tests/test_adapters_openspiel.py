@@ -1,86 +1,304 @@
 import random
-import time
+from collections import Counter
 
 import pytest
 
 REASON = "the openspiel extra is not installed (pip install -e '.[openspiel]')"
 pyspiel = pytest.importorskip("pyspiel", reason=REASON)
-pytest.importorskip("numpy", reason=REASON)
+np = pytest.importorskip("numpy", reason=REASON)
 
 import allegra_rules.adapters.openspiel  # noqa: F401
-from allegra_rules import observe
+from allegra_rules import GameState, new_game, preset
+from allegra_rules.adapters.features import total_bounds
 
 GAME = "python_allegra"
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        {"players": 2, "max_turns_per_round": 8},
-        {"players": 3, "preset": "fr", "seed": 4, "max_turns_per_round": 6},
-        {"players": 4, "preset": "published", "seed": 9, "max_turns_per_round": 5},
-    ],
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+PUBLIC = pyspiel.IIGObservationType(
+    public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
 )
-def test_random_sim(params):
-    game = pyspiel.load_game(GAME, params)
-    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+PUBLIC_RECALL = pyspiel.IIGObservationType(
+    public_info=True, perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE
+)
+PRIVATE_ONLY = pyspiel.IIGObservationType(
+    public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+)
 
 
-def test_game_info():
-    game = pyspiel.load_game(GAME, {"players": 2, "max_turns_per_round": 10})
-    assert game.num_distinct_actions() == 79
-    assert game.num_players() == 2
-    assert game.max_game_length() == 3 * (4 + 10 * 6)
-    assert game.min_utility() < 0 <= game.max_utility()
-    state = game.new_initial_state()
-    assert game.observation_tensor_size() == len(state.observation_tensor(0))
-    assert state.observation_string(1) == observe(state.engine_state, 1).to_json()
-    assert state.information_state_string(0).startswith(state.observation_string(0))
+def load(**params):
+    return pyspiel.load_game(GAME, params)
 
 
-def test_returns_are_minus_totals_within_bounds():
-    game = pyspiel.load_game(GAME, {"players": 3, "seed": 2, "max_turns_per_round": 6})
-    state = game.new_initial_state()
-    rng = random.Random(0)
-    length = 0
-    while not state.is_terminal():
+def step_randomly(state, rng):
+    if state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        state.apply_action(rng.choices(actions, probs)[0])
+    else:
         state.apply_action(rng.choice(state.legal_actions()))
-        length += 1
-    assert length <= game.max_game_length()
-    assert state.returns() == [-float(t) for t in state.engine_state.totals]
-    assert all(game.min_utility() <= r <= game.max_utility() for r in state.returns())
 
 
-def test_mcts_bot_plays_full_games_against_random():
-    mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
-    import numpy as np
+def states_of_a_game(game, seed):
+    """Every state of one random game (each a clone)."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    out = [state.clone()]
+    while not state.is_terminal():
+        step_randomly(state, rng)
+        out.append(state.clone())
+    return out
 
-    start = time.perf_counter()
-    for seed in range(2):
-        game = pyspiel.load_game(GAME, {"players": 2, "seed": seed, "max_turns_per_round": 4})
-        rng = np.random.RandomState(seed)
-        bot = mcts.MCTSBot(
-            game,
-            uct_c=2.0,
-            max_simulations=8,
-            evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
-            random_state=rng,
-        )
+
+SIM_CASES = [
+    {"players": 2, "max_turns_per_round": 6},
+    {"players": 3, "preset": "fr", "deal": "seeded", "seed": "12345678901234567890"},
+]
+
+
+@pytest.mark.parametrize("params", SIM_CASES, ids=["chance-2", "seeded-3"])
+def test_random_sim(params):
+    game = load(**{"max_turns_per_round": 4, **params})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("deal", ["chance", "seeded"])
+@pytest.mark.parametrize("name", ["seeds", "fr", "published"])
+def test_random_sim_matrix(players, deal, name):
+    game = load(players=players, deal=deal, preset=name, max_turns_per_round=12, seed="0x2a")
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.slow
+def test_random_sim_small_deck_with_refills():
+    game = load(players=2, deck="0:10;1:10;2:10", max_turns_per_round=60, returns="scaled")
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_game_types_and_sizes():
+    chance = load(players=2, max_turns_per_round=10)
+    kind = chance.get_type()
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.provides_information_state_tensor and kind.provides_observation_tensor
+    assert chance.max_chance_outcomes() == 13
+    assert chance.num_distinct_actions() == 79
+    assert chance.max_game_length() == 3 * (4 + 10 * 6)
+    seeded = load(players=2, deal="seeded")
+    assert seeded.get_type().chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert seeded.max_chance_outcomes() == 0
+    state = chance.new_initial_state()
+    assert state.is_chance_node()
+    assert len(state.observation_tensor(0)) == chance.observation_tensor_size()
+    assert len(state.information_state_tensor(1)) == chance.information_state_tensor_size()
+    assert chance.information_state_tensor_size() > chance.observation_tensor_size()
+    small = load(players=2, deck="0:9;1:9;2:8")
+    assert small.max_chance_outcomes() == 3
+
+
+def test_every_new_game_is_a_new_deal():
+    game = load(players=2)
+    deals = set()
+    for seed in range(8):
         state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.current_player() == seed % 2:
-                action = bot.step(state)
-            else:
-                action = rng.choice(state.legal_actions())
-            state.apply_action(int(action))
-        assert len(state.returns()) == 2
-    assert time.perf_counter() - start < 30
+        rng = random.Random(seed)
+        while state.is_chance_node() or state.engine_state.setup_reveals < 4:
+            step_randomly(state, rng)
+        deals.add(state.observation_string(0))
+    assert len(deals) == 8
+
+
+def unseen_by_everyone(engine):
+    """The deck minus every card some player has seen, from the full engine state."""
+    seen = Counter(v for i, v in enumerate(engine.cells) if v is not None and not engine.face_down >> i & 1)
+    seen.update(engine.discard_pile)
+    seen.update(engine.out_of_play)
+    seen.update(card for _, card in engine.in_hand)
+    if engine.held is not None:
+        seen[engine.held] += 1
+    if engine.refills:
+        seen.update(engine.draw_pile)
+    return Counter(engine.config.deck_cards()) - seen
+
+
+@pytest.mark.parametrize("deck", ["", "0:10;1:10;2:10"])
+def test_chance_probabilities_are_the_unseen_cards(deck):
+    game = load(players=2, deck=deck, max_turns_per_round=40)
+    values = [v for v, _ in game.config.deck]
+    checked = 0
+    for state in states_of_a_game(game, 3):
+        engine = state.engine_state
+        assert engine.all_cards() == Counter(engine.config.deck_cards())
+        if not state.is_chance_node():
+            assert GameState.from_json(engine.to_json()) == engine
+            continue
+        outcomes = dict(state.chance_outcomes())
+        assert len(outcomes) <= 13
+        slot = state._node.queue[0]
+        if slot == -1 and engine.refills:
+            pool = Counter(engine.draw_pile or engine.discard_pile[:-1])
+        elif slot == -1 and not engine.draw_pile:
+            pool = Counter(engine.discard_pile[:-1])
+        else:
+            pool = unseen_by_everyone(engine)
+            if slot == -2:  # a fresh deal: the starter is not seen yet
+                pool[engine.discard_pile[-1]] += 1
+        expected = {values.index(v): c / sum(pool.values()) for v, c in pool.items() if c}
+        assert outcomes == pytest.approx(expected)
+        checked += 1
+    assert checked > 50
+
+
+def test_seeded_mode_replays_the_engine_deal():
+    seed = 2**64 - 1
+    game = load(players=3, deal="seeded", seed=str(seed))
+    state = game.new_initial_state()
+    assert not state.is_chance_node()
+    assert state.engine_state == new_game(3, seed=seed)
+    again = pyspiel.load_game(str(game))
+    assert again.new_initial_state().engine_state == state.engine_state
+    with pytest.raises(ValueError, match="seed"):
+        load(deal="seeded", seed=str(2**64))
+
+
+def test_observers_honour_the_observation_type():
+    game = load(players=3, max_turns_per_round=20)
+    public = game.make_py_observer(PUBLIC)
+    recall = game.make_py_observer(PUBLIC_RECALL)
+    private = game.make_py_observer(PRIVATE_ONLY)
+    default = game.make_py_observer()
+    private_seen = 0
+    for seed in range(2):
+        for number, state in enumerate(states_of_a_game(game, seed)):
+            strings = {public.string_from(state, p) for p in range(3)}
+            assert len(strings) == 1
+            (shared,) = strings
+            if number % 8 == 0:
+                assert len({recall.string_from(state, p) for p in range(3)}) == 1
+            tensors = []
+            for p in range(3):
+                public.set_from(state, p)
+                tensors.append(public.tensor.copy())
+            assert all(np.array_equal(tensors[0], t) for t in tensors)
+            engine = state.engine_state
+            for p in range(3):
+                own = private.string_from(state, p)
+                sees = (engine.held_was_face_down and engine.drawer == p) or (
+                    engine.hand_was_face_down and engine.in_hand[0][0] == p
+                )
+                private_seen += sees
+                assert (own != f"p{p} -") == sees
+                assert default.string_from(state, p) == f"{shared}\n{own}"
+    assert private_seen > 0
+
+
+@pytest.mark.parametrize("deal", ["chance", "seeded"])
+def test_resampled_states_keep_the_information_state(deal):
+    game = load(players=3, deal=deal, max_turns_per_round=25, seed="7")
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    changed = 0
+    for state in states_of_a_game(game, 4)[::5]:
+        if state.is_terminal():
+            continue
+        for p in range(3):
+            other = state.resample_from_infostate(p, sampler)
+            assert other.information_state_string(p) == state.information_state_string(p)
+            assert other.observation_string(p) == state.observation_string(p)
+            assert np.array_equal(
+                other.information_state_tensor(p), state.information_state_tensor(p)
+            )
+            assert other.legal_actions() == state.legal_actions()
+            changed += str(other) != str(state)
+    assert changed > 0  # the hidden cards differ: str(state) shows them
+
+
+def test_str_shows_the_hidden_cards_and_clone_shares_the_engine_state():
+    game = load(players=2, deal="seeded")
+    state = game.new_initial_state()
+    engine = state.engine_state
+    assert f'"cells":{list(engine.cells)}'.replace(" ", "") in str(state)
+    clone = state.clone()
+    assert clone.engine_state is engine
+    clone.apply_action(clone.legal_actions()[0])
+    assert state.engine_state is engine and clone.engine_state is not engine
+
+
+@pytest.mark.parametrize("returns", ["points", "scaled"])
+def test_returns(returns):
+    game = load(players=3, max_turns_per_round=6, returns=returns)
+    final = states_of_a_game(game, 2)[-1]
+    totals = final.engine_state.totals
+    lo, hi = total_bounds(game.config)
+    if returns == "points":
+        assert final.returns() == [-float(t) for t in totals]
+    else:
+        assert final.returns() == pytest.approx([1 - 2 * (t - lo) / (hi - lo) for t in totals])
+    assert all(game.min_utility() <= r <= game.max_utility() for r in final.returns())
+
+
+def test_shortened_game_and_custom_deck():
+    game = load(players=2, rounds=1, deck="0:9;1:9;2:8", max_turns_per_round=2)
+    final = states_of_a_game(game, 1)[-1]
+    assert len(final.engine_state.round_scores) == 1
+    assert final.returns() == [-float(s) for s in final.engine_state.round_scores[0]]
+    with pytest.raises(ValueError, match="deck"):
+        load(deck="0x9")
+
+
+def test_ismcts_plays_a_whole_game():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = load(players=2, rounds=1, max_turns_per_round=3, returns="scaled")
+    rng = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(1, rng), uct_c=1.0, max_simulations=6, random_state=rng
+    )
+    state = game.new_initial_state()
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node() or state.current_player() == 1:
+            step_randomly(state, random.Random(decisions))
+        else:
+            state.apply_action(int(bot.step(state)))
+        decisions += 1
+    assert len(state.returns()) == 2 and state.engine_state.round_scores
+
+
+SMALL = {"players": 2, "rounds": 1, "deck": "0:13;1:13", "max_turns_per_round": 1}
+
+
+def test_outcome_sampling_mccfr_runs():
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = load(**SMALL)
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(30):
+        solver.iteration()
+    policy = solver.average_policy()
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = policy.action_probabilities(state)
+    assert set(probs) == set(state.legal_actions())
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+def test_external_sampling_mccfr_runs():
+    from open_spiel.python.algorithms import external_sampling_mccfr
+
+    game = load(**SMALL)
+    solver = external_sampling_mccfr.ExternalSamplingSolver(
+        game, external_sampling_mccfr.AverageType.SIMPLE
+    )
+    for _ in range(2):
+        solver.iteration()
+    assert solver._infostates  # regrets were stored for visited information states
 
 
 def test_integrations_page_example_runs(capsys):
     from pathlib import Path
 
     text = (Path(__file__).parent.parent / "docs" / "integrations.md").read_text()
-    block = next(b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "MCTSBot" in b)
+    block = next(b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "ISMCTSBot" in b)
     exec(compile(block, "integrations.md", "exec"), {})
     assert capsys.readouterr().out.startswith("[")
