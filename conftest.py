@@ -4,6 +4,7 @@ from importlib.util import find_spec
 
 _EXTRAS = {
     "src/allegra_rules/adapters/pettingzoo.py": ("pettingzoo", "gymnasium", "numpy"),
+    "src/allegra_rules/adapters/gymnasium.py": ("gymnasium", "numpy"),
     "src/allegra_rules/adapters/openspiel.py": ("pyspiel", "numpy"),
 }
 

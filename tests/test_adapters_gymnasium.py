@@ -131,3 +131,14 @@ def test_human_render_prints(capsys):
     env.reset(seed=0)
     assert env.render() is None
     assert "zone 1" in capsys.readouterr().out
+
+
+def test_integrations_page_example_runs(capsys):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "integrations.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    block = next(b for b in blocks if "adapters.gymnasium import AllegraEnv" in b)
+    exec(compile(block, "integrations.md", "exec"), {})
+    value, totals = capsys.readouterr().out.split(" ", 1)
+    assert -1 <= float(value) <= 1 and totals.startswith("(")

@@ -8,7 +8,7 @@ pyspiel = pytest.importorskip("pyspiel", reason=REASON)
 np = pytest.importorskip("numpy", reason=REASON)
 
 import allegra_rules.adapters.openspiel  # noqa: F401
-from allegra_rules import GameState, new_game, preset
+from allegra_rules import GameState, new_game
 from allegra_rules.adapters.features import total_bounds
 
 GAME = "python_allegra"
@@ -30,7 +30,7 @@ def load(**params):
 
 def step_randomly(state, rng):
     if state.is_chance_node():
-        actions, probs = zip(*state.chance_outcomes())
+        actions, probs = zip(*state.chance_outcomes(), strict=True)
         state.apply_action(rng.choices(actions, probs)[0])
     else:
         state.apply_action(rng.choice(state.legal_actions()))
@@ -109,7 +109,9 @@ def test_every_new_game_is_a_new_deal():
 
 def unseen_by_everyone(engine):
     """The deck minus every card some player has seen, from the full engine state."""
-    seen = Counter(v for i, v in enumerate(engine.cells) if v is not None and not engine.face_down >> i & 1)
+    seen = Counter(
+        v for i, v in enumerate(engine.cells) if v is not None and not engine.face_down >> i & 1
+    )
     seen.update(engine.discard_pile)
     seen.update(engine.out_of_play)
     seen.update(card for _, card in engine.in_hand)
@@ -299,6 +301,7 @@ def test_integrations_page_example_runs(capsys):
     from pathlib import Path
 
     text = (Path(__file__).parent.parent / "docs" / "integrations.md").read_text()
-    block = next(b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "ISMCTSBot" in b)
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    block = next(b for b in blocks if "ISMCTSBot" in b)
     exec(compile(block, "integrations.md", "exec"), {})
     assert capsys.readouterr().out.startswith("[")

@@ -167,8 +167,7 @@ def test_integrations_page_example_runs(capsys):
     from pathlib import Path
 
     text = (Path(__file__).parent.parent / "docs" / "integrations.md").read_text()
-    block = next(
-        b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "adapters.pettingzoo" in b
-    )
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    block = next(b for b in blocks if "adapters.pettingzoo import env" in b)
     exec(compile(block, "integrations.md", "exec"), {})
     assert "player_0" in capsys.readouterr().out

@@ -4,8 +4,10 @@ Nothing here is imported by ``import allegra_rules``. Install an extra and impor
 adapter module explicitly:
 
 - ``pip install "allegra-rules[pettingzoo]"``, then :mod:`allegra_rules.adapters.pettingzoo`.
+- ``pip install "allegra-rules[gymnasium]"``, then :mod:`allegra_rules.adapters.gymnasium`
+  (one learning seat against bots).
 - ``pip install "allegra-rules[openspiel]"``, then :mod:`allegra_rules.adapters.openspiel`.
 
-:mod:`allegra_rules.adapters.features` (the shared observation vector) needs only the
-core library.
+:mod:`allegra_rules.adapters.features` (the shared observation vectors and score
+bounds) needs only the core library.
 """

@@ -227,4 +227,4 @@ class AllegraEnv(gymnasium.Env[np.ndarray, np.int64]):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point=AllegraEnv)
+    gymnasium.register(id=ENV_ID, entry_point="allegra_rules.adapters.gymnasium:AllegraEnv")

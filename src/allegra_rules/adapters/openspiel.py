@@ -370,6 +370,33 @@ class AllegraGame(pyspiel.Game):  # type: ignore[misc]
         """The game's first state (a chance node for the discard starter, when dealt by chance)."""
         return AllegraState(self)
 
+    def state_from_engine(self, engine: GameState, player: int | None = None) -> AllegraState:
+        """A state of this game that continues ``engine`` (for example a server's game).
+
+        Args:
+            engine: a state of this game's config and seat count.
+            player: when given, the cards this seat has not seen are first redrawn
+                with :func:`allegra_rules.determinize`, so a search from the result
+                cannot read them. With ``deal="chance"`` every card nobody has seen
+                is dealt by chance nodes anyway; ``player`` hides the others'
+                private cards too.
+
+        The result has no move history: its information-state strings and the
+        per-round action counts start here.
+
+        Raises:
+            ValueError: ``engine`` belongs to another config or seat count.
+        """
+        if not isinstance(engine, GameState):
+            raise ValueError(f"engine must be a GameState; got {type(engine).__name__}")
+        if engine.config != self.config or engine.num_players != self.num_seats:
+            raise ValueError("engine must have this game's config and seat count")
+        if player is not None:
+            engine = determinize(observe(engine, player), random.Random(engine.seed ^ player))
+        state = self.new_initial_state()
+        state._node = _Node(engine, self._setup.rounds, counts=self._initial.counts)
+        return state
+
     def max_chance_nodes_in_history(self) -> int:
         """An upper bound on the chance nodes of one game (0 with ``deal="seeded"``)."""
         return self._max_chance if self._setup.chance else 0
