@@ -8,7 +8,7 @@ pyspiel = pytest.importorskip("pyspiel", reason=REASON)
 np = pytest.importorskip("numpy", reason=REASON)
 
 import allegra_rules.adapters.openspiel  # noqa: F401
-from allegra_rules import GameState, new_game
+from allegra_rules import GameState, new_game, observe
 from allegra_rules.adapters.features import total_bounds
 
 GAME = "python_allegra"
@@ -305,3 +305,36 @@ def test_integrations_page_example_runs(capsys):
     block = next(b for b in blocks if "ISMCTSBot" in b)
     exec(compile(block, "integrations.md", "exec"), {})
     assert capsys.readouterr().out.startswith("[")
+
+
+def test_state_from_engine_hides_other_seats_private_cards():
+    from allegra_rules import Knock, Pass, legal_actions
+    from allegra_rules import apply as engine_apply
+
+    game = load(players=3)
+    rng = random.Random(0)
+    engine = new_game(3, seed=6)
+    # Play until the drawer holds a card it took face down in a knock exchange.
+    while not (engine.held_was_face_down or engine.is_terminal):
+        options = legal_actions(engine)
+        knock = [a for a in options if isinstance(a, Knock)]
+        takes = [a for a in options if type(a).__name__ in ("Give", "Take")]
+        pick = knock or takes or [a for a in options if not isinstance(a, Pass)] or options
+        engine = engine_apply(engine, rng.choice(pick))
+    assert engine.held_was_face_down
+    wrapped = game.state_from_engine(engine)
+    assert wrapped.engine_state is engine and not wrapped.is_chance_node()
+    other = next(p for p in range(3) if p != engine.drawer)
+    hidden = game.state_from_engine(engine, player=other).engine_state
+    assert observe(hidden, other) == observe(engine, other)
+    assert (hidden.cells, hidden.draw_pile, hidden.held) != (
+        engine.cells,
+        engine.draw_pile,
+        engine.held,
+    )
+    mine = game.state_from_engine(engine, player=engine.drawer).engine_state
+    assert mine.held == engine.held and observe(mine, engine.drawer) == observe(
+        engine, engine.drawer
+    )
+    with pytest.raises(ValueError, match="config"):
+        game.state_from_engine(new_game(2))
