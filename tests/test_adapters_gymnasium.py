@@ -24,6 +24,13 @@ SHORT = RuleConfig(max_turns_per_round=6)
     [
         {"num_players": 2, "config": SHORT},
         {"num_players": 4, "config": SHORT, "opponents": "greedy", "seat": "random"},
+        {
+            "num_players": 3,
+            "config": RuleConfig(
+                max_turns_per_round=4, setup_reveals="simultaneous", scoring_triples="removed"
+            ),
+            "seat": 2,
+        },
     ],
 )
 def test_check_env(kwargs):
@@ -41,7 +48,15 @@ def test_registered_with_gymnasium():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize("config", [SHORT, preset("fr"), preset("published")])
+@pytest.mark.parametrize(
+    "config",
+    [
+        SHORT,
+        preset("fr"),
+        preset("published"),
+        RuleConfig(max_turns_per_round=8, setup_reveals="simultaneous", scoring_triples="removed"),
+    ],
+)
 def test_check_env_matrix(players, config):
     check_env(AllegraEnv(players, config, seat="random", render_mode="ansi"))
 

@@ -50,10 +50,11 @@ def states_of_a_game(game, seed):
 SIM_CASES = [
     {"players": 2, "max_turns_per_round": 6},
     {"players": 3, "preset": "fr", "deal": "seeded", "seed": "12345678901234567890"},
+    {"players": 2, "options": "setup_reveals:simultaneous;scoring_triples:removed"},
 ]
 
 
-@pytest.mark.parametrize("params", SIM_CASES, ids=["chance-2", "seeded-3"])
+@pytest.mark.parametrize("params", SIM_CASES, ids=["chance-2", "seeded-3", "new-options-2"])
 def test_random_sim(params):
     game = load(**{"max_turns_per_round": 4, **params})
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
@@ -66,6 +67,53 @@ def test_random_sim(params):
 def test_random_sim_matrix(players, deal, name):
     game = load(players=players, deal=deal, preset=name, max_turns_per_round=12, seed="0x2a")
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+NEW_OPTIONS = [
+    "setup_reveals:simultaneous",
+    "scoring_triples:removed",
+    "setup_reveals:simultaneous;scoring_triples:removed;first_player:highest_reveal",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("deal", ["chance", "seeded"])
+@pytest.mark.parametrize("options", NEW_OPTIONS)
+def test_random_sim_new_options(players, deal, options):
+    game = load(players=players, deal=deal, options=options, max_turns_per_round=10)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_simultaneous_setup_namings_stay_secret_until_they_turn_up_together():
+    game = load(players=3, options="setup_reveals:simultaneous", max_turns_per_round=3)
+    recall = game.make_py_observer(PUBLIC_RECALL)
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    step_randomly(state, rng)  # the discard starter
+    named = []
+    for k in range(6):
+        assert not state.is_chance_node()
+        seat = state.current_player()
+        action = rng.choice(state.legal_actions())
+        state.apply_action(action)
+        named.append((seat, action))
+        if k < 5:
+            assert not state.is_chance_node()
+            history = recall.string_from(state, 0).split("history ")[1].split()
+            assert history[-1] == f"{seat}:?"  # nobody sees which cell was named
+            own = state.information_state_string(seat)
+            assert f"{seat}:{action}" in own.split("history ")[1].split()
+            others = [p for p in range(3) if p != seat]
+            assert all(f"{seat}:?" in state.information_state_string(p) for p in others)
+    # The last naming: chance deals every named cell (once each), then they turn up.
+    cells = list(dict.fromkeys(a - 5 - 3 for _, a in named))
+    assert list(state._node.queue) == cells
+    for _ in cells:
+        step_randomly(state, rng)
+    engine = state.engine_state
+    assert engine.phase.value == "draw"
+    assert all(not engine.face_down >> c & 1 or engine.cells[c] is None for c in cells)
 
 
 @pytest.mark.slow
@@ -193,12 +241,16 @@ def test_observers_honour_the_observation_type():
     assert private_seen > 0
 
 
-@pytest.mark.parametrize("deal", ["chance", "seeded"])
-def test_resampled_states_keep_the_information_state(deal):
-    game = load(players=3, deal=deal, max_turns_per_round=25, seed="7")
+@pytest.mark.parametrize(
+    ("deal", "options"),
+    [("chance", ""), ("seeded", ""), ("chance", "setup_reveals:simultaneous")],
+)
+def test_resampled_states_keep_the_information_state(deal, options):
+    game = load(players=3, deal=deal, options=options, max_turns_per_round=25, seed="7")
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
     changed = 0
-    for state in states_of_a_game(game, 4)[::5]:
+    states = states_of_a_game(game, 4)
+    for state in states[1:8] + states[::5]:
         if state.is_terminal():
             continue
         for p in range(3):
@@ -208,7 +260,10 @@ def test_resampled_states_keep_the_information_state(deal):
             assert np.array_equal(
                 other.information_state_tensor(p), state.information_state_tensor(p)
             )
-            assert other.legal_actions() == state.legal_actions()
+            if state.current_player() == p:
+                # Legal moves are part of the mover's knowledge (a seat's second
+                # naming in a simultaneous setup may not repeat its first).
+                assert other.legal_actions() == state.legal_actions()
             changed += str(other) != str(state)
     assert changed > 0  # the hidden cards differ: str(state) shows them
 

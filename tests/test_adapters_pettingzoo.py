@@ -27,10 +27,14 @@ API_CASES = [
     (5, SHORT),
     (6, SHORT),
     (2, RuleConfig(max_turns_per_round=3, discard_draw="may_discard")),
+    (3, RuleConfig(max_turns_per_round=6, setup_reveals="simultaneous", scoring_triples="removed")),
 ]
+NEW_OPTIONS = RuleConfig(
+    max_turns_per_round=2, setup_reveals="simultaneous", scoring_triples="removed"
+)
 
 
-@pytest.mark.parametrize(("players", "config"), API_CASES[:2])
+@pytest.mark.parametrize(("players", "config"), [*API_CASES[:2], (2, NEW_OPTIONS)])
 def test_api(players, config):
     api_test(env(num_players=players, config=config or TINY), num_cycles=40)
 

@@ -43,8 +43,10 @@ origin) holds, in order:
   (0 = the lowest total possible, the best) and its setup sum scaled the same way.
 
 The **private part** (:meth:`Encoder.private`) holds what only the viewer knows:
-``[I see a held card others do not]`` and its value one-hot, then ``[I see my
-in-hand card others do not]`` and its value one-hot.
+``[I see a held card others do not]`` and its value one-hot, ``[I see my in-hand card
+others do not]`` and its value one-hot, then (with ``setup_reveals="simultaneous"``)
+the cells the viewer has named in the current setup, an indicator over the ``12 n``
+cells in relative order.
 
 :meth:`Encoder.features` is the public part at ``origin = viewer`` followed by the
 private part: every fact the viewer knows at that moment. The previous round's
@@ -144,7 +146,7 @@ class Encoder:
             + 2 * n
         )
         """Length of :meth:`public`."""
-        self.private_size: int = 2 * (1 + k)
+        self.private_size: int = 2 * (1 + k) + cells
         """Length of :meth:`private`."""
         self.size: int = self.public_size + self.private_size
         """Length of :meth:`features`."""
@@ -260,8 +262,12 @@ class Encoder:
             out.append(min(1.0, max(0.0, scaled)))
         return out
 
-    def private(self, view: PlayerView) -> list[float]:
-        """What only ``view.viewer`` knows: a held or in-hand card hidden from the others."""
+    def private(self, view: PlayerView, origin: int | None = None) -> list[float]:
+        """What only ``view.viewer`` knows.
+
+        A held or in-hand card hidden from the others, and the cells it named in a
+        simultaneous setup (cells rotated to ``origin``, by default the viewer).
+        """
         out: list[float] = []
         mine = view.held is not None and view.held_was_face_down
         out.append(float(mine))
@@ -270,6 +276,12 @@ class Encoder:
         own_hand = hand is not None and view.hand_was_face_down and hand[0] == view.viewer
         out.append(float(own_hand))
         self._one_hot_value(out, hand[1] if hand is not None and own_hand else None)
+        n = self.num_players
+        named = [0.0] * (CELLS_PER_SEAT * n)
+        shift = (view.viewer if origin is None else origin) * CELLS_PER_SEAT
+        for cell in view.own_setup_named:
+            named[(cell - shift) % len(named)] = 1.0
+        out += named
         return out
 
     def features(self, view: PlayerView) -> list[float]:

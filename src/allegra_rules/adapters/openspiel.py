@@ -14,6 +14,9 @@ Parameters (all optional):
 - ``deck`` (str, default ``""``): when given, replaces the preset's deck, written
   ``"value:copies;value:copies;..."`` (for example ``"0:9;1:9;2:8"``, a small deck
   for algorithms that walk the whole tree).
+- ``options`` (str, default ``""``): rule options that replace the preset's, written
+  ``"option:value;option:value"`` (for example
+  ``"setup_reveals:simultaneous;scoring_triples:removed"``).
 - ``max_turns_per_round`` (int, default 0): when positive, overrides the config's
   turn cap; small values keep searches fast.
 - ``deal`` (str, default ``"chance"``): ``"chance"`` deals through explicit chance
@@ -80,11 +83,16 @@ import attrs
 import numpy as np
 import pyspiel
 
-from allegra_rules.actions import Action, DrawDeck, Reveal, Swap, Take
+from allegra_rules.actions import Action, DrawDeck, Reveal, Swap, Take, action_table
 from allegra_rules.adapters.features import Encoder, round_score_bounds
-from allegra_rules.config import RuleConfig
+from allegra_rules.config import OPTION_CHOICES, RuleConfig
 from allegra_rules.determinize import determinize
-from allegra_rules.encoding import action_from_id, legal_action_ids, num_distinct_actions
+from allegra_rules.encoding import (
+    action_from_id,
+    action_to_id,
+    legal_action_ids,
+    num_distinct_actions,
+)
 from allegra_rules.geometry import CELLS_PER_SEAT
 from allegra_rules.presets import preset
 from allegra_rules.serialize import state_to_dict
@@ -104,6 +112,7 @@ _DEFAULT_PARAMS: dict[str, Any] = {
     "players": 2,
     "preset": "seeds",
     "deck": "",
+    "options": "",
     "max_turns_per_round": 0,
     "deal": "chance",
     "seed": "0x0",
@@ -159,8 +168,9 @@ _COUNTED = ("DrawDeck", "DrawDiscard", "Knock", "Pass", "Discard")
 def game_config(params: dict[str, Any]) -> RuleConfig:
     """The :class:`~allegra_rules.RuleConfig` that game parameters ``params`` select.
 
-    ``deck`` (``"value:copies;..."``) replaces the preset's deck; a positive
-    ``max_turns_per_round`` replaces the turn cap.
+    ``options`` (``"option:value;..."``) replaces string options of the preset,
+    ``deck`` (``"value:copies;..."``) its deck; a positive ``max_turns_per_round``
+    replaces the turn cap.
 
     Raises:
         ValueError: an unknown preset, a malformed deck or a bad option value.
@@ -169,6 +179,18 @@ def game_config(params: dict[str, Any]) -> RuleConfig:
     ((0, 9), (1, 9), (2, 8))
     """
     config = preset(str(params.get("preset", "seeds")))
+    options = str(params.get("options", "") or "")
+    if options:
+        changes: dict[str, Any] = {}
+        for item in options.split(";"):
+            name, sep, value = item.partition(":")
+            if not sep or name not in OPTION_CHOICES:
+                raise ValueError(
+                    f"options must read 'option:value;...' with options of "
+                    f"{sorted(OPTION_CHOICES)}; got {options!r}"
+                )
+            changes[name] = value
+        config = attrs.evolve(config, **changes)
     text = str(params.get("deck", "") or "")
     if text:
         pairs = []
@@ -578,7 +600,9 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
         player = node.engine.current_player
         assert player is not None
         act = action_from_id(action, self._setup.num_players)
-        moves = (node.moves, _Move(player, action))
+        engine = node.engine
+        naming = engine.phase is Phase.SETUP and self._setup.config.setup_reveals == "simultaneous"
+        moves = (node.moves, _Move(player, action, player if naming else None))
         counts = self._count(node, player, act)
         rounds = self._setup.rounds
         if not self._setup.chance:
@@ -609,6 +633,18 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
         phase = engine.phase
         if isinstance(act, DrawDeck):
             return (_DRAW,), (None,)
+        if (
+            isinstance(act, Reveal)
+            and phase is Phase.SETUP
+            and engine.config.setup_reveals == "simultaneous"
+        ):
+            # A36: a named cell stays face down until the last naming; then every
+            # named cell turns up at once (a cell named twice turns up once).
+            named = (*engine.setup_named, act.pos.index)
+            if len(named) < 2 * engine.num_players:
+                return (), ()
+            cells = tuple(dict.fromkeys(named))
+            return cells, (None,) * len(cells)
         if isinstance(act, (Reveal, Swap, Take)):
             i = act.pos.index
             if (fd >> i) & 1:
@@ -726,6 +762,16 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
                     moves[j] = attrs.evolve(move, action=index[new_card])
                     break
         clone = self.clone()
+        named = node.engine.setup_named
+        if named:
+            # The namings of this simultaneous setup are the last player moves; the
+            # other seats' ones get the cells the sample drew for them.
+            n = self._setup.num_players
+            reveal = action_table(n).reveal
+            places = [j for j, m in enumerate(moves) if m.player != _CHANCE][-len(named) :]
+            for j, cell in zip(places, engine.setup_named, strict=True):
+                if moves[j].player != player_id:
+                    moves[j] = attrs.evolve(moves[j], action=action_to_id(reveal[cell], n))
         history: _History = None
         for move in moves:
             history = (history, move)
@@ -778,6 +824,7 @@ class AllegraObserver:
         elif self.private == "all":
             pieces.append(("private_held", 1 + k))
             pieces.append(("private_hand", 1 + k))
+            pieces.append(("private_named", CELLS_PER_SEAT * n))
         if self.perfect_recall and self.public_info:
             pieces.append(("action_counts", len(_COUNTED) * n))
         size = sum(s for _, s in pieces)
@@ -800,7 +847,7 @@ class AllegraObserver:
             self.dict["public"][:] = enc.public(view, 0)
         if "player" in self.dict:
             self.dict["player"][player] = 1.0
-            self.dict["private"][:] = enc.private(view)
+            self.dict["private"][:] = enc.private(view, 0)
         if "private_held" in self.dict:
             k = len(setup.values)
             for name, card in (
@@ -815,6 +862,8 @@ class AllegraObserver:
                     part[0] = 1.0
                     part[1 + setup.values.index(card)] = 1.0
                     assert len(part) == 1 + k
+            for cell in engine.setup_named:
+                self.dict["private_named"][cell] = 1.0
         if "action_counts" in self.dict:
             cap = setup.config.max_turns_per_round
             self.dict["action_counts"][:] = [min(1.0, c / cap) for c in node.counts]
@@ -834,11 +883,14 @@ class AllegraObserver:
             for owner, card in view.in_hand:
                 if owner == player and view.hand_was_face_down and card is not None:
                     mine.append(f"in hand {card}")
+            if view.own_setup_named:
+                mine.append(f"named {list(view.own_setup_named)}")
             parts.append(f"p{player} " + (" ".join(mine) or "-"))
         elif self.private == "all":
             held = engine.held if engine.held_was_face_down else None
             hand = engine.in_hand[0][1] if engine.in_hand and engine.hand_was_face_down else None
-            parts.append(f"private held={held} hand={hand}")
+            named = list(engine.setup_named)
+            parts.append(f"private held={held} hand={hand} named={named}")
         if self.perfect_recall:
             parts.append(
                 "history " + " ".join(self._move_text(m, player) for m in _history_list(node.moves))
@@ -847,7 +899,11 @@ class AllegraObserver:
 
     def _move_text(self, move: _Move, player: int) -> str:
         if move.player != _CHANCE:
-            return f"{move.player}:{move.action}"
+            if move.seen_by is None or self.private == "all":
+                return f"{move.player}:{move.action}"
+            if self.private == "single" and move.seen_by == player:
+                return f"{move.player}:{move.action}"
+            return f"{move.player}:?"
         if move.seen_by is None:
             return f"c{move.action}"
         if self.private == "all" or (self.private == "single" and move.seen_by == player):
