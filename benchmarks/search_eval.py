@@ -2,11 +2,12 @@
 
 Run from the repository root (needs the ``openspiel`` extra)::
 
-    python benchmarks/search_eval.py --games 100 --simulations 16 --json
+    python benchmarks/search_eval.py --games 120 --simulations 32 --rounds 1 --json
 
 Every arm plays the same deals (engine seeds 0..games-1, the search bot in seat
 ``game % 2``) against a uniformly random player, 2 players, ``--turns`` turns per
-round, three rounds. A referee plays the real game with the engine; at each of its
+round, ``--rounds`` rounds (the game parameter ``rounds``: the searches stop there
+too). A referee plays the real game with the engine; at each of its
 decisions the search bot gets an OpenSpiel state to search from:
 
 - ``mcts-seeded``: ``MCTSBot`` on ``deal="seeded"`` with the real seed. It reads the
@@ -58,7 +59,7 @@ def make_bot(arm: str, game: Any, simulations: int, uct_c: float, rng: Any) -> A
 
 def play(arm: str, seed: int, args: argparse.Namespace) -> tuple[float, float]:
     """One game; returns (margin, seconds)."""
-    base = {"players": 2, "max_turns_per_round": args.turns}
+    base = {"players": 2, "max_turns_per_round": args.turns, "rounds": args.rounds}
     chance = pyspiel.load_game("python_allegra", {**base, "deal": "chance"})
     real = pyspiel.load_game("python_allegra", {**base, "deal": "seeded", "seed": str(seed)})
     game = chance if arm in ("mcts-chance", "ismcts") else real
@@ -69,7 +70,7 @@ def play(arm: str, seed: int, args: argparse.Namespace) -> tuple[float, float]:
     me = seed % 2
     state = new_game(2, config=real.config, seed=seed)
     start = time.perf_counter()
-    while not state.is_terminal:
+    while not state.is_terminal and len(state.round_scores) < args.rounds:
         ids = legal_action_ids(state)
         if state.current_player != me:
             action = pick.choice(ids)
@@ -89,7 +90,7 @@ def play(arm: str, seed: int, args: argparse.Namespace) -> tuple[float, float]:
             action = int(bot.step(root))
         state = apply(state, action_from_id(action, 2))
     seconds = time.perf_counter() - start
-    totals = state.totals
+    totals = [sum(scores[p] for scores in state.round_scores) for p in range(2)]
     return float(totals[1 - me] - totals[me]), seconds
 
 
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--simulations", type=int, default=16)
     parser.add_argument("--uct-c", type=float, default=2.0)
     parser.add_argument("--turns", type=int, default=4, help="max_turns_per_round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds played (1 to 3)")
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--first-game", type=int, default=0)
     parser.add_argument("--json", action="store_true")
@@ -125,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
             margin, took = play(arm, seed, args)
             margins[arm].append(margin)
             seconds[arm].append(took)
+        if (seed + 1 - args.first_game) % 10 == 0:
+            means = {a: round(sum(m) / len(m), 1) for a, m in margins.items()}
+            print(f"after {seed + 1 - args.first_game} games: {means}", file=sys.stderr, flush=True)
     for arm in arms:
         results[arm] = summary(margins[arm], seconds[arm])
     if args.json:

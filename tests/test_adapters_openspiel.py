@@ -320,7 +320,13 @@ def test_ismcts_plays_a_whole_game():
     assert len(state.returns()) == 2 and state.engine_state.round_scores
 
 
-SMALL = {"players": 2, "rounds": 1, "deck": "0:13;1:13", "max_turns_per_round": 1}
+SMALL = {
+    "players": 2,
+    "rounds": 1,
+    "deck": "0:13;1:13",
+    "max_turns_per_round": 1,
+    "options": "reveal_area:own;swap_area:own;knocking:never",
+}
 
 
 def test_outcome_sampling_mccfr_runs():

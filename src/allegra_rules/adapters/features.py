@@ -154,6 +154,19 @@ class Encoder:
         self._total_lo, self._total_span = lo, max(1, hi - lo)
         low_card, high_card = self.values[0], self.values[-1]
         self._setup_lo, self._setup_span = 2 * low_card, max(1, 2 * (high_card - low_card))
+        # Precomputed cell codes: a gap, a face-down card, each face-up value.
+        blank = (0.0,) * k
+        self._gap_code = (1.0, 0.0, *blank)
+        self._down_code = (0.0, 1.0, *blank)
+        self._up_code = {
+            v: (0.0, 0.0, *(1.0 if j == i else 0.0 for j in range(k)))
+            for i, v in enumerate(self.values)
+        }
+        per = CELLS_PER_SEAT
+        self._orders = [
+            [s * per + j for s in ((o + d) % n for d in range(n)) for j in range(per)]
+            for o in range(n)
+        ]
 
     def _one_hot_value(self, out: list[float], value: int | None) -> None:
         part = [0.0] * len(self.values)
@@ -181,14 +194,14 @@ class Encoder:
             raise ValueError(f"origin must be a seat 0..{n - 1}; got {origin!r}")
         order = [(origin + k) % n for k in range(n)]
         place = {seat: k for k, seat in enumerate(order)}
-        cell_order = [s * CELLS_PER_SEAT + j for s in order for j in range(CELLS_PER_SEAT)]
+        cell_order = self._orders[origin]
         cell_place = {c: k for k, c in enumerate(cell_order)}
         out: list[float] = []
+        cells, face_down = view.cells, view.face_down
+        up, gap, down_code = self._up_code, self._gap_code, self._down_code
         for c in cell_order:
-            value = view.cells[c]
-            down = view.face_down[c]
-            out += (float(value is None and not down), float(down))
-            self._one_hot_value(out, value)
+            value = cells[c]
+            out += down_code if face_down[c] else gap if value is None else up[value]
         phase = [0.0] * len(_PHASES)
         phase[_PHASES.index(view.phase)] = 1.0
         out += phase
