@@ -436,6 +436,8 @@ class AllegraGame(pyspiel.Game):  # type: ignore[misc]
         Raises:
             ValueError: ``params`` is not empty.
         """
+        if isinstance(iig_obs_type, dict):  # called as make_py_observer(params)
+            iig_obs_type, params = None, iig_obs_type
         if params:
             raise ValueError(f"python_allegra observers take no parameters; got {params}")
         if iig_obs_type is None:
