@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             margin, took = play(arm, seed, args)
             margins[arm].append(margin)
             seconds[arm].append(took)
+        row = {a: margins[a][-1] for a in arms}
+        print(f"game {seed}: {json.dumps(row)}", file=sys.stderr, flush=True)
         if (seed + 1 - args.first_game) % 10 == 0:
             means = {a: round(sum(m) / len(m), 1) for a, m in margins.items()}
             print(f"after {seed + 1 - args.first_game} games: {means}", file=sys.stderr, flush=True)

@@ -74,6 +74,7 @@ Modelling choices (``deal="chance"``, a *lazy deal*):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections import Counter
@@ -414,7 +415,10 @@ class AllegraGame(pyspiel.Game):  # type: ignore[misc]
         if engine.config != self.config or engine.num_players != self.num_seats:
             raise ValueError("engine must have this game's config and seat count")
         if player is not None:
-            engine = determinize(observe(engine, player), random.Random(engine.seed ^ player))
+            view = observe(engine, player)
+            # Seeded from what the seat knows, never from the hidden seed.
+            digest = hashlib.sha256(view.to_json().encode()).digest()
+            engine = determinize(view, random.Random(int.from_bytes(digest[:8], "big")))
         state = self.new_initial_state()
         state._node = _Node(engine, self._setup.rounds, counts=self._initial.counts)
         return state
