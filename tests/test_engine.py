@@ -115,9 +115,9 @@ def test_new_game_rejects_a_deck_that_is_not_the_configs_cards() -> None:
         new_game(3, deck=[*deck[:-1], 5])
     with pytest.raises(ValueError, match="must hold int card values"):
         new_game(3, deck=[*deck[:-1], "11"])  # type: ignore[list-item]
-    with pytest.raises(ValueError, match="sequence of card values"):
+    with pytest.raises(ValueError, match="list or tuple of card values"):
         new_game(3, deck="1234")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="sequence of card values"):
+    with pytest.raises(ValueError, match="list or tuple of card values"):
         new_game(3, deck=Counter(deck))  # type: ignore[arg-type]
 
 

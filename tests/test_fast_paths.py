@@ -23,6 +23,8 @@ from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import allegra_rules
 from allegra_rules import (
@@ -43,6 +45,7 @@ from allegra_rules.geometry import geometry
 from allegra_rules.serialize import dumps
 from allegra_rules.shuffle import SplitMix64, shuffled, stream
 from allegra_rules.state import _UnfrozenState
+from allegra_rules.triples import find_triples, table_triples
 from random_games import CONFIGS, game_states
 
 SRC = Path(allegra_rules.__file__).parent
@@ -181,8 +184,10 @@ def _knock_states() -> Iterator[GameState]:
     """Hold-deck states with knockers, under every pair of swap and take areas."""
     for swap_area in ("zone", "own"):
         for take_area in ("zone", "own"):
-            for given in ("allowed", "forbidden"):
-                config = RuleConfig(swap_area=swap_area, take_area=take_area, take_given_card=given)
+            for taken_back in ("allowed", "forbidden"):
+                config = RuleConfig(
+                    swap_area=swap_area, take_area=take_area, take_given_card=taken_back
+                )
                 states = game_states(config, 4, seed=len(swap_area) + len(take_area))
                 yield from [s for s in states if s.phase is Phase.HOLD_DECK and s.knockers][:6]
 
@@ -214,6 +219,19 @@ def test_swap_and_draw_actions_agree_with_their_definitions_with_any_gaps() -> N
             assert engine._swaps(state, seat) == _reference_swaps(state, seat)
         drawing = attrs.evolve(state, phase=Phase.DRAW, held=None)
         assert legal_actions(drawing) == _reference_draw(drawing)
+
+
+@given(st.integers(0, 2**32), st.sampled_from([2, 3, 6]), st.sampled_from(["anywhere", "adjacent"]))
+def test_table_triples_finds_what_find_triples_finds_on_every_line(
+    seed: int, n: int, row_match: str
+) -> None:
+    # Random tables with few values, so triples (face up, down or mixed) are common.
+    rng = random.Random(seed)
+    cells = tuple(None if rng.random() < 0.1 else rng.randrange(3) for _ in range(12 * n))
+    face_down = rng.getrandbits(12 * n) & sum(1 << i for i, v in enumerate(cells) if v is not None)
+    config = RuleConfig(row_match=row_match)
+    lines = geometry(n).lines
+    assert table_triples(config, cells, face_down) == find_triples(config, cells, face_down, lines)
 
 
 def test_the_inlined_shuffle_draws_what_the_generator_draws() -> None:

@@ -482,7 +482,7 @@ def test_error_messages_name_what_is_wrong() -> None:
     deck.remove(11)
     with pytest.raises(ValueError, match=r"it has 120 \(extra 1x 5, 1x 6; missing 1x 10, 1x 11\)"):
         new_game(3, deck=[*deck, 5, 6])
-    with pytest.raises(ValueError, match="sequence of card values; got str"):
+    with pytest.raises(ValueError, match="list or tuple of card values; got str"):
         new_game(3, deck="1234")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="JSON object; got list"):
         RuleConfig.from_dict([])  # type: ignore[arg-type]

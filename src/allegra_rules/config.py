@@ -309,11 +309,11 @@ class RuleConfig:
     @property
     def deck_size(self) -> int:
         """The number of cards in the deck."""
-        return sum(copies for _, copies in self.deck)
+        return _deck_facts(self)[0]
 
     def deck_cards(self) -> tuple[int, ...]:
         """Every card of the deck as a sorted tuple of values."""
-        return tuple(v for v, copies in self.deck for _ in range(copies))
+        return _deck_facts(self)[1]
 
     def most_players(self) -> int:
         """The largest seat count this config can deal: ``max_players`` or fewer."""
@@ -447,3 +447,18 @@ OPTION_ADDED: dict[str, str] = {
     field.name: field.metadata["added"] for field in attrs.fields(RuleConfig)
 }
 """The release that added each option."""
+
+
+_facts: dict[int, tuple[RuleConfig, int, tuple[int, ...]]] = {}
+
+
+def _deck_facts(config: RuleConfig) -> tuple[int, tuple[int, ...]]:
+    """The deck's size and sorted cards, remembered for the last configs (frozen)."""
+    known = _facts.get(id(config))
+    if known is not None and known[0] is config:
+        return known[1], known[2]
+    cards = tuple(v for v, copies in config.deck for _ in range(copies))
+    if len(_facts) >= 64:
+        _facts.clear()
+    _facts[id(config)] = (config, len(cards), cards)  # holding config keeps its id unused
+    return len(cards), cards

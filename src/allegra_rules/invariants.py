@@ -35,6 +35,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any, NoReturn
 
 from allegra_rules.config import RuleConfig
@@ -42,7 +43,7 @@ from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, geometry
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS, legal_actions
-from allegra_rules.triples import find_triples
+from allegra_rules.triples import table_triples
 
 __all__ = ["InvalidStateError", "check_state"]
 
@@ -84,6 +85,11 @@ def deck_counts(config: RuleConfig) -> dict[int, int]:
     return dict(config.deck)
 
 
+@lru_cache(maxsize=64)
+def _deck_counter(config: RuleConfig) -> Counter[int]:
+    return Counter(deck_counts(config))
+
+
 def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
     extra = sorted((v, found[v] - want.get(v, 0)) for v in found if found[v] > want.get(v, 0))
     missing = sorted((v, want[v] - found[v]) for v in want if found[v] < want[v])
@@ -97,8 +103,9 @@ def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
 
 def check_conservation(path: str, found: Counter[int], config: RuleConfig, where: str) -> None:
     """Fail unless ``found`` is exactly the config's deck as a multiset."""
-    want = deck_counts(config)
-    if found != Counter(want):
+    # dict equality (C speed): neither side holds a zero count.
+    if not dict.__eq__(found, _deck_counter(config)):
+        want = deck_counts(config)
         fail(
             path,
             f"the cards in {where} must be exactly the config's deck of {config.deck_size} "
@@ -217,7 +224,7 @@ def _check_settled(s: GameState, path: str) -> None:
         return
     geo = geometry(s.num_players)
     cells, face_down = _settled_table(s)
-    found = find_triples(s.config, cells, face_down, geo.lines)
+    found = table_triples(s.config, cells, face_down)
     if found:
         when = "when play last settled"
         if cells is not s.cells:
@@ -256,7 +263,9 @@ def _lines_of_gaps(s: GameState) -> frozenset[int]:
     cells = s.cells
     adjacent = s.config.row_match == "adjacent"
     explained: set[int] = set()
-    for line in geo.lines:
+    through = geo.lines_through
+    lines = {line for i, v in enumerate(cells) if v is None for line in through[i]}
+    for line in lines:
         empty = [i for i in line if cells[i] is None]
         if len(empty) < 3:
             continue
@@ -338,17 +347,16 @@ def _check_progress(s: GameState, path: str) -> None:
 
 
 def _check_cards(s: GameState, path: str) -> None:
-    found: Counter[int] = Counter(v for v in s.cells if v is not None)
-    found.update(s.draw_pile)
-    found.update(s.discard_pile)
-    found.update(s.out_of_play)
-    found.update(card for _, card in s.in_hand)
+    found: Counter[Any] = Counter(s.cells)
+    gaps = found.pop(None, 0)
+    found.update(s.draw_pile + s.discard_pile + s.out_of_play)
+    for _, card in s.in_hand:
+        found[card] += 1
     if s.held is not None:
         found[s.held] += 1
     check_conservation(
         path, found, s.config, "cells, draw_pile, discard_pile, held, in_hand and out_of_play"
     )
-    gaps = sum(1 for v in s.cells if v is None)
     removed = gaps - (1 if s.phase is Phase.HOLD_TAKEN else 0)
     if s.config.removed_cards == "discard":
         if s.out_of_play:
@@ -359,7 +367,7 @@ def _check_cards(s: GameState, path: str) -> None:
             f"holds {len(s.out_of_play)} cards, but {removed} cells were emptied by "
             'triples (removed_cards="out_of_play")',
         )
-    counts = Counter(s.out_of_play)
+    counts = Counter(s.out_of_play) if s.out_of_play else Counter()
     for card, copies in sorted(counts.items()):
         if copies < 3:
             fail(
@@ -410,7 +418,7 @@ def _check_rounds(s: GameState, path: str) -> None:
     geo = geometry(n)
     want_removed: tuple[int, ...] = ()
     if s.config.scoring_triples == "removed":
-        want_removed = tuple(find_triples(s.config, last.cells, 0, geo.lines))
+        want_removed = tuple(table_triples(s.config, last.cells, 0))
     if last.removed != want_removed:
         fail(
             join(where, "removed"),

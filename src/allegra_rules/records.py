@@ -28,6 +28,7 @@ from allegra_rules.presets import preset, preset_id, preset_ids
 from allegra_rules.serialize import (
     ACTION_TYPES,
     MAX_DOCUMENT_BYTES,
+    JsonPath,
     action_from_dict,
     action_to_dict,
     check_conservation,
@@ -39,7 +40,7 @@ from allegra_rules.serialize import (
     get_object,
     get_str,
     join,
-    parse_document,
+    load_document,
     read_table,
     schema_version_for,
     state_to_json,
@@ -93,8 +94,10 @@ def _config(value: RuleConfig | None) -> RuleConfig:
 def _deck(value: Sequence[int] | None) -> tuple[int, ...] | None:
     if value is None:
         return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise ValueError(f"deck must be a sequence of card values or None; got {value!r}")
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(
+            f"deck must be a list or tuple of card values, or None; got {type(value).__name__}"
+        )
     return tuple(value)
 
 
@@ -229,7 +232,7 @@ class GameRecord:
         return dumps(self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> GameRecord:
+    def from_dict(cls, data: object, path: JsonPath = "$") -> GameRecord:
         """Load parsed record data, checking everything and replaying the game.
 
         Raises:
@@ -321,7 +324,7 @@ class GameRecord:
             SaveFormatError: anything malformed, inconsistent or not reproducible;
                 the message names the path, such as ``$.actions[37]``.
         """
-        return cls.from_dict(parse_document(text, max_bytes=max_bytes, what="record"))
+        return load_document(text, cls.from_dict, max_bytes=max_bytes, what="record")
 
 
 def replay(record: GameRecord) -> GameState:

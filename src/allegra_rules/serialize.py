@@ -28,8 +28,11 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache, partial
 from importlib import resources
-from typing import Any, NoReturn
+from itertools import compress
+from operator import is_not
+from typing import Any, NoReturn, TypeVar, cast
 
 import attrs
 
@@ -55,8 +58,17 @@ from allegra_rules.config import LATER_OPTIONS, OPTION_CHOICES, RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, MAX_SEATS, ROWS, Pos
 from allegra_rules.invariants import InvalidStateError, check_consistency, deck_counts
 from allegra_rules.invariants import check_conservation as _check_conservation
-from allegra_rules.state import GameState, Phase, RoundEnd, require_state, trusted_state
+from allegra_rules.state import (
+    GameState,
+    Phase,
+    RoundEnd,
+    require_state,
+    trusted_round_end,
+    trusted_state,
+)
 from allegra_rules.transitions import ROUNDS
+
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = 2
 """The newest version of the JSON documents; this release reads every version up to it.
@@ -164,9 +176,17 @@ class SaveFormatError(ValueError):
 # ------------------------------------------------------------------ reading JSON
 
 
-def fail(path: str, reason: str) -> NoReturn:
+JsonPath = str | tuple["JsonPath", str | int]
+"""Where a value lies in a document: ``"$"``, or ``(parent, key)`` built by :func:`join`.
+
+Loaders pass these lazy paths down and turn them into text (:func:`render`) only
+when they report an error, so a document that loads builds no path strings.
+"""
+
+
+def fail(path: JsonPath, reason: str) -> NoReturn:
     """Raise :class:`SaveFormatError` at ``path``."""
-    raise SaveFormatError(path, reason)
+    raise SaveFormatError(render(path), reason)
 
 
 def _short(value: object, limit: int = 40) -> str:
@@ -174,24 +194,36 @@ def _short(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def join(path: str, key: str | int) -> str:
-    """The path of ``key`` inside ``path``: ``$.cells`` + ``3`` gives ``$.cells[3]``."""
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    if key.isidentifier() and key.isascii():
-        return f"{path}.{key}"
-    return f"{path}[{json.dumps(key[:40])}]"
+def join(path: JsonPath, key: str | int) -> JsonPath:
+    """The path of ``key`` inside ``path`` (rendered, ``$.cells`` + ``3`` is ``$.cells[3]``)."""
+    return (path, key)
 
 
-_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|"')
+def render(path: JsonPath) -> str:
+    """A path as JSONPath text: ``$``, ``$.cells[3]``, ``$.config.deck["5"]``."""
+    keys: list[str | int] = []
+    while isinstance(path, tuple):
+        path, key = path
+        keys.append(key)
+    text = path if isinstance(path, str) else _short(path)
+    for key in reversed(keys):
+        if isinstance(key, int):
+            text = f"{text}[{key}]"
+        elif isinstance(key, str) and key.isidentifier() and key.isascii():
+            text = f"{text}.{key}"
+        else:
+            text = f"{text}[{json.dumps(str(key)[:40])}]"
+    return text
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            fail("$", f"duplicate key {_short(key)} in an object")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                fail("$", f"duplicate key {_short(key)} in an object")
+            seen.add(key)
     return out
 
 
@@ -199,13 +231,38 @@ def _reject_constant(name: str) -> NoReturn:
     fail("$", f"{name} is not a JSON number")
 
 
-def parse_document(text: object, *, max_bytes: int = MAX_DOCUMENT_BYTES, what: str) -> Any:
-    """Parse JSON ``text`` after checking its size and nesting depth.
+# One decoder for every document (json.loads with options builds a new one each call).
+_DECODER = json.JSONDecoder(object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+
+
+def load_document(
+    text: object, build: Callable[[Any], _T], *, max_bytes: int = MAX_DOCUMENT_BYTES, what: str
+) -> _T:
+    """Parse ``text`` (:func:`parse_document`) and ``build`` the loaded object from it.
+
+    A document nested deeper than :data:`MAX_NESTING_DEPTH` never has the shape that
+    ``build`` checks, so the depth is looked at only when ``build`` refuses the
+    document: the error then says it nests too deep.
+    """
+    data = parse_document(text, max_bytes=max_bytes, what=what, check_depth=False)
+    try:
+        return build(data)
+    except SaveFormatError:
+        _check_depth(data)
+        raise
+
+
+def parse_document(
+    text: object, *, max_bytes: int = MAX_DOCUMENT_BYTES, what: str, check_depth: bool = True
+) -> Any:
+    """Parse JSON ``text`` after checking its size, and check its nesting depth.
 
     Args:
         text: the document, ``str`` or UTF-8 ``bytes``.
         max_bytes: the largest accepted size in bytes.
         what: the document kind, for messages.
+        check_depth: check the nesting depth now (:func:`load_document` checks it
+            only when the document fails to load).
 
     Returns:
         The parsed JSON value.
@@ -231,27 +288,37 @@ def parse_document(text: object, *, max_bytes: int = MAX_DOCUMENT_BYTES, what: s
     else:
         fail("$", f"a {what} document must be str or bytes; got {type(text).__name__}")
     assert isinstance(text, str)
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        first = token[0]
-        if first == '"':
-            if len(token) == 1:
-                break  # an unterminated string: json.loads reports it
-        elif first in "[{":
-            depth += 1
-            if depth > MAX_NESTING_DEPTH:
-                fail("$", f"arrays and objects nest deeper than {MAX_NESTING_DEPTH} levels")
-        else:
-            depth -= 1
     try:
-        return json.loads(
-            text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
-        )
+        value = _DECODER.decode(text)
     except SaveFormatError:
         raise
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        fail("$", f"arrays and objects nest deeper than {MAX_NESTING_DEPTH} levels")
+    except ValueError as exc:
         fail("$", f"the {what} document is not valid JSON: {exc}")
+    if check_depth:
+        _check_depth(value)
+    return value
+
+
+def _check_depth(value: object) -> None:
+    """Fail when arrays and objects nest deeper than :data:`MAX_NESTING_DEPTH`."""
+    # Level by level, keeping only the arrays and objects (filtered at C speed).
+    level: list[Any] = [value] if type(value) in _CONTAINERS else []
+    for _ in range(MAX_NESTING_DEPTH):
+        if not level:
+            return
+        inner: list[Any] = []
+        for item in level:
+            members = item.values() if type(item) is dict else item
+            inner.extend(compress(members, map(_is_container, map(type, members))))
+        level = inner
+    if level:
+        fail("$", f"arrays and objects nest deeper than {MAX_NESTING_DEPTH} levels")
+
+
+_CONTAINERS = frozenset({dict, list})
+_is_container = _CONTAINERS.__contains__
 
 
 def describe(value: object) -> str:
@@ -274,11 +341,13 @@ def describe(value: object) -> str:
 
 
 def get_object(
-    value: object, path: str, keys: Sequence[str], optional: Sequence[str] = ()
+    value: object, path: JsonPath, keys: Sequence[str], optional: Sequence[str] = ()
 ) -> dict[str, Any]:
     """``value`` as an object with exactly ``keys`` (all required), and maybe ``optional``."""
     if not isinstance(value, dict):
         fail(path, f"expected an object; got {describe(value)}")
+    if not optional and len(value) == len(keys) and value.keys() == _key_set(keys):
+        return value
     for key in value:
         if key not in keys and key not in optional:
             allowed = ", ".join((*keys, *optional))
@@ -289,7 +358,12 @@ def get_object(
     return value
 
 
-def get_int(value: object, path: str, low: int | None = None, high: int | None = None) -> int:
+@lru_cache(maxsize=64)
+def _key_set(keys: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(keys)
+
+
+def get_int(value: object, path: JsonPath, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int in ``low..high`` (a boolean is not an int)."""
     if type(value) is not int:
         fail(path, f"expected an integer; got {describe(value)}")
@@ -302,19 +376,19 @@ def get_int(value: object, path: str, low: int | None = None, high: int | None =
     return value
 
 
-def get_opt_int(value: object, path: str, low: int, high: int) -> int | None:
+def get_opt_int(value: object, path: JsonPath, low: int, high: int) -> int | None:
     """``value`` as null or an int in ``low..high``."""
     return None if value is None else get_int(value, path, low, high)
 
 
-def get_bool(value: object, path: str) -> bool:
+def get_bool(value: object, path: JsonPath) -> bool:
     """``value`` as a boolean."""
     if not isinstance(value, bool):
         fail(path, f"expected true or false; got {describe(value)}")
     return value
 
 
-def get_str(value: object, path: str) -> str:
+def get_str(value: object, path: JsonPath) -> str:
     """``value`` as a string."""
     if not isinstance(value, str):
         fail(path, f"expected a string; got {describe(value)}")
@@ -322,7 +396,7 @@ def get_str(value: object, path: str) -> str:
 
 
 def get_list(
-    value: object, path: str, length: int | None = None, most: int | None = None
+    value: object, path: JsonPath, length: int | None = None, most: int | None = None
 ) -> list[Any]:
     """``value`` as an array, of exactly ``length`` or at most ``most`` items."""
     if not isinstance(value, list):
@@ -336,7 +410,7 @@ def get_list(
 
 def get_int_list(
     value: object,
-    path: str,
+    path: JsonPath,
     low: int | None = None,
     high: int | None = None,
     *,
@@ -356,7 +430,7 @@ def _values_text(values: frozenset[int]) -> str:
     return shown + (", ..." if len(ordered) > 20 else "")
 
 
-def get_card(value: object, path: str, values: frozenset[int]) -> int:
+def get_card(value: object, path: JsonPath, values: frozenset[int]) -> int:
     """``value`` as a card value of the config's deck."""
     card = get_int(value, path)
     if card not in values:
@@ -367,13 +441,44 @@ def get_card(value: object, path: str, values: frozenset[int]) -> int:
     return card
 
 
-def get_cards(value: object, path: str, values: frozenset[int], most: int) -> tuple[int, ...]:
+def get_cards(value: object, path: JsonPath, values: frozenset[int], most: int) -> tuple[int, ...]:
     """``value`` as an array of at most ``most`` card values."""
     items = get_list(value, path, most=most)
+    if _are_cards(items, values):
+        return tuple(items)
     return tuple(get_card(x, join(path, i), values) for i, x in enumerate(items))
 
 
-def get_seats(value: object, path: str, n: int, *, distinct: bool = True) -> tuple[int, ...]:
+# Bulk checks at C speed: the set of types, then the set of values. (A JSON true is
+# equal to 1 and would pass a value check alone.)
+_INT_ONLY = frozenset({int})
+_INT_OR_NONE = frozenset({int, type(None)})
+_BOOL_ONLY = frozenset({bool})
+_not_none = partial(is_not, None)
+
+
+def _are_cards(items: list[Any], values: frozenset[int]) -> bool:
+    """Whether every item is an int card value of the deck."""
+    return set(map(type, items)) <= _INT_ONLY and values.issuperset(items)
+
+
+def _are_bools(items: list[Any]) -> bool:
+    """Whether every item is a JSON boolean."""
+    return set(map(type, items)) <= _BOOL_ONLY
+
+
+def _cards_or_null(
+    items: list[Any], path: JsonPath, values: frozenset[int]
+) -> tuple[int | None, ...]:
+    """``items`` as card values or nulls (checked one by one only to report an error)."""
+    if set(map(type, items)) <= _INT_OR_NONE and values.issuperset(filter(_not_none, items)):
+        return tuple(items)
+    return tuple(
+        None if x is None else get_card(x, join(path, i), values) for i, x in enumerate(items)
+    )
+
+
+def get_seats(value: object, path: JsonPath, n: int, *, distinct: bool = True) -> tuple[int, ...]:
     """``value`` as an array of seats ``0..n-1``, each at most once."""
     seats = get_int_list(value, path, 0, n - 1, most=n)
     if distinct:
@@ -401,7 +506,7 @@ def schema_version_for(config: RuleConfig) -> int:
 
 
 def check_header(
-    data: object, path: str, kind: str, versions: tuple[int, ...] = SCHEMA_VERSIONS
+    data: object, path: JsonPath, kind: str, versions: tuple[int, ...] = SCHEMA_VERSIONS
 ) -> dict[str, Any]:
     """Check ``schema_version`` (one of ``versions``) and ``kind``; return the object."""
     if not isinstance(data, dict):
@@ -428,12 +533,50 @@ def check_header(
 # ------------------------------------------------------------------------ config
 
 
-def config_from_data(value: object, path: str, version: int = SCHEMA_VERSION) -> RuleConfig:
+_config_cache: dict[object, RuleConfig] = {}
+
+
+def _config_key(value: object, version: int) -> object:
+    """A hashable form of config data (``None`` for data that cannot be one)."""
+    if not isinstance(value, dict):
+        return None
+    deck = value.get("deck")
+    if not isinstance(deck, dict):
+        return None
+    # Types are part of the key: true == 1 and 2.0 == 2, but neither is a valid int here.
+    try:
+        key = (
+            version,
+            tuple((k, type(v), v) for k, v in value.items() if k != "deck"),
+            tuple((k, type(v), v) for k, v in deck.items()),
+        )
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def config_from_data(value: object, path: JsonPath, version: int = SCHEMA_VERSION) -> RuleConfig:
     """Load an embedded ``RuleConfig.to_dict`` object, every key checked at its path.
 
     Every option of 0.1.0 is required. In a version 1 document no later option may
     appear (0.1.0 knew none); in later versions they may be left out (legacy value).
+    Data that loaded before gives the same (frozen) config object again.
     """
+    key = _config_key(value, version)
+    if key is not None:
+        cached = _config_cache.get(key)
+        if cached is not None:
+            return cached
+    config = _config_from_data(value, path, version)
+    if key is not None:
+        if len(_config_cache) >= 64:
+            _config_cache.clear()
+        _config_cache[key] = config
+    return config
+
+
+def _config_from_data(value: object, path: JsonPath, version: int) -> RuleConfig:
     later = tuple(LATER_OPTIONS) if version >= 2 else ()
     data = get_object(value, path, _CONFIG_KEYS_V1, later)
     deck_path = join(path, "deck")
@@ -461,22 +604,22 @@ def config_from_data(value: object, path: str, version: int = SCHEMA_VERSION) ->
         fail(path, str(exc))
 
 
-def check_conservation(path: str, found: Counter[int], config: RuleConfig, where: str) -> None:
+def check_conservation(path: JsonPath, found: Counter[int], config: RuleConfig, where: str) -> None:
     """Fail unless ``found`` is exactly the config's deck as a multiset."""
     try:
-        _check_conservation(path, found, config, where)
+        _check_conservation(render(path), found, config, where)
     except InvalidStateError as exc:
         fail(exc.path, exc.reason)
 
 
-def consistent(state: GameState, path: str = "$") -> None:
+def consistent(state: GameState, path: JsonPath = "$") -> None:
     """Fail unless ``state`` passes :func:`allegra_rules.invariants.check_consistency`.
 
     Raises:
         SaveFormatError: the first contradiction, at the document path of the field.
     """
     try:
-        check_consistency(state, path)
+        check_consistency(state, render(path))
     except InvalidStateError as exc:
         fail(exc.path, exc.reason)
 
@@ -710,19 +853,19 @@ def state_from_json(text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -
             out of range, cards that do not add up to the config's deck, or fields
             that contradict each other. The message names the path.
     """
-    return state_from_dict(parse_document(text, max_bytes=max_bytes, what="state"))
+    return load_document(text, state_from_dict, max_bytes=max_bytes, what="state")
 
 
-def _round_end_from_data(value: object, path: str, table: Table) -> RoundEnd:
+def _round_end_from_data(value: object, path: JsonPath, table: Table) -> RoundEnd:
     v2 = table.version >= 2
     data = get_object(value, path, ROUND_END_KEYS if v2 else ROUND_END_KEYS_V1)
     n = table.num_players
     bound = table.score_bound
     cells_path = join(path, "cells")
     items = get_list(data["cells"], cells_path, table.num_cells)
-    return RoundEnd(
+    return trusted_round_end(
         round=get_int(data["round"], join(path, "round"), 1, ROUNDS),
-        cells=tuple(table.card_or_null(x, join(cells_path, i)) for i, x in enumerate(items)),
+        cells=_cards_or_null(items, cells_path, table.values),
         zone_sums=get_int_list(data["zone_sums"], join(path, "zone_sums"), -bound, bound, length=n),
         ender=table.seat_or_null(data["ender"], join(path, "ender")),
         doubled=get_bool(data["doubled"], join(path, "doubled")),
@@ -731,7 +874,7 @@ def _round_end_from_data(value: object, path: str, table: Table) -> RoundEnd:
     )
 
 
-def _cell_list(value: object, path: str, table: Table) -> tuple[int, ...]:
+def _cell_list(value: object, path: JsonPath, table: Table) -> tuple[int, ...]:
     """``value`` as an array of distinct flat cell indices in ascending order."""
     cells = get_int_list(value, path, 0, table.num_cells - 1, most=table.num_cells)
     if list(cells) != sorted(set(cells)):
@@ -764,36 +907,42 @@ class Table:
         """Cells on the table: ``12 * num_players``."""
         return self.num_players * CELLS_PER_SEAT
 
-    def card(self, value: object, path: str) -> int:
+    def card(self, value: object, path: JsonPath) -> int:
         """``value`` as a card of the deck."""
         return get_card(value, path, self.values)
 
-    def card_or_null(self, value: object, path: str) -> int | None:
+    def card_or_null(self, value: object, path: JsonPath) -> int | None:
         """``value`` as null or a card of the deck."""
         return None if value is None else get_card(value, path, self.values)
 
-    def cards(self, value: object, path: str) -> tuple[int, ...]:
+    def cards(self, value: object, path: JsonPath) -> tuple[int, ...]:
         """``value`` as an array of cards of the deck."""
         return get_cards(value, path, self.values, self.config.deck_size)
 
-    def seat(self, value: object, path: str) -> int:
+    def seat(self, value: object, path: JsonPath) -> int:
         """``value`` as a seat."""
         return get_int(value, path, 0, self.num_players - 1)
 
-    def seat_or_null(self, value: object, path: str) -> int | None:
+    def seat_or_null(self, value: object, path: JsonPath) -> int | None:
         """``value`` as null or a seat."""
         return get_opt_int(value, path, 0, self.num_players - 1)
 
 
-def read_table(data: Mapping[str, Any], path: str) -> Table:
+def read_table(data: Mapping[str, Any], path: JsonPath) -> Table:
     """Load ``config`` and ``num_players`` of a document object (header already checked)."""
     version = data["schema_version"]
     config = config_from_data(data["config"], join(path, "config"), version)
     most = min(config.max_players, MAX_PLAYERS, (config.deck_size - 2) // CELLS_PER_SEAT)
     n = get_int(data["num_players"], join(path, "num_players"), config.min_players, most)
+    key = (id(config), n, version)
+    known = _table_cache.get(key)
+    if known is not None and known.config is config:
+        return known
     values = frozenset(deck_counts(config))
     biggest = max(abs(v) for v in values)
-    return Table(
+    if len(_table_cache) >= 64:
+        _table_cache.clear()
+    table = _table_cache[key] = Table(
         version=version,
         config=config,
         num_players=n,
@@ -801,7 +950,10 @@ def read_table(data: Mapping[str, Any], path: str) -> Table:
         biggest=biggest,
         score_bound=2 * (CELLS_PER_SEAT + ROWS) * biggest,
     )
+    return table
 
+
+_table_cache: dict[tuple[int, int, int], Table] = {}
 
 _PRIVATE_KEYS = frozenset(
     {"schema_version", "kind", "config", "num_players", "seed", "cells", "face_down"}
@@ -811,10 +963,118 @@ PUBLIC_KEYS: tuple[str, ...] = tuple(k for k in STATE_KEYS if k not in _PRIVATE_
 """The keys that a state and a player view share, with the same meaning."""
 
 
-def read_public(data: Mapping[str, Any], path: str, table: Table) -> dict[str, Any]:
-    """Load the :data:`PUBLIC_KEYS` fields of a state or view object, types and ranges."""
+_PHASES = {phase.value: phase for phase in Phase}
+_BIT_TEXT = {False: "0", True: "1"}.__getitem__
 
-    def at(key: str) -> str:
+
+def _ints_in(items: object, low: int, high: int, length: int | None = None) -> bool:
+    """Whether ``items`` is a JSON array of ints in ``low..high`` (of ``length`` items)."""
+    return (
+        type(items) is list
+        and (length is None or len(items) == length)
+        and set(map(type, items)) <= _INT_ONLY
+        and (not items or (low <= min(items) and max(items) <= high))
+    )
+
+
+def _seat_list(items: object, n: int) -> bool:
+    """Whether ``items`` is a JSON array of distinct seats ``0..n-1``."""
+    return _ints_in(items, 0, n - 1) and len(set(cast(list[int], items))) == len(
+        cast(list[int], items)
+    )
+
+
+def _opt_in(value: object, low: int, high: int) -> bool:
+    return value is None or (type(value) is int and low <= value <= high)
+
+
+def _public_fast(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any] | None:
+    """:func:`read_public` for a document whose every field is right, else ``None``.
+
+    Checks the same types and ranges in bulk; on any doubt the caller runs
+    :func:`read_public`, which names the bad field.
+    """
+    n = table.num_players
+    last_seat = n - 1
+    last_cell = table.num_cells - 1
+    bound = table.score_bound
+    most = table.config.deck_size
+    values = table.values
+    phase = _PHASES.get(data["phase"]) if type(data["phase"]) is str else None
+    turns = data["turns_played"]
+    played = data["round_scores"]
+    scalars = (
+        phase is not None
+        and type(turns) is int
+        and 0 <= turns <= table.config.max_turns_per_round
+        and type(data["round"]) is int
+        and 1 <= data["round"] <= ROUNDS
+        and type(data["start_seat"]) is int
+        and 0 <= data["start_seat"] <= last_seat
+        and type(data["setup_reveals"]) is int
+        and 0 <= data["setup_reveals"] <= 2 * n
+        and type(data["refills"]) is int
+        and 0 <= data["refills"] <= turns
+        and type(data["held_was_face_down"]) is bool
+        and type(data["hand_was_face_down"]) is bool
+        and all(_opt_in(data[key], 0, last_seat) for key in _OPTIONAL_SEATS)
+        and _opt_in(data["given_at"], 0, last_cell)
+        and _opt_in(data["taken_at"], 0, last_cell)
+    )
+    if not (
+        scalars
+        and all(type(data[key]) is list and len(data[key]) <= most for key in _PILES)
+        and all(_are_cards(data[key], values) for key in _PILES)
+        and _ints_in(data["setup_sums"], -2 * table.biggest, 2 * table.biggest, n)
+        and all(_seat_list(data[key], n) for key in _SEAT_LISTS)
+        and _ints_in(data["totals"], -ROUNDS * bound, ROUNDS * bound, n)
+        and type(played) is list
+        and len(played) <= ROUNDS
+        and all(_ints_in(row, -bound, bound, n) for row in played)
+    ):
+        return None
+    last = data["last_round"]
+    return {
+        "round": data["round"],
+        "phase": phase,
+        "current_player": data["current_player"],
+        "discard_pile": tuple(data["discard_pile"]),
+        "out_of_play": tuple(data["out_of_play"]),
+        "start_seat": data["start_seat"],
+        "setup_reveals": data["setup_reveals"],
+        "setup_sums": tuple(data["setup_sums"]),
+        "drawer": data["drawer"],
+        "knockers": tuple(data["knockers"]),
+        "knocker": data["knocker"],
+        "given_at": data["given_at"],
+        "taken_at": data["taken_at"],
+        "held_was_face_down": data["held_was_face_down"],
+        "hand_was_face_down": data["hand_was_face_down"],
+        "turns_played": turns,
+        "ender": data["ender"],
+        "final_turns": tuple(data["final_turns"]),
+        "refills": data["refills"],
+        "totals": tuple(data["totals"]),
+        "round_scores": tuple(map(tuple, played)),
+        "winners": tuple(data["winners"]),
+        "last_round": (
+            None if last is None else _round_end_from_data(last, join(path, "last_round"), table)
+        ),
+    }
+
+
+_OPTIONAL_SEATS = ("current_player", "drawer", "knocker", "ender")
+_PILES = ("discard_pile", "out_of_play")
+_SEAT_LISTS = ("knockers", "final_turns", "winners")
+
+
+def read_public(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any]:
+    """Load the :data:`PUBLIC_KEYS` fields of a state or view object, types and ranges."""
+    fast = _public_fast(data, path, table)
+    if fast is not None:
+        return fast
+
+    def at(key: str) -> JsonPath:
         return join(path, key)
 
     n = table.num_players
@@ -861,7 +1121,7 @@ def read_public(data: Mapping[str, Any], path: str, table: Table) -> dict[str, A
 
 
 def read_cells(
-    data: Mapping[str, Any], path: str, table: Table, *, hidden_values: bool
+    data: Mapping[str, Any], path: JsonPath, table: Table, *, hidden_values: bool
 ) -> tuple[tuple[int | None, ...], tuple[bool, ...]]:
     """Load ``cells`` and ``face_down``: face-down cells hold a card, or null in a view.
 
@@ -874,9 +1134,12 @@ def read_cells(
     cells_path = join(path, "cells")
     fd_path = join(path, "face_down")
     items = get_list(data["cells"], cells_path, table.num_cells)
-    cells = tuple(table.card_or_null(x, join(cells_path, i)) for i, x in enumerate(items))
+    cells = _cards_or_null(items, cells_path, table.values)
     flags = get_list(data["face_down"], fd_path, table.num_cells)
-    face_down = tuple(get_bool(x, join(fd_path, i)) for i, x in enumerate(flags))
+    if _are_bools(flags):
+        face_down = tuple(flags)
+    else:
+        face_down = tuple(get_bool(x, join(fd_path, i)) for i, x in enumerate(flags))
     for i, down in enumerate(face_down):
         if hidden_values and down and cells[i] is not None:
             fail(join(cells_path, i), "a face-down cell must not show its value (null)")
@@ -885,7 +1148,7 @@ def read_cells(
     return cells, face_down
 
 
-def state_from_dict(data: object, path: str = "$") -> GameState:
+def state_from_dict(data: object, path: JsonPath = "$") -> GameState:
     """Load parsed state JSON data (see :func:`state_from_json`), checking everything.
 
     Args:
@@ -917,7 +1180,7 @@ def state_from_dict(data: object, path: str = "$") -> GameState:
         num_players=table.num_players,
         seed=get_int(data["seed"], join(path, "seed")),
         cells=cells,
-        face_down=sum(1 << i for i, down in enumerate(flags) if down),
+        face_down=int("".join(map(_BIT_TEXT, reversed(flags))), 2),
         draw_pile=table.cards(data["draw_pile"], join(path, "draw_pile")),
         held=table.card_or_null(data["held"], join(path, "held")),
         in_hand=tuple(in_hand),
@@ -928,7 +1191,9 @@ def state_from_dict(data: object, path: str = "$") -> GameState:
     return state
 
 
-def read_setup_named(data: Mapping[str, Any], path: str, table: Table, key: str) -> tuple[int, ...]:
+def read_setup_named(
+    data: Mapping[str, Any], path: JsonPath, table: Table, key: str
+) -> tuple[int, ...]:
     """Load the named setup cells at ``key`` (schema version 2; empty in version 1)."""
     if table.version < 2:
         return ()
@@ -966,7 +1231,7 @@ def action_to_json(action: Action) -> str:
     return dumps(data)
 
 
-def action_from_dict(data: object, path: str = "$", num_players: int | None = None) -> Action:
+def action_from_dict(data: object, path: JsonPath = "$", num_players: int | None = None) -> Action:
     """Load an action object (``{"type": ..., ...}``, no header), checking everything.
 
     Args:
@@ -1029,14 +1294,13 @@ def action_from_json(
     """
     if num_players is not None and (type(num_players) is not int or num_players < 2):
         raise ValueError(f"num_players must be an int >= 2 or None; got {num_players!r}")
-    data = check_header(
-        parse_document(text, max_bytes=max_bytes, what="action"),
-        "$",
-        "action",
-        (ACTION_SCHEMA_VERSION,),
-    )
-    body = {k: v for k, v in data.items() if k not in ("schema_version", "kind")}
-    return action_from_dict(body, "$", num_players)
+
+    def build(document: Any) -> Action:
+        data = check_header(document, "$", "action", (ACTION_SCHEMA_VERSION,))
+        body = {k: v for k, v in data.items() if k not in ("schema_version", "kind")}
+        return action_from_dict(body, "$", num_players)
+
+    return load_document(text, build, max_bytes=max_bytes, what="action")
 
 
 # ----------------------------------------------------------------------- schemas

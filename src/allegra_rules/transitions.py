@@ -45,7 +45,7 @@ from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
 from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState, trusted_state
-from allegra_rules.triples import find_triples, new_triples
+from allegra_rules.triples import new_triples, table_triples
 
 ROUNDS = 3
 """Rounds in a game."""
@@ -73,8 +73,8 @@ def _round_deck(config: RuleConfig, seed: int, round_number: int) -> tuple[int, 
 
 
 def _check_deck(config: RuleConfig, deck: object) -> tuple[int, ...]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ValueError(f"deck must be a sequence of card values; got {type(deck).__name__}")
+    if not isinstance(deck, (list, tuple)):
+        raise ValueError(f"deck must be a list or tuple of card values; got {type(deck).__name__}")
     cards = tuple(deck)
     bad = [c for c in cards if type(c) is not int]
     if bad:
@@ -158,9 +158,10 @@ def new_game(
         config: the rules; ``None`` means ``preset("seeds")``.
         seed: every shuffle of the game is drawn from it. ``None`` means a fixed
             default seed, or, when ``deck`` is given, a seed derived from the deck.
-        deck: the whole deck in draw order, top first, holding exactly the config's
-            cards. Seat 0 gets the first 12 cards row by row, seat 1 the next 12 and
-            so on; the next card starts the discard pile; the rest is the draw pile.
+        deck: the whole deck in draw order, top first, as a list or tuple holding
+            exactly the config's cards. Seat 0 gets the first 12 cards row by row,
+            seat 1 the next 12 and so on; the next card starts the discard pile; the
+            rest is the draw pile.
             Without it round 1 is shuffled from ``seed``; later rounds always are.
 
     Raises:
@@ -635,7 +636,7 @@ def _score_round(
     if s.config.scoring_triples == "removed":
         # A35: the turn-up may complete triples; the union of those of the whole table
         # leaves before the zones are summed, where removed_cards says.
-        removed = tuple(find_triples(s.config, cells, 0, geo.lines))
+        removed = tuple(table_triples(s.config, cells, 0))
         if removed:
             cells, discard, out_of_play = _take_away(s.config, cells, removed, discard, out_of_play)
     sums = zone_sums(geo, cells)

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache
 from operator import itemgetter
+from typing import Any
 
 from allegra_rules.config import RuleConfig
-from allegra_rules.geometry import Geometry
+from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, geometry
 
 _LineReader = tuple[tuple[int, ...], Callable[[tuple[int | None, ...]], tuple[int | None, ...]]]
 
@@ -72,6 +73,27 @@ def find_triples(
     for line in lines:
         found.update(match(line, cells, face_down))
     return sorted(found)
+
+
+@cache
+def _line_readers(num_players: int) -> tuple[tuple[itemgetter[Any], tuple[int, ...]], ...]:
+    """Per line of the table, an ``itemgetter`` of its cells, and the line."""
+    return tuple((itemgetter(*line), line) for line in geometry(num_players).lines)
+
+
+def table_triples(config: RuleConfig, cells: tuple[int | None, ...], face_down: int) -> list[int]:
+    """Every triple on the whole table: :func:`find_triples` over every line, faster.
+
+    A line can hold a triple only if three of its cards have one value, face up or
+    not; each line's cards are read at C speed and only the lines where two values
+    repeat are looked at closely.
+    """
+    lines = [
+        line
+        for read, line in _line_readers(len(cells) // CELLS_PER_SEAT)
+        if len(values := read(cells)) - len(set(values)) >= 2
+    ]
+    return find_triples(config, cells, face_down, lines) if lines else []
 
 
 def new_triples(

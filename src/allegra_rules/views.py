@@ -48,6 +48,7 @@ from allegra_rules.serialize import (
     ACTION_TYPES,
     MAX_DOCUMENT_BYTES,
     PUBLIC_KEYS,
+    JsonPath,
     SaveFormatError,
     action_from_dict,
     action_to_dict,
@@ -60,7 +61,7 @@ from allegra_rules.serialize import (
     get_list,
     get_object,
     join,
-    parse_document,
+    load_document,
     read_cells,
     read_public,
     read_setup_named,
@@ -318,7 +319,7 @@ class PlayerView:
         return dumps(self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: object, path: str = "$") -> PlayerView:
+    def from_dict(cls, data: object, path: JsonPath = "$") -> PlayerView:
         """Load parsed view data, checking types, ranges and consistency.
 
         The view must be one that :func:`observe` can produce from some valid state:
@@ -391,10 +392,10 @@ class PlayerView:
             SaveFormatError: anything malformed or inconsistent; the message names
                 the path.
         """
-        return cls.from_dict(parse_document(text, max_bytes=max_bytes, what="view"))
+        return load_document(text, cls.from_dict, max_bytes=max_bytes, what="view")
 
 
-def _check_view(view: PlayerView, path: str) -> None:
+def _check_view(view: PlayerView, path: JsonPath) -> None:
     """Fail unless ``view`` is what :func:`observe` gives for some valid state."""
     from allegra_rules.determinize import determinize
 
