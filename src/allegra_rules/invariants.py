@@ -35,8 +35,9 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
-from typing import Any, NoReturn
+from functools import lru_cache, partial
+from operator import is_not
+from typing import Any, NoReturn, cast
 
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, geometry
@@ -46,6 +47,8 @@ from allegra_rules.transitions import ROUNDS, legal_actions
 from allegra_rules.triples import table_triples
 
 __all__ = ["InvalidStateError", "check_state"]
+
+_not_none = partial(is_not, None)
 
 
 class InvalidStateError(ValueError):
@@ -347,16 +350,20 @@ def _check_progress(s: GameState, path: str) -> None:
 
 
 def _check_cards(s: GameState, path: str) -> None:
-    found: Counter[Any] = Counter(s.cells)
-    gaps = found.pop(None, 0)
-    found.update(s.draw_pile + s.discard_pile + s.out_of_play)
-    for _, card in s.in_hand:
-        found[card] += 1
+    shown = cast(Iterable[int], filter(_not_none, s.cells))
+    cards = [*shown, *s.draw_pile, *s.discard_pile, *s.out_of_play]
+    cards += [card for _, card in s.in_hand]
     if s.held is not None:
-        found[s.held] += 1
-    check_conservation(
-        path, found, s.config, "cells, draw_pile, discard_pile, held, in_hand and out_of_play"
-    )
+        cards.append(s.held)
+    cards.sort()
+    if tuple(cards) != s.config.deck_cards():  # at C speed; count them only to report
+        check_conservation(
+            path,
+            Counter(cards),
+            s.config,
+            "cells, draw_pile, discard_pile, held, in_hand and out_of_play",
+        )
+    gaps = s.cells.count(None)
     removed = gaps - (1 if s.phase is Phase.HOLD_TAKEN else 0)
     if s.config.removed_cards == "discard":
         if s.out_of_play:
@@ -392,7 +399,7 @@ def _check_rounds(s: GameState, path: str) -> None:
             f"round {s.round} in phase {s.phase.value!r} follows {finished} finished "
             f"round(s); got {len(s.round_scores)}",
         )
-    want = tuple(sum(scores[p] for scores in s.round_scores) for p in range(n))
+    want = tuple(map(sum, zip(*s.round_scores, strict=True))) if s.round_scores else (0,) * n
     if s.totals != want:
         fail(join(path, "totals"), f"must be the per-seat sums of round_scores, {list(want)}")
     best = winners(s.totals) if over else ()
@@ -411,7 +418,8 @@ def _check_rounds(s: GameState, path: str) -> None:
         fail(where, "must be null before any round has finished")
     if last.round != len(s.round_scores):
         fail(join(where, "round"), f"the latest finished round is {len(s.round_scores)}")
-    found: Counter[int] = Counter(v for v in last.cells if v is not None)
+    found: Counter[Any] = Counter(last.cells)
+    found.pop(None, None)
     deck = deck_counts(s.config)
     if any(copies > deck.get(card, 0) for card, copies in found.items()):
         fail(join(where, "cells"), "holds more copies of a card than the config's deck")

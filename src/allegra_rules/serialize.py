@@ -734,7 +734,7 @@ def _array(values: Iterable[int | None]) -> str:
 
 def _scalar(value: int | None) -> str:
     text = _number(value)
-    return text if text is not None else json.dumps(value)
+    return text if text is not None else str(value)  # an int (bools never get here)
 
 
 _text_cache: dict[int, tuple[object, int, Any]] = {}
@@ -758,7 +758,25 @@ def _config_texts(config: RuleConfig, version: int) -> tuple[str, int]:
 
 
 def _round_end_text(last: RoundEnd, version: int) -> str:
-    return dumps(round_end_to_dict(last, version))
+    # The canonical text of round_end_to_dict(last, version), keys in sorted order.
+    return "".join(
+        (
+            '{"cells":',
+            _array(last.cells),
+            ',"doubled":',
+            _BOOL_TEXT(last.doubled),
+            ',"ender":',
+            _scalar(last.ender),
+            ',"removed":' + _array(last.removed) if version >= 2 else "",
+            ',"round":',
+            _scalar(last.round),
+            ',"scores":',
+            _array(last.scores),
+            ',"zone_sums":',
+            _array(last.zone_sums),
+            "}",
+        )
+    )
 
 
 def _state_json(s: GameState) -> str:
