@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
