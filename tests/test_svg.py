@@ -409,3 +409,150 @@ def test_command_line_runs_cleanly(tmp_path: Path) -> None:
     )
     assert done.stderr == ""
     assert len(list((tmp_path / "pics").glob("*.svg"))) == len(NAMES)
+
+
+# ------------------------------------------------- cropping and text options
+
+
+def font_sizes(root: ET.Element, text: str) -> set[float]:
+    return {
+        float(el.get("font-size", ""))
+        for el in root.iter(f"{SVG}text")
+        if el.text is not None and text in el.text
+    }
+
+
+@pytest.mark.parametrize(
+    ("n", "seats", "order"),
+    [(3, (1, 0), (1, 0)), (3, [0, 1], (1, 0)), (4, (0, 3), (0, 3)), (4, (3, 0, 2), (0, 3, 2))],
+)
+def test_cropped_drawing_shows_only_those_seats_with_whole_zones(
+    n: int, seats: tuple[int, ...], order: tuple[int, ...]
+) -> None:
+    root = parse(render_svg(new_game(n, seed=1), seats=seats))
+    found = cards(root)
+    assert {pos.player for pos in found} == set(order)
+    assert len(found) == 12 * len(order)
+    # Drawn left to right in the given order: the first seat's grid is leftmost.
+    left_edges = {
+        p: min(float(first_rect(el).get("x", "")) for pos, el in found.items() if pos.player == p)
+        for p in order
+    }
+    assert sorted(order, key=left_edges.__getitem__) == list(order)
+    # The column 3 of the first seat's left neighbour closes its zone at the far left.
+    ghosts = groups(root, "ghost")
+    assert {(int(g.get("data-seat", "")), int(g.get("data-col", ""))) for g in ghosts} == {
+        ((order[0] + 1) % n, 3)
+    }
+    assert len(ghosts) == 3
+    assert sorted(int(b.get("data-zone", "")) for b in groups(root, "zone-band")) == sorted(order)
+    assert not groups(root, "wrap-marker")
+
+
+def test_every_seat_cropped_is_the_whole_table() -> None:
+    state = new_game(3, seed=4)
+    assert render_svg(state, seats=(0, 1, 2)) == render_svg(state)
+    assert groups(parse(render_svg(state)), "wrap-marker")
+
+
+def test_a_cropped_drawing_never_shows_a_hidden_value() -> None:
+    root = parse(render_svg(odd_exchange(), seats=(1, 0), viewer=0))
+    assert not mentions(root, 98)  # seat 1's replaced card, face down: only seat 1 saw it
+    assert mentions(root, 97)  # the card seat 0 took face down: seat 0 saw it
+    ghost_values = {g.get("data-value") for g in groups(root, "ghost")}
+    assert ghost_values <= {None}  # seat 2's column 3 lies face down
+
+
+def test_cropping_drops_cards_held_by_seats_not_drawn() -> None:
+    state = odd_exchange()  # seat 0 holds the taken 97, seat 1 has the 98 in hand
+    only_zero = parse(render_svg(state, seats=(0,), reveal=True))
+    assert [value(el) for el in groups(only_zero, "held-card")] == [97]
+    assert not groups(only_zero, "hand-card")
+    both = parse(render_svg(state, seats=(1, 0), reveal=True))
+    assert groups(both, "held-card") and groups(both, "hand-card")
+
+
+def test_a_ghost_cell_can_be_highlighted_in_a_crop_but_not_an_undrawn_one() -> None:
+    state = new_game(3, seed=2)
+    root = parse(render_svg(state, seats=(1, 0), highlight=[Pos(2, 1, 3)]))
+    (marked,) = [g for g in groups(root, "ghost") if "highlighted" in classes(g)]
+    assert marked.get("data-row") == "1"
+    with pytest.raises(ValueError, match="not drawn"):
+        render_svg(state, seats=(1, 0), highlight=[Pos(2, 1, 2)])
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [(), (0, 2), (0, 0), (5,), (-1,), ("0",), (True,), "01", 0, (1, 3)],
+)
+def test_bad_seat_crops_are_refused(seats: object) -> None:
+    with pytest.raises(ValueError, match="seats"):
+        render_svg(new_game(4, seed=1), seats=seats)  # type: ignore[arg-type]
+
+
+def test_seat_names_label_the_grids_and_the_notes() -> None:
+    names = ["Ada", "Ben", "Cleo"]
+    root = parse(render_svg(odd_exchange(), seat_names=names, status=False, legend=False))
+    shown = [el.text or "" for el in root.iter(f"{SVG}text")]
+    assert "\u25b6 Ada (drawer)" in shown
+    assert "Ben \u00b7 knocked" in shown
+    assert "Cleo" in shown
+    assert "taken from Ben" in shown
+    assert not any("seat" in t for t in shown)  # (the status line would name seats)
+    notes = [t for t in shown if t.startswith(("Ada:", "Ben:", "Cleo:"))]
+    assert len(notes) == 3
+    for bad in (["Ada", "Ben"], ["Ada", "", "Cleo"], "ABC", [1, 2, 3]):
+        with pytest.raises(ValueError, match="seat_names"):
+            render_svg(odd_exchange(), seat_names=bad)  # type: ignore[arg-type]
+
+
+def test_status_legend_piles_and_zone_sums_can_be_left_out() -> None:
+    state = odd_game()
+    full = parse(render_svg(state, caption="Setup done"))
+    assert groups(full, "status") and groups(full, "legend") and groups(full, "caption")
+    assert groups(full, "discard-pile") and groups(full, "zone-bracket")
+    bare = parse(render_svg(state, status=False, legend=False, piles=False, zone_sums=False))
+    for cls in ("status", "legend", "caption", "discard-pile", "draw-pile", "zone-bracket"):
+        assert not groups(bare, cls), cls
+    assert len(groups(bare, "card")) == 36
+    # What the game waits for is still in the title and the description.
+    status = full.find(f"{SVG}desc").text  # type: ignore[union-attr]
+    assert bare.find(f"{SVG}desc").text == status  # type: ignore[union-attr]
+    assert float(bare.get("width", "")) < float(full.get("width", ""))
+    assert float(bare.get("height", "")) < float(full.get("height", ""))
+    for flag in ("status", "legend", "piles", "zone_sums", "reveal"):
+        with pytest.raises(ValueError, match=flag):
+            render_svg(state, **{flag: 1})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.4, 2, 3.0])
+def test_text_scale_scales_the_texts_not_the_cards(scale: float) -> None:
+    state = odd_exchange()
+    plain = parse(render_svg(state, caption="c"))
+    big = parse(render_svg(state, caption="c", text_scale=scale))
+    assert font_sizes(big, "seat 2") == {round(15 * scale, 1)}
+    assert font_sizes(big, "c1") == {round(10 * scale, 1)}
+    captions = {float(el.get("font-size", "")) for el in groups(big, "caption")}
+    assert captions == {round(14 * scale, 1)}
+    for pos, el in cards(plain).items():
+        assert first_rect(cards(big)[pos]).get("width") == first_rect(el).get("width")
+    # The grid starts lower with bigger labels, but no text runs off the picture.
+    height = float(big.get("height", ""))
+    assert all(0 < float(el.get("y", "")) < height for el in big.iter(f"{SVG}text"))
+
+
+@pytest.mark.parametrize("scale", [0.49, 3.01, "1", True, None])
+def test_text_scale_out_of_range_is_refused(scale: object) -> None:
+    with pytest.raises(ValueError, match="text_scale"):
+        render_svg(new_game(2, seed=1), text_scale=scale)  # type: ignore[arg-type]
+
+
+def test_game_state_shows_itself_in_a_notebook() -> None:
+    state = odd_game()
+    svg = state._repr_svg_()
+    assert svg.startswith("<svg ") and svg.endswith("</svg>\n")
+    assert "<?xml" not in svg
+    assert render_svg(state).endswith(svg)
+    root = parse(svg)
+    assert len(groups(root, "card")) == 36
+    assert not mentions(root, 97)

@@ -258,6 +258,16 @@ class GameState:
 
         return state_from_json(text)
 
+    def _repr_svg_(self) -> str:
+        """The table as an SVG element, so that a Jupyter notebook shows the state.
+
+        It is the drawing of `render_svg(state)` (face-down cards as backs, nothing
+        hidden shown) without the XML declaration, which an HTML page has no use for.
+        """
+        from allegra_rules.svg import render_svg
+
+        return render_svg(self).split("\n", 1)[1]
+
     def all_cards(self) -> Counter[int]:
         """Every card of the game wherever it is, as a multiset of values."""
         found: Counter[int] = Counter(v for v in self.cells if v is not None)

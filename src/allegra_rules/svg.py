@@ -3,8 +3,10 @@
 Public names:
 
 * :func:`render_svg`: one state as a self-contained SVG picture.
-* :func:`docs_pictures`: the pictures the documentation shows, each built from a
-  stacked deck and real engine actions.
+* :func:`docs_pictures`: seven example pictures with their captions drawn in, each
+  built from a stacked deck and real engine actions. (The hosted documentation
+  draws its own pictures with :func:`render_svg` in ``docs/generate.py``, cropped
+  and without text in the picture, its captions being page text.)
 * :func:`main`: ``python -m allegra_rules.svg DIR`` writes every picture of
   :func:`docs_pictures` into ``DIR``.
 
@@ -15,7 +17,9 @@ is drawn just left of ``p``, so every zone is five consecutive columns. Each zon
 a translucent coloured band over its five columns and a bracket underneath; a column 3
 lies under two bands, its owner's and its right neighbour's, so its colours mix. Seat
 0's column 3 also belongs to zone ``n - 1``: it is repeated, faded, at the far left,
-under zone ``n - 1``'s band, and a small arrow next to it says so.
+under zone ``n - 1``'s band, and a small arrow next to it says so. A drawing cropped
+to some neighbouring seats (``seats=``) repeats, in the same way, the column 3 of the
+first drawn seat's left neighbour, so every drawn zone is whole.
 
 Cards: a face-up card is a rounded rectangle with its value, coloured by value band
 (0 and below blue, 1-4 green, 5-8 yellow, 9 and up red); a face-down card shows a
@@ -74,25 +78,10 @@ _CARD_H = 60
 _GAP = 6  # between the columns and rows of one grid
 _SEAT_GAP = 26  # between two grids
 _MARGIN = 18
-_ROW_LABEL_W = 26
 _GRID_W = COLS * _CARD_W + (COLS - 1) * _GAP
 _GRID_H = ROWS * _CARD_H + (ROWS - 1) * _GAP
-_WRAP_W = 64  # the "to zone n-1" marker right of seat 0
 _PILES_W = 2 * _CARD_W + 3 * 14
-
-_STATUS_Y = 30
-_SEAT_LABEL_Y = 62
-_COL_LABEL_Y = 80
-_GRID_TOP = 92
-_GRID_BOTTOM = _GRID_TOP + _GRID_H
-_BAND_Y = ((_GRID_TOP - 10, _GRID_BOTTOM + 4), (_GRID_TOP - 4, _GRID_BOTTOM + 10))
-_LANE_Y = (_GRID_BOTTOM + 28, _GRID_BOTTOM + 52)
-_HAND_TOP = _GRID_BOTTOM + 74
-_CAPTION_TOP = _HAND_TOP + _CARD_H + 34
-_CAPTION_SIZE = 14
-_CAPTION_LINE = 20
-_LEGEND_SIZE = 11
-_LEGEND_LINE = 15
+_MAX_TEXT_SCALE = 3.0
 
 _FONT = "DejaVu Sans, Verdana, Helvetica, Arial, sans-serif"
 _INK = "#222831"
@@ -246,49 +235,111 @@ def _status(state: GameState) -> str:
     return f"Round {state.round} of {ROUNDS} \u00b7 " + status_text(state)
 
 
-def _held_note(state: GameState) -> tuple[int | None, str]:
-    """Who holds ``state.held`` and where it came from."""
-    phase = state.phase
-    if phase is Phase.KNOCKER_SWAP:
-        return state.current_player, f"given by seat {state.drawer}"
-    if phase is Phase.HOLD_TAKEN:
-        return state.drawer, f"taken from seat {state.knocker}"
-    if phase is Phase.HOLD_DISCARD:
-        return state.drawer, "from the discard pile"
-    return state.drawer, "from the draw pile"
-
-
 # ------------------------------------------------------------------ rendering
 
 
 @attrs.frozen
+class _Options:
+    """The checked arguments of one drawing."""
+
+    viewer: int | None
+    reveal: bool
+    marked: frozenset[int]
+    order: tuple[int, ...]  # the drawn seats, left to right
+    names: tuple[str, ...]  # by seat
+    named: bool  # the names were given
+    status: bool
+    legend: bool
+    piles: bool
+    zone_sums: bool
+    scale: float
+
+    @property
+    def ghost(self) -> int:
+        """The seat whose column 3 is repeated at the far left (it closes the first zone)."""
+        n = len(self.names)
+        return (self.order[0] + 1) % n
+
+    @property
+    def whole_table(self) -> bool:
+        """Whether every seat is drawn."""
+        return len(self.order) == len(self.names)
+
+
+@attrs.frozen
 class _Layout:
-    """x positions of one table drawing."""
+    """Positions of one table drawing: x by seat, y by part, font sizes by ``scale``."""
 
-    num_players: int
-    ghost_x: int
-    starts: tuple[int, ...]  # by seat
-    wrap_x: int
-    piles_x: int
-    width: int
+    scale: float
+    ghost_x: float
+    starts: Mapping[int, float]  # by drawn seat
+    wrap_x: float | None  # the "also in zone n-1" marker, whole tables only
+    piles_x: float | None
+    width: float
+    status_y: float
+    seat_label_y: float
+    col_label_y: float
+    grid_top: float
 
-    def col_x(self, seat: int, col: int) -> int:
+    def size(self, base: float) -> float:
+        """A font size (or a text offset) of ``base`` at scale 1."""
+        return base * self.scale
+
+    def col_x(self, seat: int, col: int) -> float:
         return self.starts[seat] + col * (_CARD_W + _GAP)
 
-    def row_y(self, row: int) -> int:
-        return _GRID_TOP + row * (_CARD_H + _GAP)
+    def row_y(self, row: int) -> float:
+        return self.grid_top + row * (_CARD_H + _GAP)
+
+    @property
+    def grid_bottom(self) -> float:
+        return self.grid_top + _GRID_H
+
+    @property
+    def band_y(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        top, bottom = self.grid_top, self.grid_bottom
+        return ((top - 10, bottom + 4), (top - 4, bottom + 10))
+
+    @property
+    def lane_y(self) -> tuple[float, float]:
+        """The centre lines of the two rows of zone brackets."""
+        first = self.grid_bottom + 10 + 18 * self.scale
+        return (first, first + 24 * self.scale)
 
 
-def _layout(n: int) -> _Layout:
-    ghost_x = _MARGIN + _ROW_LABEL_W
+def _layout(opts: _Options) -> _Layout:
+    s = opts.scale
+    ghost_x = _MARGIN + 26 * s
     x = ghost_x + _CARD_W + _SEAT_GAP
-    starts = [0] * n
-    for seat in range(n - 1, -1, -1):
+    starts: dict[int, float] = {}
+    for seat in opts.order:
         starts[seat] = x
         x += _GRID_W + _SEAT_GAP
-    wrap_x = x - _SEAT_GAP + 6
-    piles_x = wrap_x + _WRAP_W + 12
-    return _Layout(n, ghost_x, tuple(starts), wrap_x, piles_x, piles_x + _PILES_W + _MARGIN)
+    right = x - _SEAT_GAP
+    wrap_x: float | None = None
+    if opts.whole_table:
+        wrap_x = right + 6
+        right = wrap_x + 64 * s
+    piles_x: float | None = None
+    width = right + _MARGIN
+    if opts.piles:
+        piles_x = right + 12 + 20 * (s - 1)
+        width = piles_x + _PILES_W + _MARGIN
+    status_y = 30 * s
+    seat_label_y = status_y + 32 * s if opts.status else 26 * s
+    col_label_y = seat_label_y + 18 * s
+    return _Layout(
+        scale=s,
+        ghost_x=ghost_x,
+        starts=starts,
+        wrap_x=wrap_x,
+        piles_x=piles_x,
+        width=width,
+        status_y=status_y,
+        seat_label_y=seat_label_y,
+        col_label_y=col_label_y,
+        grid_top=col_label_y + 12 * s,
+    )
 
 
 @attrs.frozen
@@ -297,14 +348,12 @@ class _Picture:
 
     state: GameState
     lay: _Layout
-    viewer: int | None
-    reveal: bool
-    marked: frozenset[int]
+    opts: _Options
 
     def shown(self, i: int) -> int | None:
         """The value drawn for cell ``i``: ``None`` for a back or a gap."""
         value = self.state.cells[i]
-        if value is None or ((self.state.face_down >> i) & 1 and not self.reveal):
+        if value is None or ((self.state.face_down >> i) & 1 and not self.opts.reveal):
             return None
         return value
 
@@ -319,27 +368,51 @@ class _Picture:
         kind = "face-down revealed" if down else "face-up"
         return kind, _face_up_shapes(x, y, drawn, dashed=down)
 
+    def name(self, seat: int) -> str:
+        return self.opts.names[seat]
 
-def _zone_span(pic: _Picture, p: int) -> tuple[int, int]:
+    def text(self, x: float, y: float, text: str, size: float, **kwargs: str) -> str:
+        """A text element with a font size of ``size`` at scale 1."""
+        return _text(x, y, text, size=self.lay.size(size), **kwargs)
+
+
+def _held_note(pic: _Picture) -> tuple[int | None, str]:
+    """Who holds ``state.held`` and where it came from."""
+    state = pic.state
+    phase = state.phase
+    if phase is Phase.KNOCKER_SWAP:
+        assert state.drawer is not None
+        return state.current_player, f"given by {pic.name(state.drawer)}"
+    if phase is Phase.HOLD_TAKEN:
+        assert state.knocker is not None
+        return state.drawer, f"taken from {pic.name(state.knocker)}"
+    if phase is Phase.HOLD_DISCARD:
+        return state.drawer, "from the discard pile"
+    return state.drawer, "from the draw pile"
+
+
+def _zone_span(pic: _Picture, p: int) -> tuple[float, float]:
     """The x range of zone ``p``'s five columns, from its first card's left edge."""
     lay = pic.lay
     n = pic.state.num_players
-    x0 = lay.ghost_x if p == n - 1 else lay.col_x((p + 1) % n, SHARED_COL)
+    first = pic.opts.order[0]
+    x0 = lay.ghost_x if p == first else lay.col_x((p + 1) % n, SHARED_COL)
     return x0, lay.col_x(p, SHARED_COL) + _CARD_W
 
 
 def _draw_bands(pic: _Picture) -> list[str]:
     out = []
-    for p in range(pic.state.num_players):
+    for p in sorted(pic.opts.order):
         colour = _ZONE_COLOURS[p % len(_ZONE_COLOURS)]
         x0, x1 = _zone_span(pic, p)
         # Neighbouring bands are staggered a little so both edges of the shared
         # column show.
-        top, bottom = _BAND_Y[p % 2]
+        top, bottom = pic.lay.band_y[p % 2]
         out.append(
-            f'<rect class="zone-band" data-zone="{p}" x="{x0 - 5}" y="{top}"'
-            f' width="{x1 - x0 + 10}" height="{bottom - top}" rx="9" fill="{colour}"'
-            f' fill-opacity="0.16" stroke="{colour}" stroke-opacity="0.55" stroke-width="1.2"/>'
+            f'<rect class="zone-band" data-zone="{p}" x="{_num(x0 - 5)}" y="{_num(top)}"'
+            f' width="{_num(x1 - x0 + 10)}" height="{_num(bottom - top)}" rx="9"'
+            f' fill="{colour}" fill-opacity="0.16" stroke="{colour}" stroke-opacity="0.55"'
+            ' stroke-width="1.2"/>'
         )
     return out
 
@@ -348,8 +421,8 @@ def _draw_labels(pic: _Picture) -> list[str]:
     state, lay = pic.state, pic.lay
     out = []
     knockers = set(state.knockers)
-    for seat in range(state.num_players):
-        label = f"seat {seat}"
+    for seat in sorted(pic.opts.order):
+        label = pic.name(seat)
         colour = _INK
         if seat == state.current_player:
             label = "\u25b6 " + label
@@ -360,35 +433,40 @@ def _draw_labels(pic: _Picture) -> list[str]:
             label += " \u00b7 knocked"
         cx = lay.starts[seat] + _GRID_W / 2
         out.append(
-            _text(cx, _SEAT_LABEL_Y, label, size=15, anchor="middle", fill=colour, weight="bold")
+            pic.text(cx, lay.seat_label_y, label, 15, anchor="middle", fill=colour, weight="bold")
         )
         for c in range(COLS):
             x = lay.col_x(seat, c) + _CARD_W / 2
-            out.append(_text(x, _COL_LABEL_Y, f"c{c}", size=10, anchor="middle", fill=_MUTED))
+            out.append(pic.text(x, lay.col_label_y, f"c{c}", 10, anchor="middle", fill=_MUTED))
     x = lay.ghost_x + _CARD_W / 2
-    out.append(_text(x, _COL_LABEL_Y, "s0 c3", size=10, anchor="middle", fill=_MUTED))
+    ghost = f"s{pic.opts.ghost} c3"
+    out.append(pic.text(x, lay.col_label_y, ghost, 10, anchor="middle", fill=_MUTED))
     for r in range(ROWS):
-        out.append(_text(_MARGIN, lay.row_y(r) + _CARD_H / 2 + 4, f"r{r}", size=11, fill=_MUTED))
+        y = lay.row_y(r) + _CARD_H / 2 + lay.size(4)
+        out.append(pic.text(_MARGIN, y, f"r{r}", 11, fill=_MUTED))
     return out
 
 
+def _highlight_shape(x: float, y: float) -> str:
+    return (
+        f'<rect class="highlight" x="{_num(x - 4)}" y="{_num(y - 4)}" width="{_CARD_W + 8}"'
+        f' height="{_CARD_H + 8}" rx="9" fill="none" stroke="{_ACCENT}" stroke-width="3.5"/>'
+    )
+
+
 def _draw_cells(pic: _Picture) -> list[str]:
-    lay = pic.lay
+    lay, opts = pic.lay, pic.opts
     out = []
-    for seat in range(pic.state.num_players):
+    for seat in sorted(opts.order):
         for r in range(ROWS):
             for c in range(COLS):
                 i = seat * CELLS_PER_SEAT + r * COLS + c
                 x, y = lay.col_x(seat, c), lay.row_y(r)
                 kind, shapes = pic.cell_shapes(i, x, y)
                 cls = f"card {kind}"
-                if i in pic.marked:
+                if i in opts.marked:
                     cls += " highlighted"
-                    shapes.append(
-                        f'<rect class="highlight" x="{x - 4}" y="{y - 4}" width="{_CARD_W + 8}"'
-                        f' height="{_CARD_H + 8}" rx="9" fill="none" stroke="{_ACCENT}"'
-                        ' stroke-width="3.5"/>'
-                    )
+                    shapes.append(_highlight_shape(x, y))
                 drawn = pic.shown(i)
                 data = f" data-value={_attr(drawn)}" if drawn is not None else ""
                 out.append(
@@ -396,35 +474,49 @@ def _draw_cells(pic: _Picture) -> list[str]:
                     + "".join(shapes)
                     + "</g>"
                 )
-    # Seat 0's column 3 again, faded, at the far left: it closes zone n-1.
+    # The ghost seat's column 3 again, faded, at the far left: it closes the first
+    # drawn zone. In a whole table that is seat 0's column 3, also drawn at the right;
+    # in a cropped one it is the only drawing of those cells.
+    ghost = opts.ghost
+    drawn_twice = opts.whole_table
     for r in range(ROWS):
-        _, shapes = pic.cell_shapes(r * COLS + SHARED_COL, lay.ghost_x, lay.row_y(r))
+        i = ghost * CELLS_PER_SEAT + r * COLS + SHARED_COL
+        x, y = lay.ghost_x, lay.row_y(r)
+        _, shapes = pic.cell_shapes(i, x, y)
+        cls = "ghost"
+        if i in opts.marked and not drawn_twice:
+            cls += " highlighted"
+            shapes.append(_highlight_shape(x, y))
+        drawn = pic.shown(i)
+        data = f" data-value={_attr(drawn)}" if drawn is not None and not drawn_twice else ""
         out.append(
-            f'<g class="ghost" data-seat="0" data-row="{r}" data-col="{SHARED_COL}"'
-            ' opacity="0.45">' + "".join(shapes) + "</g>"
+            f'<g class="{cls}" data-seat="{ghost}" data-row="{r}" data-col="{SHARED_COL}"{data}'
+            f' opacity="{0.45 if drawn_twice else 0.7}">' + "".join(shapes) + "</g>"
         )
-    # An arrow right of seat 0's column 3 saying where else it counts.
-    mid = _GRID_TOP + _GRID_H / 2
-    wx = pic.lay.wrap_x
-    out.append(
-        f'<path class="wrap-marker" d="M {wx} {_num(mid - 22)} q 16 0 16 14 l 0 22'
-        f' m -5 -7 l 5 7 l 5 -7" fill="none" stroke="{_MUTED}" stroke-width="1.5"/>'
-    )
-    lines = ("also in", f"zone {pic.state.num_players - 1}", "(far left)")
-    for k, line in enumerate(lines):
-        out.append(_text(wx + 4, mid + 32 + 13 * k, line, size=10.5, fill=_MUTED, cls="wrap-note"))
+    if lay.wrap_x is not None:
+        # An arrow right of seat 0's column 3 saying where else it counts.
+        mid = lay.grid_top + _GRID_H / 2
+        wx = lay.wrap_x
+        out.append(
+            f'<path class="wrap-marker" d="M {_num(wx)} {_num(mid - 22)} q 16 0 16 14 l 0 22'
+            f' m -5 -7 l 5 7 l 5 -7" fill="none" stroke="{_MUTED}" stroke-width="1.5"/>'
+        )
+        lines = ("also in", f"zone {pic.state.num_players - 1}", "(far left)")
+        for k, line in enumerate(lines):
+            y = mid + lay.size(32 + 13 * k)
+            out.append(pic.text(wx + 4, y, line, 10.5, fill=_MUTED, cls="wrap-note"))
     return out
 
 
 def _draw_brackets(pic: _Picture) -> list[str]:
-    state = pic.state
+    state, lay = pic.state, pic.lay
     out = []
-    for p in range(state.num_players):
+    for p in sorted(pic.opts.order):
         colour = _ZONE_COLOURS[p % len(_ZONE_COLOURS)]
         left_edge, right_edge = _zone_span(pic, p)
         x0 = left_edge + _CARD_W / 2
         x1 = right_edge - _CARD_W / 2
-        y = _LANE_Y[p % 2]
+        y = lay.lane_y[p % 2]
         total = 0
         hidden = 0
         for i in state.geometry.zone[p]:
@@ -435,192 +527,171 @@ def _draw_brackets(pic: _Picture) -> list[str]:
                 hidden += 1
             else:
                 total += drawn
-        note = f"zone {p} \u00b7 sum {total}" + (f" + {hidden} face-down" if hidden else "")
-        width = _text_width(note, 11) + 12
+        more = f" + {hidden} face-down" if hidden else ""
+        if not pic.opts.named:
+            note = f"zone {p} \u00b7 sum {total}{more}"
+        else:
+            note = f"{pic.name(p)}: {total}{more}"
+        size = lay.size(11)
+        width = _text_width(note, size) + lay.size(12)
+        half = lay.size(9)
         cx = (x0 + x1) / 2
         out.append(
             f'<g class="zone-bracket" data-zone="{p}">'
-            f'<path d="M {_num(x0)} {y - 7} V {y} H {_num(x1)} V {y - 7}"'
+            f'<path d="M {_num(x0)} {_num(y - 7)} V {_num(y)} H {_num(x1)} V {_num(y - 7)}"'
             f' fill="none" stroke="{colour}" stroke-width="2"/>'
-            f'<rect x="{_num(cx - width / 2)}" y="{y - 9}" width="{_num(width)}" height="18"'
-            f' rx="9" fill="#ffffff" stroke="{colour}" stroke-width="1.2"/>'
-            + _text(cx, y + 4, note, size=11, anchor="middle", fill=colour, weight="bold")
+            f'<rect x="{_num(cx - width / 2)}" y="{_num(y - half)}" width="{_num(width)}"'
+            f' height="{_num(2 * half)}" rx="{_num(half)}" fill="#ffffff" stroke="{colour}"'
+            ' stroke-width="1.2"/>'
+            + pic.text(cx, y + lay.size(4), note, 11, anchor="middle", fill=colour, weight="bold")
             + "</g>"
         )
     return out
 
 
-def _draw_hands(pic: _Picture) -> list[str]:
-    """The held card and a knocker's hand card, each under its holder's grid."""
-    state, viewer = pic.state, pic.viewer
-    out = []
+def _hand_lines(pic: _Picture) -> list[tuple[int, int | None, list[str], str]]:
+    """The held card and a knocker's hand card: (holder, value or None, notes, class)."""
+    state, viewer = pic.state, pic.opts.viewer
+    out: list[tuple[int, int | None, list[str], str]] = []
     if state.held is not None:
-        holder, source = _held_note(state)
+        holder, source = _held_note(pic)
         value: int | None = state.held
         lines = ["holds", source]
         if state.phase is Phase.HOLD_TAKEN and state.held_was_face_down:
             if viewer is not None and viewer != holder:
                 value = None
-                lines = ["holds a card", source, f"unseen by seat {viewer}"]
+                lines = ["holds a card", source, f"unseen by {pic.name(viewer)}"]
             else:
                 lines.append("(it lay face down)")
         if holder is not None:
-            out.append(_hand_slot(pic.lay.starts[holder], value, lines, "held-card"))
+            out.append((holder, value, lines, "held-card"))
     for knocker, card in state.in_hand:
         hand_value: int | None = card
         lines = ["in hand:", "the replaced card"]
         if state.hand_was_face_down:
             if viewer is not None and viewer != knocker:
                 hand_value = None
-                lines = ["in hand: a", "replaced card,", f"unseen by seat {viewer}"]
+                lines = ["in hand: a", "replaced card,", f"unseen by {pic.name(viewer)}"]
             else:
                 lines.append("(it lay face down)")
-        out.append(_hand_slot(pic.lay.starts[knocker], hand_value, lines, "hand-card"))
+        out.append((knocker, hand_value, lines, "hand-card"))
+    return [entry for entry in out if entry[0] in pic.lay.starts]
+
+
+def _note_lines(pic: _Picture, lines: Sequence[str]) -> tuple[float, list[str]]:
+    """The font size of a hand slot's notes and the notes wrapped to fit beside it.
+
+    The notes stay within the grid and the gap after it (the next seat may hold a
+    card too), so they grow less than the other texts.
+    """
+    size = 12 * min(pic.lay.scale, 1.15)
+    room = _GRID_W + _SEAT_GAP - 12 - _CARD_W - 10
+    wrapped: list[str] = []
+    for line in lines:
+        wrapped.extend(textwrap.wrap(line, max(8, int(room / (0.6 * size)))) or [""])
+    return size, wrapped
+
+
+def _draw_hands(pic: _Picture, top: float) -> list[str]:
+    """The held card and a knocker's hand card, each under its holder's grid."""
+    out = []
+    for holder, value, lines, cls in _hand_lines(pic):
+        x = pic.lay.starts[holder] + 12
+        size, wrapped = _note_lines(pic, lines)
+        out.append(_loose_card(x, top, value, cls))
+        for k, line in enumerate(wrapped):
+            out.append(
+                _text(
+                    x + _CARD_W + 10,
+                    top + 16 * size / 12 + 15 * size / 12 * k,
+                    line,
+                    size=size,
+                    fill=_INK if k == 0 else _MUTED,
+                    weight="bold" if k == 0 else "normal",
+                )
+            )
     return out
+
+
+def _hands_height(pic: _Picture) -> float:
+    """How far the hand slots reach below their top."""
+    notes = max(len(_note_lines(pic, lines)[1]) for _, _, lines, _ in _hand_lines(pic))
+    size = _note_lines(pic, ["x"])[0]
+    return max(_CARD_H, (16 + 15 * (notes - 1) + 4) * size / 12)
 
 
 def _legend(pic: _Picture) -> str:
     n = pic.state.num_players
+    opts = pic.opts
     legend = (
-        f"Zone p = seat p's four columns + the column 3 just left of it (seat p+1's); "
-        f"each column 3 lies in two zones, and seat 0's column 3 wraps around to zone "
-        f"{n - 1} (repeated faded at the far left). Striped: face down; dashed: a gap."
+        "Zone p = seat p's four columns + the column 3 just left of it (seat p+1's); "
+        "each column 3 lies in two zones"
     )
-    if pic.reveal:
+    if opts.whole_table:
+        legend += (
+            f", and seat 0's column 3 wraps around to zone {n - 1} (repeated faded at the"
+            " far left)."
+        )
+    else:
+        legend += f"; the faded column at the far left is seat {opts.ghost}'s column 3."
+    legend += " Striped: face down; dashed: a gap."
+    if opts.reveal:
         legend += " Dashed dark border: a face-down card shown revealed."
-    if pic.viewer is not None:
-        legend += f" Drawn as seat {pic.viewer} sees it."
-    if pic.marked:
+    if opts.viewer is not None:
+        legend += f" Drawn as seat {opts.viewer} sees it."
+    if opts.marked:
         legend += " Outlined: highlighted cells."
     return legend
 
 
-def _render(
-    state: GameState,
-    *,
-    viewer: int | None,
-    highlight: Iterable[Pos],
-    caption: str | None,
-    reveal: bool,
-    status: str,
-) -> str:
-    n = state.num_players
-    if type(reveal) is not bool:
-        raise ValueError(f"reveal must be True or False; got {type(reveal).__name__}")
-    if caption is not None and not isinstance(caption, str):
-        raise ValueError(f"caption must be a str or None; got {type(caption).__name__}")
-    if viewer is not None:
-        if type(viewer) is not int or not 0 <= viewer < n:
-            raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
-        if reveal:
-            raise ValueError("reveal=True draws the omniscient table; it needs viewer=None")
-    if not isinstance(highlight, (list, tuple, set, frozenset)):
-        raise ValueError(f"highlight must be a collection of Pos; got {type(highlight).__name__}")
-    marked = set()
-    for pos in highlight:
-        if not isinstance(pos, Pos):
-            raise ValueError(f"highlight must hold Pos values; got {pos!r}")
-        marked.add(state.geometry.index(pos))
-    lay = _layout(n)
-    pic = _Picture(state, lay, viewer, reveal, frozenset(marked))
-    body = [_text(_MARGIN, _STATUS_Y, status, size=15, weight="bold", cls="status")]
-    body += _draw_bands(pic)
-    body += _draw_labels(pic)
-    body += _draw_cells(pic)
-    body += _draw_brackets(pic)
-    body += _draw_hands(pic)
-    body += _piles(state, lay)
-    y = _CAPTION_TOP if state.held is not None or state.in_hand else _LANE_Y[1] + 40
-    text_width = lay.width - 2 * _MARGIN
-    if caption:
-        for line in _wrap(caption, text_width, _CAPTION_SIZE):
-            body.append(_text(_MARGIN, y, line, size=_CAPTION_SIZE, cls="caption"))
-            y += _CAPTION_LINE
-        y += 6
-    for line in _wrap(_legend(pic), text_width, _LEGEND_SIZE):
-        body.append(_text(_MARGIN, y, line, size=_LEGEND_SIZE, fill=_MUTED, cls="legend"))
-        y += _LEGEND_LINE
-    height = y - _LEGEND_LINE + 14
-    width = lay.width
-    title = f"Allegra, {n} players: {caption or status}"
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
-        f' viewBox="0 0 {width} {height}" role="img" font-family={_attr(_FONT)}>'
-        f"<title>{_esc(title)}</title><desc>{_esc(status)}</desc>{_DEFS}"
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>' + "".join(body) + "</svg>\n"
-    )
-
-
-def _hand_slot(seat_x: int, value: int | None, lines: Sequence[str], cls: str) -> str:
-    x = seat_x + 12
-    out = [_loose_card(x, _HAND_TOP, value, cls)]
-    for k, line in enumerate(lines):
-        out.append(
-            _text(
-                x + _CARD_W + 10,
-                _HAND_TOP + 16 + 15 * k,
-                line,
-                size=12,
-                fill=_INK if k == 0 else _MUTED,
-                weight="bold" if k == 0 else "normal",
-            )
-        )
-    return "".join(out)
-
-
-def _piles(state: GameState, lay: _Layout) -> list[str]:
+def _piles(pic: _Picture) -> list[str]:
+    state, lay = pic.state, pic.lay
+    assert lay.piles_x is not None
     out: list[str] = []
     x = lay.piles_x
-    y = _GRID_TOP + 18
-    out.append(_text(x, _COL_LABEL_Y, "piles", size=10, fill=_MUTED))
+    y = lay.grid_top + 18
+    out.append(pic.text(x, lay.col_label_y, "piles", 10, fill=_MUTED))
     draw = len(state.draw_pile)
     if draw:
         for k in (2, 1):
             if draw > k:
                 out.append(
-                    f'<rect x="{x + 2 * k}" y="{y - 2 * k}" width="{_CARD_W}" height="{_CARD_H}"'
-                    f' rx="6" fill="{_BACK}" stroke="#1c2650" stroke-width="1"/>'
+                    f'<rect x="{_num(x + 2 * k)}" y="{_num(y - 2 * k)}" width="{_CARD_W}"'
+                    f' height="{_CARD_H}" rx="6" fill="{_BACK}" stroke="#1c2650"'
+                    ' stroke-width="1"/>'
                 )
         out.append(_loose_card(x, y, None, "draw-pile"))
     else:
         out.append('<g class="draw-pile">' + "".join(_gap_shapes(x, y)) + "</g>")
-    out.append(_text(x + _CARD_W / 2, y + _CARD_H + 18, "draw", size=11, anchor="middle"))
+    label_y = y + _CARD_H + lay.size(18)
+    count_y = y + _CARD_H + lay.size(32)
+    out.append(pic.text(x + _CARD_W / 2, label_y, "draw", 11, anchor="middle"))
     out.append(
-        _text(
-            x + _CARD_W / 2,
-            y + _CARD_H + 32,
-            _cards(draw),
-            size=11,
-            anchor="middle",
-            fill=_MUTED,
+        pic.text(
+            x + _CARD_W / 2, count_y, _cards(draw), 11, anchor="middle", fill=_MUTED,
             cls="draw-count",
         )
-    )
+    )  # fmt: skip
     dx = x + _CARD_W + 28
     top = state.discard_top
     if top is None:
         out.append('<g class="discard-pile">' + "".join(_gap_shapes(dx, y)) + "</g>")
     else:
         out.append(_loose_card(dx, y, top, "discard-pile"))
-    out.append(_text(dx + _CARD_W / 2, y + _CARD_H + 18, "discard", size=11, anchor="middle"))
+    out.append(pic.text(dx + _CARD_W / 2, label_y, "discard", 11, anchor="middle"))
     out.append(
-        _text(
-            dx + _CARD_W / 2,
-            y + _CARD_H + 32,
-            _cards(len(state.discard_pile)),
-            size=11,
-            anchor="middle",
+        pic.text(
+            dx + _CARD_W / 2, count_y, _cards(len(state.discard_pile)), 11, anchor="middle",
             fill=_MUTED,
         )
-    )
+    )  # fmt: skip
     if state.out_of_play:
         out.append(
-            _text(
+            pic.text(
                 x,
-                y + _CARD_H + 56,
+                y + _CARD_H + lay.size(56),
                 f"out of play: {_cards(len(state.out_of_play))}",
-                size=11,
+                11,
                 fill=_MUTED,
                 cls="out-of-play",
             )
@@ -632,6 +703,161 @@ def _cards(count: int) -> str:
     return f"{count} card" if count == 1 else f"{count} cards"
 
 
+def _drawing_order(n: int, seats: Iterable[int] | None) -> tuple[int, ...]:
+    """The seats to draw, left to right: clockwise-consecutive, highest first."""
+    if seats is None:
+        return tuple(range(n - 1, -1, -1))
+    if isinstance(seats, (str, bytes)) or not isinstance(seats, Iterable):
+        raise ValueError(f"seats must be None or an iterable of seats; got {seats!r}")
+    chosen = list(seats)
+    for seat in chosen:
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seats must hold seats 0..{n - 1}; got {seat!r}")
+    wanted = set(chosen)
+    if not wanted or len(wanted) != len(chosen):
+        raise ValueError(f"seats must name at least one seat, each once; got {chosen!r}")
+    if len(wanted) == n:
+        return tuple(range(n - 1, -1, -1))
+    # The first drawn seat is the one whose left neighbour is not drawn; from there
+    # the run goes on clockwise backwards (p, p - 1, ...), as in the whole table.
+    starts = [p for p in wanted if (p + 1) % n not in wanted]
+    order = tuple((starts[0] - k) % n for k in range(len(wanted)))
+    if len(starts) != 1 or set(order) != wanted:
+        raise ValueError(
+            f"seats must be neighbours around the table (like 2, 1, 0); got {sorted(wanted)}"
+        )
+    return order
+
+
+def _check_options(
+    state: GameState,
+    *,
+    viewer: int | None,
+    highlight: Iterable[Pos],
+    reveal: bool,
+    seats: Iterable[int] | None,
+    seat_names: Sequence[str] | None,
+    status: bool,
+    legend: bool,
+    piles: bool,
+    zone_sums: bool,
+    text_scale: float,
+) -> _Options:
+    n = state.num_players
+    if type(reveal) is not bool:
+        raise ValueError(f"reveal must be True or False; got {type(reveal).__name__}")
+    if viewer is not None:
+        if type(viewer) is not int or not 0 <= viewer < n:
+            raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
+        if reveal:
+            raise ValueError("reveal=True draws the omniscient table; it needs viewer=None")
+    if not isinstance(highlight, (list, tuple, set, frozenset)):
+        raise ValueError(f"highlight must be a collection of Pos; got {type(highlight).__name__}")
+    for flag, name in (
+        (reveal, "reveal"),
+        (status, "status"),
+        (legend, "legend"),
+        (piles, "piles"),
+        (zone_sums, "zone_sums"),
+    ):
+        if type(flag) is not bool:
+            raise ValueError(f"{name} must be True or False; got {flag!r}")
+    if type(text_scale) not in (int, float) or not 0.5 <= text_scale <= _MAX_TEXT_SCALE:
+        raise ValueError(
+            f"text_scale must be a number from 0.5 to {_MAX_TEXT_SCALE}; got {text_scale!r}"
+        )
+    order = _drawing_order(n, seats)
+    if seat_names is None:
+        names = tuple(f"seat {p}" for p in range(n))
+    else:
+        if isinstance(seat_names, (str, bytes)) or not isinstance(seat_names, Sequence):
+            raise ValueError(f"seat_names must be a sequence of {n} names; got {seat_names!r}")
+        names = tuple(seat_names)
+        if len(names) != n or not all(type(s) is str and s.strip() for s in names):
+            raise ValueError(
+                f"seat_names must hold {n} non-empty strings, one per seat; got {seat_names!r}"
+            )
+    ghost = (order[0] + 1) % n
+    marked = set()
+    for pos in highlight:
+        if not isinstance(pos, Pos):
+            raise ValueError(f"highlight must hold Pos values; got {pos!r}")
+        i = state.geometry.index(pos)
+        if pos.player not in order and not (pos.player == ghost and pos.col == SHARED_COL):
+            raise ValueError(f"highlight: {pos!r} is not drawn (seats {list(order)})")
+        marked.add(i)
+    return _Options(
+        viewer=viewer,
+        reveal=reveal,
+        marked=frozenset(marked),
+        order=order,
+        names=names,
+        named=seat_names is not None,
+        status=status,
+        legend=legend,
+        piles=piles,
+        zone_sums=zone_sums,
+        scale=float(text_scale),
+    )
+
+
+def _render(state: GameState, opts: _Options, *, caption: str | None, status: str) -> str:
+    if caption is not None and not isinstance(caption, str):
+        raise ValueError(f"caption must be a str or None; got {type(caption).__name__}")
+    n = state.num_players
+    lay = _layout(opts)
+    pic = _Picture(state, lay, opts)
+    body: list[str] = []
+    if opts.status:
+        body.append(pic.text(_MARGIN, lay.status_y, status, 15, weight="bold", cls="status"))
+    body += _draw_bands(pic)
+    body += _draw_labels(pic)
+    body += _draw_cells(pic)
+    if opts.zone_sums:
+        body += _draw_brackets(pic)
+        hand_top = lay.lane_y[1] + lay.size(22)
+        bottom = lay.lane_y[1] + lay.size(9)
+    else:
+        hand_top = lay.grid_bottom + 10 + lay.size(16)
+        bottom = lay.grid_bottom + 10
+    hands = _hand_lines(pic)
+    if hands:
+        body += _draw_hands(pic, hand_top)
+        bottom = hand_top + _hands_height(pic)
+    if opts.piles:
+        body += _piles(pic)
+        bottom = max(
+            bottom, lay.grid_top + 18 + _CARD_H + lay.size(56 if state.out_of_play else 32)
+        )
+    # Caption and legend (text under the table), at the old offsets at scale 1.
+    y = bottom + lay.size(31 if opts.zone_sums and not hands else 34)
+    text_width = lay.width - 2 * _MARGIN
+    lines_drawn = False
+    if caption:
+        size = lay.size(14)
+        for line in _wrap(caption, text_width, size):
+            body.append(_text(_MARGIN, y, line, size=size, cls="caption"))
+            y += lay.size(20)
+        y += 6
+        lines_drawn = True
+    if opts.legend:
+        size = lay.size(11)
+        for line in _wrap(_legend(pic), text_width, size):
+            body.append(_text(_MARGIN, y, line, size=size, fill=_MUTED, cls="legend"))
+            y += lay.size(15)
+        lines_drawn = True
+    height = round(y - lay.size(15) + 14 if lines_drawn else bottom + _MARGIN)
+    width = round(lay.width)
+    title = f"Allegra, {n} players: {caption or status}"
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
+        f' viewBox="0 0 {width} {height}" role="img" font-family={_attr(_FONT)}>'
+        f"<title>{_esc(title)}</title><desc>{_esc(status)}</desc>{_DEFS}"
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>' + "".join(body) + "</svg>\n"
+    )
+
+
 def render_svg(
     state: GameState,
     *,
@@ -639,6 +865,13 @@ def render_svg(
     highlight: Iterable[Pos] = (),
     caption: str | None = None,
     reveal: bool = False,
+    seats: Iterable[int] | None = None,
+    seat_names: Sequence[str] | None = None,
+    status: bool = True,
+    legend: bool = True,
+    piles: bool = True,
+    zone_sums: bool = True,
+    text_scale: float = 1.0,
 ) -> str:
     """The table of ``state`` as a self-contained SVG picture.
 
@@ -651,6 +884,11 @@ def render_svg(
     and the discard pile (its top card and size). A status line at the top says what
     the game waits for; the caption and a short legend close the picture.
 
+    For a page that explains the picture in its own text (and in its own language),
+    ``status=False, legend=False`` and no caption leave only the table, and
+    ``seats`` crops it to a few neighbouring seats so that the cards stay large on a
+    narrow screen.
+
     Args:
         state: any state of a game.
         viewer: draw the table as this seat may see it: face-down cards as backs, and
@@ -662,6 +900,19 @@ def render_svg(
         caption: text written under the table (wrapped), also used in the ``<title>``.
         reveal: with ``viewer=None``, draw face-down cards with their values (and a
             dashed dark border marking them as face down).
+        seats: draw only these seats, which must sit next to each other around the
+            table (in any order, e.g. ``(1, 0)`` or ``(0, 3)`` at four seats); ``None``
+            draws every seat. The column 3 of the first drawn seat's left neighbour is
+            repeated faded at the far left, so every drawn zone is whole. A held or
+            hand card of a seat that is not drawn is left out, and so is the marker
+            of seat 0's wrap-around.
+        seat_names: one name per seat for the labels (``"seat 0"``, ... by default).
+        status: draw the status line at the top.
+        legend: draw the legend at the bottom.
+        piles: draw the draw and discard piles.
+        zone_sums: draw the bracket under each zone with the sum of its shown cards.
+        text_scale: scale every text (labels, notes, caption, legend) by this factor,
+            from 0.5 to 3; the cards keep their size.
 
     Returns:
         The SVG document, an XML declaration and one ``<svg>`` element with
@@ -670,22 +921,34 @@ def render_svg(
 
     Raises:
         ValueError: ``viewer`` is not a seat of the table, ``reveal`` is combined with
-            a viewer, or a highlighted cell is not on the table.
+            a viewer, a highlighted cell is not on the table or not drawn, ``seats``
+            are not neighbouring seats of the table, ``seat_names`` are not one
+            non-empty name per seat, a flag is not a ``bool``, or ``text_scale`` is out
+            of range.
 
     >>> from allegra_rules import new_game
     >>> picture = render_svg(new_game(3, seed=1), caption="Dealt")
     >>> picture.count('class="card face-down"'), "<title>Allegra, 3 players: Dealt" in picture
     (36, True)
+    >>> cropped = render_svg(new_game(3, seed=1), seats=(1, 0), status=False, legend=False)
+    >>> cropped.count('class="card face-down"'), 'class="legend"' in cropped
+    (24, False)
     """
     require_state(state)
-    return _render(
+    opts = _check_options(
         state,
         viewer=viewer,
         highlight=highlight,
-        caption=caption,
         reveal=reveal,
-        status=_status(state),
+        seats=seats,
+        seat_names=seat_names,
+        status=status,
+        legend=legend,
+        piles=piles,
+        zone_sums=zone_sums,
+        text_scale=text_scale,
     )
+    return _render(state, opts, caption=caption, status=_status(state))
 
 
 # ---------------------------------------------------------------- doc pictures
@@ -826,28 +1089,30 @@ def _knock_scenes() -> list[_Scene]:
         _Scene(
             "knock-1.svg",
             drawn,
-            "Knock exchange, step 1: seat 0 drew a -1 from the draw pile and holds it. Seat "
+            "Before the knock exchange: seat 0 drew a -1 from the draw pile and holds it. Seat "
             "1 knocked for it, seat 2 passed. Seat 0 may swap the -1 in, discard it, or give "
             "it to the knocker; it gives it to seat 1.",
         ),
         _Scene(
             "knock-2.svg",
             swapped,
-            "Step 2: seat 1 swapped the -1 in at its (0, 1) (outlined). The 9 that lay "
+            "Step 1: seat 1 swapped the -1 in at its (0, 1) (outlined). The 9 that lay "
             "there is now in seat 1's hand.",
             (Pos(1, 0, 1),),
         ),
         _Scene(
             "knock-3.svg",
             taken,
-            "Step 3: seat 0 took a card from seat 1's zone, the 0 at seat 1's (1, 1), and "
-            "holds it. Its cell is a gap (outlined) until the exchange ends.",
+            "Step 2: seat 0 took a card from seat 1's zone, the 0 at seat 1's (1, 1), and "
+            "holds it to swap it into its own zone. Its cell is a gap (outlined) until the "
+            "exchange ends.",
             (Pos(1, 1, 1),),
         ),
         _Scene(
             "knock-4.svg",
             done,
-            "Step 4: seat 0 swapped the 0 in at its (0, 0) and discarded the 8 from there; "
+            "Step 2 ends and step 3 follows at once: seat 0 swapped the 0 in at its (0, 0) and "
+            "discarded the 8 from there; "
             "seat 1's hand card, the 9, filled the gap at its (1, 1), face up (both "
             "outlined). The turn is over; seat 1 draws next.",
             (Pos(0, 0, 0), Pos(1, 1, 1)),
@@ -915,16 +1180,17 @@ def _scenes() -> list[_Scene]:
 
 
 def docs_pictures() -> dict[str, str]:
-    """The pictures of the documentation, by file name.
+    """Seven example pictures, by file name, each with its caption drawn in.
 
     Each is built from a stacked deck and real engine actions and carries a caption
-    explaining it:
+    explaining it (``python -m allegra_rules.svg DIR`` writes them):
 
     * ``table-4p.svg``: a four-player table mid-round: every zone, the shared
       columns, face-up and face-down cards and gaps.
-    * ``knock-1.svg`` .. ``knock-4.svg``: the knock exchange step by step (the card
-      drawn and the knock; the knocker's swap; the drawer's take, leaving a gap; the
-      drawer's swap and the knocker's hand card filling the gap).
+    * ``knock-1.svg`` .. ``knock-4.svg``: the knock exchange, numbered as in rules
+      R9.2 to R9.4: the card drawn and the knock (before the exchange); step 1, the
+      knocker's swap; step 2, the drawer's take, leaving a gap; the end of step 2 and
+      step 3, the drawer's swap and the knocker's hand card filling the gap.
     * ``triple-cross-zone.svg``: a zone-row triple using the left neighbour's column
       3, outlined just before play settles; ``triple-after.svg``: the gaps after.
 
@@ -934,10 +1200,20 @@ def docs_pictures() -> dict[str, str]:
     return {
         scene.name: _render(
             scene.state,
-            viewer=None,
-            highlight=scene.highlight,
+            _check_options(
+                scene.state,
+                viewer=None,
+                highlight=scene.highlight,
+                reveal=False,
+                seats=None,
+                seat_names=None,
+                status=True,
+                legend=True,
+                piles=True,
+                zone_sums=True,
+                text_scale=1.0,
+            ),
             caption=scene.caption,
-            reveal=False,
             status=scene.status or _status(scene.state),
         )
         for scene in _scenes()
