@@ -4,7 +4,8 @@
 Tests name the clauses they check with ``@pytest.mark.rule("R4.2", ...)``. This module
 parses both, with :mod:`ast` for the tests, so that the test suite
 (``tests/test_traceability.py``), the marker check in ``tests/conftest.py`` and the
-docs build (``docs/hooks.py``, which renders the traceability page) share one reading.
+docs generator (``docs/generate.py``, which writes the traceability table) share one
+reading.
 
 Run ``python tests/rule_markers.py`` to print the clause -> tests mapping.
 """
@@ -163,18 +164,15 @@ def collect_markers(tests_dir: Path | None = None) -> Markers:
 def traceability_markdown(
     clauses: dict[str, Clause] | None = None, markers: Markers | None = None
 ) -> str:
-    """The traceability page: every clause with the tests that check it."""
+    """The traceability table: every clause with the tests that check it.
+
+    ``docs/generate.py`` writes it to ``docs/_generated/snippets/traceability.md``,
+    which ``docs/traceability.md`` includes.
+    """
     clauses = clauses if clauses is not None else parse_clauses()
     markers = markers if markers is not None else collect_markers()
     covered = sum(1 for c in clauses if markers.tests.get(c))
     lines = [
-        "# Traceability",
-        "",
-        "Every clause of [the rules](rules.md) and the tests that check it, collected from",
-        'the `@pytest.mark.rule("R...")` markers of the test files when the docs are built',
-        "(`docs/hooks.py`, reading `tests/rule_markers.py`). The test suite fails when a",
-        "clause has no test or a marker names a clause that does not exist.",
-        "",
         f"**{covered} of {len(clauses)} clauses** are checked by "
         f"**{len(markers.by_test)} marked tests**.",
         "",

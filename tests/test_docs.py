@@ -1,8 +1,10 @@
-"""The docs: generated option and preset tables, pictures, and runnable examples.
+"""The docs: what the generator writes, the pictures, the languages and the examples.
 
-The tables come from ``docs/hooks.py`` (the mkdocs hook), so they are checked by
-calling its table functions. Every ```python block of ``docs/*.md`` and ``README.md``
-is executed; a block right after a ``<!-- no-test -->`` line is skipped.
+``docs/generate.py`` writes every table, picture and page part that comes from the
+code before each build; its functions are checked here without writing anything.
+Every ```python block of the pages (every language's) and of ``README.md`` runs, and
+the output block right after it (```text title="Output"```) must be what it prints.
+A block right after a ``<!-- no-test -->`` line is skipped.
 """
 
 from __future__ import annotations
@@ -13,85 +15,377 @@ import importlib.util
 import io
 import re
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
 
 import attrs
 import pytest
 
-from allegra_rules import PRESETS, RuleConfig
-from allegra_rules.svg import docs_pictures
+from allegra_rules import PRESETS, Phase, Pos, RuleConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+I18N = DOCS / "i18n"
 
 
-@functools.cache
-def hooks() -> ModuleType:
-    """``docs/hooks.py`` (it needs mkdocs: the tests that use it skip without the docs extra)."""
-    pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
-    path = DOCS / "hooks.py"
-    spec = importlib.util.spec_from_file_location("_allegra_docs_hooks", path)
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
+@functools.cache
+def gen() -> ModuleType:
+    """``docs/generate.py`` (imports only the engine; nothing is written)."""
+    return _load("_allegra_docs_generate", DOCS / "generate.py")
+
+
+def scenes() -> ModuleType:
+    gen()
+    return sys.modules["scenes"]
+
+
+@functools.cache
+def yaml_config(path: Path) -> dict[str, object]:
+    yaml = pytest.importorskip("yaml", reason="PyYAML comes with the docs extra")
+    data: dict[str, object] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+LANGS = sorted(p.name.split(".")[1] for p in ROOT.glob("mkdocs.*.yml"))
 FIELDS = [f.name for f in attrs.fields(RuleConfig)]
 PRESET_IDS = [f"{name}@{v}" for name, vs in PRESETS.items() for v in range(1, len(vs) + 1)]
 
 
+def page_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------- generated tables
+
+
 @pytest.mark.parametrize("name", FIELDS)
 def test_options_table_lists_every_field(name: str) -> None:
-    assert f"| `{name}` |" in hooks().options_table()
+    assert f"| `{name}` |" in gen().options_table()
 
 
 @pytest.mark.parametrize("pid", PRESET_IDS)
 def test_presets_table_lists_every_preset(pid: str) -> None:
     base, _, version = pid.partition("@")
     config = PRESETS[base][int(version) - 1]
-    row = next(r for r in hooks().presets_table().splitlines() if r.startswith(f"| `{pid}` |"))
+    row = next(r for r in gen().presets_table().splitlines() if r.startswith(f"| `{pid}` |"))
     assert config.fingerprint[:12] in row
     for option in config.options_differing_from(RuleConfig()):
         assert f"`{option}`" in row
 
 
 def test_every_field_settles_an_ambiguity_shown_on_the_ambiguities_page() -> None:
-    text = hooks().render_markers((DOCS / "ambiguities.md").read_text(encoding="utf-8"))
-    assert "<!--" not in text.replace("<!-- no-test -->", "")
+    text = page_text(DOCS / "ambiguities.md")
+    ids = gen().ambiguity_ids()
     for field in attrs.fields(RuleConfig):
         amb = field.metadata["ambiguity"]
-        table = hooks().ambiguity_options(amb)
+        assert amb in ids
+        table = gen().ambiguity_options(amb)
         assert f"| `{field.name}` |" in table
         for pid in PRESET_IDS:
             assert f"`{pid}`" in table
         assert f"{{#{amb.lower()}}}" in text
 
 
-def test_ambiguities_page_keeps_every_anchor_and_quotes_three_texts() -> None:
-    text = (DOCS / "ambiguities.md").read_text(encoding="utf-8")
-    for n in range(1, 39):
-        section = text.split(f"{{#a{n}}}", 1)[1].split("\n## ", 1)[0]
-        assert "| DE | PL | FR |" in section, n
-        assert f"<!-- ambiguity-options: A{n} -->" in section, n
+def test_ambiguities_page_quotes_three_texts_with_english_and_includes_each_table() -> None:
+    text = page_text(DOCS / "ambiguities.md")
+    anchors = re.findall(r"\{#(a\d+)\}", text)
+    assert anchors == [f"a{n}" for n in range(1, len(anchors) + 1)]
+    for anchor in anchors:
+        section = text.split(f"{{#{anchor}}}", 1)[1].split("\n## ", 1)[0]
+        assert "| | DE | PL | FR |" in section, anchor
+        quotes = re.search(r"^\| text \|(.*)\|$", section, re.M)
+        english = re.search(r"^\| English \|(.*)\|$", section, re.M)
+        assert quotes, f"{anchor}: a row of quotes"
+        originals = [q.strip() for q in quotes.group(1).split("|")]
+        if originals == ["(silent)"] * 3:
+            assert not english, f"{anchor}: nothing to translate"
+            continue
+        assert english, f"{anchor}: the quotes in English, in a row under them"
+        translations = [t.strip() for t in english.group(1).split("|")]
+        for original, translated in zip(originals, translations, strict=True):
+            assert translated, f"{anchor}: {original} is not translated"
+            assert (original == "(silent)") == (translated == "(silent)"), anchor
+        include = f'--8<-- "docs/_generated/snippets/ambiguity-{anchor}.md"'
+        assert include in section, anchor
 
 
-def test_variants_page_uses_the_generated_tables() -> None:
-    text = (DOCS / "variants.md").read_text(encoding="utf-8")
-    assert "<!-- options-table -->" in text
-    assert "<!-- presets-table -->" in text
+def test_traceability_table_is_the_markers_table() -> None:
+    markers = _load("_rule_markers_for_docs", ROOT / "tests" / "rule_markers.py")
+    assert gen().traceability_table() == markers.traceability_markdown()
 
 
-def test_pictures_are_used_in_the_pages() -> None:
-    pages = {p.name: p.read_text(encoding="utf-8") for p in DOCS.glob("*.md")}
-    used = "".join(pages.values())
-    assert set(hooks().pictures()) == set(docs_pictures())
-    for name in docs_pictures():
-        assert f"(img/{name})" in used, name
-    assert "(img/table-4p.svg)" in pages["index.md"]
+def test_api_index_names_every_public_module_and_marks_the_top_level_names() -> None:
+    import allegra_rules
 
+    index = gen().api_index()
+    api = page_text(DOCS / "api.md")
+    for module in gen().PUBLIC_MODULES:
+        assert f"[`allegra_rules.{module}`](#allegra_rules.{module})" in index
+        assert re.search(rf"^::: allegra_rules\.{re.escape(module)}$", api, re.M), module
+    for name in allegra_rules.__all__:
+        if name != "__version__":
+            assert f"**`{name}`**" in index, name
+    assert "`find_triples`" in index and "**`find_triples`**" not in index
+
+
+def test_retired_hook_markers_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gen().check_pages()  # the real pages use none
+    page = tmp_path / "docs" / "x.md"
+    page.parent.mkdir()
+    page.write_text("# X\n\n<!-- ambiguity-options: A35 -->\n", encoding="utf-8")
+    monkeypatch.setattr(gen(), "DOCS", tmp_path / "docs")
+    monkeypatch.setattr(gen(), "ROOT", tmp_path)
+    with pytest.raises(SystemExit, match=r"ambiguity-a35\.md"):
+        gen().check_pages()
+
+
+# ---------------------------------------------------------------- page includes
+
+
+def all_pages() -> list[Path]:
+    pages = sorted(DOCS.glob("*.md"))
+    for lang in LANGS:
+        pages += sorted((I18N / lang).glob("*.md"))
+    return pages
+
+
+def snippet_names() -> set[str]:
+    names = {"options-table.md", "presets-table.md", "traceability.md", "api-index.md"}
+    names |= {f"ambiguity-{a.lower()}.md" for a in gen().ambiguity_ids()}
+    return names | {"replay.md"}
+
+
+@pytest.mark.parametrize("page", all_pages(), ids=lambda p: str(p.relative_to(DOCS)))
+def test_includes_and_pictures_are_ones_the_generator_writes(page: Path) -> None:
+    text = page_text(page)
+    for include in re.findall(r'^--8<-- "([^"]+)"', text, re.M):
+        if include.startswith("docs/_generated/"):
+            assert include.startswith("docs/_generated/snippets/"), include
+            assert include.removeprefix("docs/_generated/snippets/") in snippet_names()
+        else:
+            assert (ROOT / include).is_file(), include
+    pictures = {s.name for s in scenes().scenes()}
+    for picture in re.findall(r"\]\(_generated/img/([\w.-]+)\)", text):
+        assert picture in pictures, picture
+    assert "](img/" not in text, "the pictures are in _generated/img/ now"
+
+
+def test_every_picture_is_shown_on_a_page() -> None:
+    used = "".join(page_text(p) for p in DOCS.glob("*.md"))
+    for scene in scenes().scenes():
+        assert f"(_generated/img/{scene.name})" in used, scene.name
+
+
+def test_the_guide_has_a_picture_for_every_step() -> None:
+    guide = page_text(DOCS / "how-to-play.md")
+    sections = re.split(r"^## ", guide, flags=re.M)[1:]
+    stepped = [s for s in sections if not s.startswith(("What you need", "Three rounds", "Where"))]
+    assert len(stepped) == 7
+    for section in stepped:
+        assert "<figure class=\"allegra-figure\" markdown>" in section, section.splitlines()[0]
+        assert "<figcaption markdown>" in section, section.splitlines()[0]
+    # The knock exchange is numbered as rules R9.2 to R9.4 number it.
+    exchange = guide.split("{#knock-exchange}", 1)[1].split("\n## ", 1)[0]
+    for step, clause in ((1, "r9-2"), (2, "r9-3"), (3, "r9-4")):
+        assert re.search(rf"^{step}\. \*\*.*\(\[R9\.{step + 1}\]\(rules\.md#{clause}\)\)", exchange, re.M)
+    rules = page_text(DOCS / "rules.md")
+    for step, clause in ((1, "R9.2"), (2, "R9.3"), (3, "R9.4")):
+        assert f"### {clause} Step {step}:" in rules
+
+
+# ------------------------------------------------------------------- the pictures
+
+
+def parse(svg: str) -> ET.Element:
+    return ET.fromstring(svg.encode("utf-8"))
+
+
+def test_pictures_have_no_text_but_the_table() -> None:
+    for name, svg in gen().pictures().items():
+        root = parse(svg)
+        for cls in ("status", "legend", "caption"):
+            assert f'class="{cls}"' not in svg, (name, cls)
+        assert root.get("viewBox"), name
+
+
+def scene(name: str) -> object:
+    return next(s for s in scenes().scenes() if s.name == name)
+
+
+def test_the_story_pictures_show_what_the_guide_says() -> None:
+    s = scenes().story()
+    ada, ben = 0, 1
+    # Setup: Ada turned up a 4 in Ben's column 3, Cleo a 5 in Ada's column 3.
+    assert s.set_up.card(Pos(ben, 0, 3)) == 4 and s.set_up.is_face_up(Pos(ben, 0, 3))
+    assert s.set_up.card(Pos(ada, 1, 3)) == 5 and s.set_up.is_face_up(Pos(ada, 1, 3))
+    # Ada took the 1 from the discard pile and put it on her face-down 9.
+    assert s.ada_swapped.card(Pos(ada, 0, 0)) == 1 and s.ada_swapped.discard_top == 9
+    assert s.ben_holds.held == 10 and s.ben_holds.phase is Phase.HOLD_DECK
+    assert s.ben_turned_up.discard_top == 10 and s.ben_turned_up.card(Pos(ben, 0, 0)) == 5
+    # The knock exchange: the -1 for Ben's 5, Ada takes Ben's 0 and discards her 8.
+    assert s.knock.held == -1 and s.knock.knockers == (ben,)
+    assert s.step_1.card(Pos(ben, 0, 0)) == -1 and s.step_1.in_hand == ((ben, 5),)
+    assert s.step_2.held == 0 and s.step_2.card(Pos(ben, 1, 1)) is None
+    assert s.step_3.card(Pos(ada, 0, 3)) == 0 and s.step_3.discard_top == 8
+    assert s.step_3.card(Pos(ben, 1, 1)) == 5 and s.step_3.is_face_up(Pos(ben, 1, 1))
+    # The triple: Ben's 4, a face-down card, Ada's 4 in her zone's top row; then holes.
+    row = [s.ada_holds_4.card(p) for p in s.ada_holds_4.zone(ada)[:5]]
+    assert row[0] == 4 and row[3] == 4 and not s.ada_holds_4.is_face_up(Pos(ada, 0, 1))
+    assert s.ada_holds_4.held == 4
+    holes = scene("guide-triple-gaps.svg").highlight  # type: ignore[attr-defined]
+    assert all(s.triple_gone.is_gap(p) for p in holes) and s.triple_gone.out_of_play == (4,) * 3
+
+
+def table_numbers(text: str) -> list[list[int]]:
+    """The rows of numbers of the table after ``<!-- scoring-example -->``."""
+    table = text.split("<!-- scoring-example -->", 1)[1].strip().split("\n\n", 1)[0]
+    rows = [line.split("|")[2:-1] for line in table.splitlines()[2:]]
+    return [[int(re.search(r"-?\d+", cell).group(0)) for cell in row] for row in rows]  # type: ignore[union-attr]
+
+
+def test_the_scoring_example_is_the_engines_scoring() -> None:
+    g = scenes().scoring()
+    assert g.ended.ender == 0 and g.ended.final_turns == (1, 2)
+    assert all(g.ended.is_face_up(Pos(0, r, c)) for r in range(3) for c in range(4))
+    last = g.scored.last_round
+    own = [sum(last.cells[p * 12 : p * 12 + 12]) for p in range(3)]
+    column = [sum(last.cells[q * 12 + r * 4 + 3] for r in range(3)) for q in (1, 2, 0)]
+    expected = [own, column, list(last.zone_sums), list(last.scores)]
+    assert [o + c for o, c in zip(own, column, strict=True)] == list(last.zone_sums)
+    assert last.ender == 0 and last.doubled and last.scores[0] == 2 * last.zone_sums[0]
+    for page in [DOCS / "how-to-play.md", *(I18N / lang / "how-to-play.md" for lang in LANGS)]:
+        if page.exists():
+            assert table_numbers(page_text(page)) == expected, page
+
+
+# -------------------------------------------------------------------- languages
+
+
+def test_every_page_exists_in_every_language() -> None:
+    """The home page, the guide and the variants overview are in every language."""
+    pages = set(gen().TRANSLATED_PAGES)
+    for page in pages:
+        assert (DOCS / page).is_file(), page
+    missing = [
+        f"docs/i18n/{lang}/{page}"
+        for lang in LANGS
+        for page in sorted(pages)
+        if not (I18N / lang / page).is_file()
+    ]
+    extra = [
+        f"docs/i18n/{lang}/{p.name}"
+        for lang in LANGS
+        for p in sorted((I18N / lang).glob("*.md"))
+        if p.name not in pages
+    ]
+    assert not extra, f"pages that exist in one language only: {extra}"
+    assert not missing, f"pages not translated yet: {missing}"
+
+
+def anchors(text: str) -> list[str]:
+    return re.findall(r"\{#([\w-]+)\}", text)
+
+
+def structure(text: str) -> dict[str, object]:
+    """What must be the same in every language: ids, clause links, pictures, includes."""
+    return {
+        "anchors": anchors(text),
+        "clauses": sorted(set(re.findall(r"(?:rules\.md|/rules/)#(r\d+-\d+)", text))),
+        "ambiguities": sorted(set(re.findall(r"(?:ambiguities\.md|/ambiguities/)#(a\d+)", text))),
+        "pictures": re.findall(r"\]\((_generated/img/[\w.-]+)\)", text),
+        "includes": re.findall(r'^--8<-- "([^"]+)"', text, re.M),
+        "python": len(re.findall(r"^```python$", text, re.M)),
+    }
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("page", ["index.md", "how-to-play.md", "variants.md"])
+def test_translations_keep_every_id_link_and_picture(lang: str, page: str) -> None:
+    path = I18N / lang / page
+    if not path.exists():
+        pytest.skip(f"{path.relative_to(ROOT)} is not written yet (see the test above)")
+    assert structure(page_text(path)) == structure(page_text(DOCS / page))
+
+
+def test_the_guide_ids_are_stable() -> None:
+    assert anchors(page_text(DOCS / "how-to-play.md")) == [
+        "how-to-play",
+        "what-you-need",
+        "the-table",
+        "setup",
+        "a-turn",
+        "take-the-discard",
+        "draw-from-the-pile",
+        "knocking",
+        "knock-exchange",
+        "triples",
+        "round-end",
+        "scoring",
+        "three-rounds",
+        "variants",
+    ]
+
+
+SHARED_SETTINGS = (
+    "site_name",
+    "repo_url",
+    "repo_name",
+    "strict",
+    "theme",
+    "extra",
+    "extra_css",
+    "extra_javascript",
+    "markdown_extensions",
+)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_language_config_matches_the_english_one(lang: str) -> None:
+    english = yaml_config(ROOT / "mkdocs.yml")
+    config = yaml_config(ROOT / f"mkdocs.{lang}.yml")
+    for key in SHARED_SETTINGS:
+        if key == "theme":
+            assert {**config[key], "language": "en"} == english[key]  # type: ignore[dict-item]
+            assert config[key]["language"] == lang  # type: ignore[index]
+        else:
+            assert config[key] == english[key], key
+    assert config["site_url"] == f"{english['site_url']}{lang}/"
+    assert config["docs_dir"] == f"docs/i18n/{lang}"
+    assert config["site_dir"] == f"docs/{lang}"
+    assert config["plugins"] == ["search"]
+    nav_pages = [next(iter(item.values())) for item in config["nav"]]  # type: ignore[union-attr]
+    assert [p for p in nav_pages if isinstance(p, str)] == list(gen().TRANSLATED_PAGES)
+    links = {item["lang"]: item["link"] for item in english["extra"]["alternate"]}  # type: ignore[index]
+    assert links == {"en": "/", **{code: f"/{code}/" for code in LANGS}}
+
+
+ZENSICAL_PLUGINS = {"search", "mkdocstrings"}
+STANDARD_EXTENSIONS = {"admonition", "attr_list", "md_in_html", "tables", "toc", "footnotes"}
+
+
+@pytest.mark.parametrize("config", ["mkdocs.yml", *(f"mkdocs.{lang}.yml" for lang in LANGS)])
+def test_configs_hold_nothing_zensical_cannot_read(config: str) -> None:
+    data = yaml_config(ROOT / config)
+    for key in ("hooks", "remote_branch", "remote_name"):
+        assert key not in data, f"{config}: Zensical cannot read {key!r}"
+    plugins = {p if isinstance(p, str) else next(iter(p)) for p in data["plugins"]}  # type: ignore[union-attr]
+    assert plugins <= ZENSICAL_PLUGINS, plugins - ZENSICAL_PLUGINS
+    for ext in data["markdown_extensions"]:  # type: ignore[union-attr]
+        name = ext if isinstance(ext, str) else next(iter(ext))
+        assert name in STANDARD_EXTENSIONS or name.startswith("pymdownx."), name
+
+
+# ---------------------------------------------------------------- code examples
 
 OPTIONAL_MODULES = {
     "jsonschema",
@@ -106,21 +400,26 @@ OPTIONAL_MODULES = {
 }
 """Modules of optional extras: an example needing one is skipped when it is absent."""
 
+_BLOCK = re.compile(r"^```python\n(.*?)^```\n", re.M | re.S)
+_OUTPUT = re.compile(r'\A\s*```text title="Output"\n(.*?)^```\n', re.M | re.S)
 
-def _python_blocks(path: Path) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    text = path.read_text(encoding="utf-8")
-    for m in re.finditer(r"^```python\n(.*?)^```", text, re.M | re.S):
+
+def python_blocks(path: Path) -> list[tuple[str, str, str | None]]:
+    """``(where, code, expected output or None)`` of every runnable block of a page."""
+    out: list[tuple[str, str, str | None]] = []
+    text = page_text(path)
+    for m in _BLOCK.finditer(text):
         before = text[: m.start()].rstrip().splitlines()
         if before and before[-1].strip() == "<!-- no-test -->":
             continue
         line = text[: m.start()].count("\n") + 2
-        out.append((f"{path.name}:{line}", m.group(1)))
+        output = _OUTPUT.match(text, m.end())
+        out.append((f"{path.name}:{line}", m.group(1), output.group(1) if output else None))
     return out
 
 
-PAGES = [*sorted(DOCS.glob("*.md")), ROOT / "README.md"]
-PAGES_WITH_CODE = [p for p in PAGES if _python_blocks(p)]
+PAGES = [*all_pages(), ROOT / "README.md"]
+PAGES_WITH_CODE = [p for p in PAGES if python_blocks(p)]
 
 
 def test_the_tutorial_and_variants_pages_have_examples() -> None:
@@ -128,15 +427,25 @@ def test_the_tutorial_and_variants_pages_have_examples() -> None:
     assert {"tutorial.md", "variants.md", "README.md"} <= names
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=[p.name for p in PAGES_WITH_CODE])
-def test_python_blocks_run(page: Path) -> None:
+def test_every_tutorial_block_shows_its_output() -> None:
+    for where, _, output in python_blocks(DOCS / "tutorial.md"):
+        assert output is not None, f'{where}: add a ```text title="Output" block after it'
+
+
+@pytest.mark.parametrize(
+    "page", PAGES_WITH_CODE, ids=[str(p.relative_to(ROOT)) for p in PAGES_WITH_CODE]
+)
+def test_python_blocks_run_and_print_their_output(page: Path) -> None:
     """The blocks of one page run in order in one namespace, like a reader would."""
     namespace: dict[str, object] = {"__name__": "__docs__"}
-    for where, code in _python_blocks(page):
+    for where, code, expected in python_blocks(page):
+        printed = io.StringIO()
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(printed):
                 exec(compile(code, where, "exec"), namespace)
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] in OPTIONAL_MODULES:
                 pytest.skip(f"{where}: optional dependency {error.name} is not installed")
             raise
+        if expected is not None:
+            assert printed.getvalue() == expected, f"{where} printed something else"

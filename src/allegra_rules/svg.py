@@ -324,7 +324,9 @@ def _layout(opts: _Options) -> _Layout:
     width = right + _MARGIN
     if opts.piles:
         piles_x = right + 12 + 20 * (s - 1)
-        width = piles_x + _PILES_W + _MARGIN
+        # Room for the piles and for "out of play: 99 cards" under them.
+        room = max(_PILES_W, _text_width("out of play: 99 cards", 11 * s) - 10)
+        width = piles_x + room + _MARGIN
     status_y = 30 * s
     seat_label_y = status_y + 32 * s if opts.status else 26 * s
     col_label_y = seat_label_y + 18 * s

@@ -1,0 +1,522 @@
+"""Write every part of the docs site that comes from the code; run it before each build.
+
+    python docs/generate.py && mkdocs build --strict     # or mkdocs serve, gh-deploy
+
+The site uses no MkDocs hook and no plugin but search and mkdocstrings, so that
+Zensical (MkDocs' successor, which reads ``mkdocs.yml`` but has no plugin API) can
+build it too. Everything computed from the code is written here as plain files into
+git-ignored folders, and the pages include it:
+
+``docs/_generated/snippets/*.md``
+    Tables and page parts, included with ``pymdownx.snippets``
+    (``--8<-- "docs/_generated/snippets/options-table.md"``): the option and preset
+    tables (from ``RuleConfig`` and ``PRESETS``), one option table per ambiguity
+    entry, the traceability table (from the tests' ``rule`` markers), the index of
+    public names, and the replay viewer.
+``docs/_generated/img/*.svg``
+    The pictures: ``render_svg`` drawings of the states of ``docs/scenes.py``.
+``docs/_generated/replay/*.svg``
+    The frames of the replay viewer: a golden playthrough, one frame per action.
+``docs/_generated/assets/``
+    The site's stylesheet and script (from ``docs/static/``), with the list of the
+    pages each language has, for the language selector.
+``docs/i18n/<lang>/_generated/``
+    The pictures and assets again, for each translation (``mkdocs.<lang>.yml``).
+``docs/<lang>/``
+    Each translation's site, built here (in-process MkDocs, strict) so that the
+    English build serves it at ``/<lang>/``: ``mkdocs build``, ``mkdocs serve`` and
+    ``mkdocs gh-deploy`` of ``mkdocs.yml`` then carry every language. A translation
+    with no page yet is not built (and its language is hidden from the selector).
+
+A page that includes a missing snippet fails the build (``check_paths``), and so
+does a link to a missing picture (strict mode). The folders are emptied first, so a
+picture or table that is no longer generated cannot linger.
+
+Options: ``--no-translations`` skips building the translations (quicker while
+writing English pages); ``--lang de`` builds only that translation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import importlib.util
+import json
+import logging
+import os
+import random
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+OUT = DOCS / "_generated"
+SNIPPETS = OUT / "snippets"
+ASSETS = DOCS / "static"
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
+if str(DOCS) not in sys.path:
+    sys.path.insert(0, str(DOCS))
+
+import attrs  # noqa: E402
+import scenes  # noqa: E402
+
+from allegra_rules import (  # noqa: E402
+    PRESETS,
+    GameState,
+    RuleConfig,
+    apply,
+    describe_action,
+    legal_actions,
+    new_game,
+    preset,
+    render_svg,
+)
+from allegra_rules.render import describe_outcome  # noqa: E402
+
+PICTURE_STYLE = {"status": False, "legend": False, "text_scale": 1.5}
+"""How every picture of the pages is drawn: the page text explains it."""
+
+TRANSLATED_PAGES = ("index.md", "how-to-play.md", "variants.md")
+"""The pages every language has (``docs/<page>`` in English, ``docs/i18n/<lang>/<page>``)."""
+
+REPLAY_GAME = ("seeds", 2, 11)
+"""The golden playthrough of the replay viewer: ``(preset, seats, seed)``."""
+
+
+def _load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while building
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------------ tables
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        value = " ".join(f"{v}:{c}" for v, c in value)
+    return f"`{value}`".replace("|", "\\|")
+
+
+def options_table() -> str:
+    """Markdown table of every RuleConfig field: name, ambiguity, default, choices, doc."""
+    rows = [
+        "| option | settles | default (`seeds`) | allowed values | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for field in attrs.fields(RuleConfig):
+        meta = field.metadata
+        amb = meta.get("ambiguity", "")
+        link = f"[{amb}](ambiguities.md#{amb.lower()})" if amb else ""
+        choices = meta.get("choices")
+        allowed = ", ".join(f"`{c}`" for c in choices) if choices else type(field.default).__name__
+        doc = meta.get("doc", "")
+        rows.append(f"| `{field.name}` | {link} | {_cell(field.default)} | {allowed} | {doc} |")
+    return "\n".join(rows) + "\n"
+
+
+def presets_table() -> str:
+    """Markdown table of every released preset version: id, fingerprint, differences."""
+    seeds = RuleConfig()
+    rows = [
+        "| preset id | fingerprint (prefix) | options differing from `seeds` |",
+        "|---|---|---|",
+    ]
+    for name, versions in PRESETS.items():
+        for number, config in enumerate(versions, start=1):
+            diff = config.options_differing_from(seeds)
+            shown = ", ".join(f"`{k}` = {_cell(v[0])}" for k, v in diff.items()) or "none"
+            rows.append(f"| `{name}@{number}` | `{config.fingerprint[:12]}` | {shown} |")
+    return "\n".join(rows) + "\n"
+
+
+def ambiguity_options(ambiguity: str) -> str:
+    """Markdown table of the options settling one ambiguity, with every preset's value."""
+    fields = [f for f in attrs.fields(RuleConfig) if f.metadata.get("ambiguity") == ambiguity]
+    if not fields:
+        return "Option: none, a fixed reading (the same in every preset).\n"
+    ids = [(f"{n}@{i}", c) for n, vs in PRESETS.items() for i, c in enumerate(vs, start=1)]
+    rows = [
+        "| option | default | " + " | ".join(f"`{pid}`" for pid, _ in ids) + " |",
+        "|---|---|" + "---|" * len(ids),
+    ]
+    for field in fields:
+        values = " | ".join(_cell(getattr(c, field.name)) for _, c in ids)
+        rows.append(f"| `{field.name}` | {_cell(field.default)} | {values} |")
+    return "\n".join(rows) + "\n"
+
+
+def ambiguity_ids() -> list[str]:
+    """Every ambiguity id, from the entries of ``docs/ambiguities.md`` and the options."""
+    text = (DOCS / "ambiguities.md").read_text(encoding="utf-8")
+    found = {m.upper() for m in re.findall(r"\{#(a\d+)\}", text)}
+    found |= {f.metadata["ambiguity"] for f in attrs.fields(RuleConfig)}
+    return sorted(found, key=lambda a: int(a[1:]))
+
+
+def traceability_table() -> str:
+    """The clause -> tests table, read statically from ``tests/`` (nothing is run)."""
+    markers = _load(ROOT / "tests" / "rule_markers.py", "_allegra_rule_markers")
+    table: str = markers.traceability_markdown()
+    return table
+
+
+PUBLIC_MODULES = (
+    "transitions",
+    "state",
+    "actions",
+    "config",
+    "presets",
+    "geometry",
+    "triples",
+    "scoring",
+    "shuffle",
+    "views",
+    "determinize",
+    "serialize",
+    "records",
+    "encoding",
+    "render",
+    "svg",
+    "bots",
+    "simulate",
+    "adapters.features",
+    "adapters.pettingzoo",
+    "adapters.openspiel",
+)
+"""The public modules of ``allegra_rules``, in the order of the API reference."""
+
+
+def module_names(module: str) -> list[str]:
+    """A module's public names, read statically (the adapters need extras to import).
+
+    Its ``__all__`` if it has one, else every name it defines at the top level (a
+    function, a class or an assignment) that does not start with ``_``: what the API
+    reference shows of it.
+    """
+    import ast
+
+    path = ROOT / "src" / "allegra_rules" / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if "__all__" in names and node.value is not None:
+                listed: list[str] = ast.literal_eval(node.value)
+                return listed
+            defined += names
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.append(node.name)
+    return [name for name in defined if not name.startswith("_")]
+
+
+def api_index() -> str:
+    """Markdown table: every public module, its names, which are importable from the top."""
+    import allegra_rules
+
+    top = set(allegra_rules.__all__)
+    rows = ["| module | names (**bold**: also importable from `allegra_rules`) |", "|---|---|"]
+    for module in PUBLIC_MODULES:
+        names = module_names(module)
+        shown = ", ".join(f"**`{n}`**" if n in top else f"`{n}`" for n in names)
+        anchor = f"allegra_rules.{module}"
+        rows.append(f"| [`{anchor}`](#{anchor}) | {shown} |")
+    return "\n".join(rows) + "\n"
+
+
+# ---------------------------------------------------------------------- pictures
+
+
+def pictures() -> dict[str, str]:
+    """Every picture of the pages, by file name: the scenes drawn without text."""
+    out: dict[str, str] = {}
+    for scene in scenes.scenes():
+        out[scene.name] = render_svg(
+            scene.state,
+            seats=scene.seats,
+            highlight=scene.highlight,
+            seat_names=scenes.NAMES,
+            piles=scene.piles,
+            zone_sums=scene.zone_sums,
+            **PICTURE_STYLE,  # type: ignore[arg-type]
+        )
+    return out
+
+
+# ------------------------------------------------------------------------ replay
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One step of the replay viewer: the picture's file name and what happened."""
+
+    name: str
+    svg: str
+    text: str
+
+
+def _deal_text(state: GameState) -> str:
+    start = state.start_seat
+    return (
+        f"Round {state.round} is dealt: twelve face-down cards for every seat, one card "
+        f"face up on the discard pile. Seat {start} starts the setup: every seat turns up "
+        "two cards of its zone."
+    )
+
+
+def _round_text(state: GameState) -> str:
+    last = state.last_round
+    assert last is not None
+    sums = ", ".join(f"seat {p} {s}" for p, s in enumerate(last.zone_sums))
+    scores = ", ".join(f"seat {p} {s}" for p, s in enumerate(last.scores))
+    if last.ender is None:
+        ender = "The round reached its turn limit: nobody is doubled."
+    elif last.doubled:
+        ender = f"Seat {last.ender} ended the round without the lowest sum: its sum is doubled."
+    else:
+        ender = f"Seat {last.ender} ended the round with the lowest sum: no doubling."
+    totals = ", ".join(f"seat {p} {t}" for p, t in enumerate(state.totals))
+    text = (
+        f"Round {last.round} is over. Every card is turned up and each zone is added up "
+        f"(the shared columns count in two zones): {sums}. {ender} Scores: {scores}. "
+        f"Totals: {totals}."
+    )
+    if state.is_terminal:
+        winners = " and ".join(f"seat {w}" for w in state.winners)
+        text += f" After three rounds the lowest total wins: {winners}."
+    return text
+
+
+def replay_frames() -> list[Frame]:
+    """The golden playthrough ``REPLAY_GAME``, one frame per action (and per round end)."""
+    golden = _load(ROOT / "tests" / "golden_playthroughs.py", "_allegra_golden")
+    name, seats, seed = REPLAY_GAME
+    rng = random.Random(seed)
+    state = new_game(seats, config=preset(name), seed=seed)
+    style = {"legend": False, "text_scale": 1.2}
+
+    def frame(shown: GameState, text: str, **extra: bool) -> Frame:
+        svg = render_svg(shown, **style, **extra)  # type: ignore[arg-type]
+        return Frame(f"{len(frames):04d}.svg", svg, text)
+
+    frames: list[Frame] = []
+    frames.append(frame(state, _deal_text(state)))
+    while not state.is_terminal:
+        action = golden.pick(rng, legal_actions(state))
+        after = apply(state, action)
+        text = " ".join([describe_action(state, action), *describe_outcome(state, action, after)])
+        if after.round != state.round or after.is_terminal:
+            table = scenes.round_end_table(after)
+            frames.append(frame(table, f"{text} {_round_text(after)}", status=False, piles=False))
+            if not after.is_terminal:
+                frames.append(frame(after, _deal_text(after)))
+        else:
+            frames.append(frame(after, text))
+        state = after
+    return frames
+
+
+def replay_snippet(frames: Sequence[Frame]) -> str:
+    """The replay viewer's page part: the first frame and every step's narration.
+
+    The first frame is a Markdown image, so MkDocs checks the file and writes its URL;
+    ``docs/static/allegra.js`` builds the viewer (buttons, arrow keys, the narration
+    beside the table) around it from the JSON list of steps.
+    """
+    name, seats, seed = REPLAY_GAME
+    steps = [{"frame": f.name, "text": f.text} for f in frames]
+    data = json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
+    data = data.replace("</", "<\\/")
+    first = html.escape(frames[0].text, quote=True)
+    return (
+        f'<div class="allegra-replay" data-game="{name}-{seats}p-seed{seed}" markdown>\n\n'
+        f"![{first}](_generated/replay/{frames[0].name}){{ .allegra-replay__table }}\n\n"
+        "</div>\n\n"
+        f'<script type="application/json" class="allegra-replay__data">{data}</script>\n'
+    )
+
+
+# --------------------------------------------------------------------- languages
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One translated site: ``mkdocs.<lang>.yml`` and its pages."""
+
+    lang: str
+    config: Path
+    docs_dir: Path
+    site_dir: Path
+
+    @property
+    def pages(self) -> list[str]:
+        """The Markdown pages of this language, relative to its docs folder."""
+        if not self.docs_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.docs_dir.glob("*.md"))
+
+
+def translations() -> list[Translation]:
+    """Every translation configured at the repository root (``mkdocs.<lang>.yml``)."""
+    import yaml
+
+    out = []
+    for path in sorted(ROOT.glob("mkdocs.*.yml")):
+        lang = path.name.split(".")[1]
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        out.append(
+            Translation(
+                lang=lang,
+                config=path,
+                docs_dir=ROOT / config["docs_dir"],
+                site_dir=ROOT / config["site_dir"],
+            )
+        )
+    return out
+
+
+def english_pages() -> list[str]:
+    """The Markdown pages of the English site (its top-level ``docs/*.md``)."""
+    return sorted(p.name for p in DOCS.glob("*.md"))
+
+
+def page_url(page: str) -> str:
+    """A page's path under its language's root, with MkDocs' directory URLs."""
+    return "" if page == "index.md" else page.removesuffix(".md") + "/"
+
+
+def site_script(langs: Sequence[Translation]) -> str:
+    """``docs/static/allegra.js`` preceded by the pages every language has."""
+    pages = {"en": [page_url(p) for p in english_pages()]}
+    for t in langs:
+        pages[t.lang] = [page_url(p) for p in t.pages]
+    data = json.dumps({"pages": pages}, sort_keys=True)
+    script = (ASSETS / "allegra.js").read_text(encoding="utf-8")
+    return f"window.allegraSite = {data};\n\n{script}"
+
+
+def build_translation(t: Translation) -> None:
+    """Build one translation's site into its ``site_dir`` (strict: warnings fail)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    t.site_dir.mkdir(parents=True, exist_ok=True)
+    (t.site_dir / ".gitignore").write_text("# Built by docs/generate.py\n*\n", encoding="utf-8")
+    logger = logging.getLogger("mkdocs")
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        build(load_config(str(t.config)))
+    finally:
+        logger.removeHandler(handler)
+
+
+# ------------------------------------------------------------------------- write
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _fresh(folder: Path) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+
+
+def check_pages() -> None:
+    """Refuse page markers of the retired MkDocs hook, which would now render as nothing."""
+    old = re.compile(r"<!-- (options-table|presets-table|ambiguity-options: A\d+) -->")
+    for page in sorted(DOCS.rglob("*.md")):
+        if OUT in page.parents:
+            continue
+        for match in old.finditer(page.read_text(encoding="utf-8")):
+            raise SystemExit(
+                f"{page.relative_to(ROOT)}: {match.group(0)} is no longer replaced; include "
+                'the generated table instead, e.g. --8<-- "docs/_generated/snippets/'
+                f'{_snippet_for(match.group(1))}"'
+            )
+
+
+def _snippet_for(marker: str) -> str:
+    if marker.startswith("ambiguity-options: "):
+        return f"ambiguity-{marker.split(': ')[1].lower()}.md"
+    return f"{marker}.md"
+
+
+def generate(*, build: bool = True, only: str | None = None) -> None:
+    """Write everything into the generated folders, then build the translations."""
+    os.chdir(ROOT)  # snippet paths and the configs' folders are relative to the root
+    check_pages()
+    langs = translations()
+    if only is not None:
+        langs = [t for t in langs if t.lang == only]
+        if not langs:
+            raise SystemExit(f"no mkdocs.{only}.yml at the repository root")
+    _fresh(OUT)
+    _write(SNIPPETS / "options-table.md", options_table())
+    _write(SNIPPETS / "presets-table.md", presets_table())
+    for amb in ambiguity_ids():
+        _write(SNIPPETS / f"ambiguity-{amb.lower()}.md", ambiguity_options(amb))
+    _write(SNIPPETS / "traceability.md", traceability_table())
+    _write(SNIPPETS / "api-index.md", api_index())
+    drawn = pictures()
+    for name, svg in drawn.items():
+        _write(OUT / "img" / name, svg)
+    frames = replay_frames()
+    for f in frames:
+        _write(OUT / "replay" / f.name, f.svg)
+    _write(SNIPPETS / "replay.md", replay_snippet(frames))
+    script = site_script(translations())
+    css = (ASSETS / "allegra.css").read_text(encoding="utf-8")
+    _write(OUT / "assets" / "allegra.js", script)
+    _write(OUT / "assets" / "allegra.css", css)
+    print(
+        f"docs/_generated: {len(drawn)} pictures, {len(frames)} replay frames, "
+        f"{len(list(SNIPPETS.iterdir()))} snippets"
+    )
+    for t in langs:
+        generated = t.docs_dir / "_generated"
+        _fresh(generated)
+        shutil.copytree(OUT / "img", generated / "img")
+        shutil.copytree(OUT / "assets", generated / "assets")
+        if not build:
+            continue
+        if not t.pages:
+            if t.site_dir.exists():
+                shutil.rmtree(t.site_dir)
+            print(f"{t.lang}: no page translated yet ({t.docs_dir.relative_to(ROOT)}), not built")
+            continue
+        build_translation(t)
+        print(f"{t.lang}: built {len(t.pages)} pages into {t.site_dir.relative_to(ROOT)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the generator (see the module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python docs/generate.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--no-translations", action="store_true", help="do not build the translated sites"
+    )
+    parser.add_argument("--lang", help="build only this translation (e.g. de)")
+    args = parser.parse_args(argv)
+    generate(build=not args.no_translations, only=args.lang)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
