@@ -173,6 +173,7 @@ def traceability_table() -> str:
 PUBLIC_MODULES = (
     "transitions",
     "state",
+    "invariants",
     "actions",
     "config",
     "presets",

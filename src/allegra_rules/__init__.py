@@ -1,11 +1,12 @@
 """allegra_rules: the reference rules engine for the card game Allegra.
 
->>> from allegra_rules import new_game, legal_actions, apply
->>> state = new_game(3, seed=42)
->>> while not state.is_terminal:
-...     state = apply(state, legal_actions(state)[0])
->>> len(state.round_scores), state.winners != ()
-(3, True)
+Examples:
+    >>> from allegra_rules import new_game, legal_actions, apply
+    >>> state = new_game(3, seed=42)
+    >>> while not state.is_terminal:
+    ...     state = apply(state, legal_actions(state)[0])
+    >>> len(state.round_scores), state.winners != ()
+    (3, True)
 """
 
 from typing import TYPE_CHECKING

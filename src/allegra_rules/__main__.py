@@ -1,4 +1,4 @@
-"""``python -m allegra_rules``: the ``allegra-rules`` command line (:mod:`allegra_rules.cli`)."""
+"""``python -m allegra_rules``: the ``allegra-rules`` command line (``allegra_rules.cli``)."""
 
 import sys
 

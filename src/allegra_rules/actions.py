@@ -5,8 +5,8 @@ programs that compare or store actions pay nothing for building them; an action 
 by hand, such as ``Swap(Pos(0, 1, 2))``, is equal to the interned one.
 
 Fields are checked when an action is built: ``Reveal``, ``Swap`` and ``Take`` hold a
-:class:`Pos`, ``Give.player`` is an ``int`` seat (a ``bool`` or a ``float`` is not);
-anything else raises ``ValueError`` naming the field.
+[`Pos`][allegra_rules.geometry.Pos], ``Give.player`` is an ``int`` seat (a ``bool`` or a ``float``
+is not); anything else raises ``ValueError`` naming the field.
 """
 
 from __future__ import annotations

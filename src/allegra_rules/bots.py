@@ -2,23 +2,25 @@
 
 Public names:
 
-* :class:`Bot`: the protocol every player follows, ``choose(state) -> Action``.
-* :class:`RandomBot`: picks uniformly among the legal actions.
-* :class:`GreedyBot`: a one-step heuristic that only uses what its seat may see.
+* [`Bot`][allegra_rules.bots.Bot]: the protocol every player follows, ``choose(state) -> Action``.
+* [`RandomBot`][allegra_rules.bots.RandomBot]: picks uniformly among the legal actions.
+* [`GreedyBot`][allegra_rules.bots.GreedyBot]: a one-step heuristic that only uses what its seat may
+  see.
 
 A bot is asked only when its seat is ``state.current_player`` and always answers
-with one of ``legal_actions(state)``. Each bot owns a :class:`random.Random` seeded
+with one of ``legal_actions(state)``. Each bot owns a ``random.Random`` seeded
 at construction (the global generator is never touched), so a bot built with the
 same seed makes the same choices in the same game.
 
->>> from allegra_rules import new_game, apply, legal_actions
->>> state = new_game(3, seed=5)
->>> bots = [GreedyBot(seed) for seed in range(3)]
->>> while not state.is_terminal:
-...     seat = state.current_player
-...     state = apply(state, bots[seat].choose(state))
->>> len(state.round_scores)
-3
+Examples:
+    >>> from allegra_rules import new_game, apply, legal_actions
+    >>> state = new_game(3, seed=5)
+    >>> bots = [GreedyBot(seed) for seed in range(3)]
+    >>> while not state.is_terminal:
+    ...     seat = state.current_player
+    ...     state = apply(state, bots[seat].choose(state))
+    >>> len(state.round_scores)
+    3
 """
 
 from __future__ import annotations
@@ -91,12 +93,13 @@ class RandomBot:
     """Chooses uniformly at random among the legal actions.
 
     Args:
-        seed: seeds the bot's own :class:`random.Random`.
+        seed: seeds the bot's own ``random.Random``.
 
-    >>> from allegra_rules import new_game, legal_actions
-    >>> state = new_game(2, seed=1)
-    >>> RandomBot(3).choose(state) == RandomBot(3).choose(state)
-    True
+    Examples:
+        >>> from allegra_rules import new_game, legal_actions
+        >>> state = new_game(2, seed=1)
+        >>> RandomBot(3).choose(state) == RandomBot(3).choose(state)
+        True
     """
 
     def __init__(self, seed: int = 0) -> None:
@@ -118,13 +121,12 @@ class RandomBot:
 class _View:
     """What seat ``seat`` knows of a state, and the card arithmetic of GreedyBot.
 
-    Built from :func:`~allegra_rules.observe` (the seat's :class:`PlayerView`), so it
-    can hold nothing the seat may not know. Of that view it uses the public part:
-    face-up cards, gaps, which cells are face down, the discard pile, the cards out
-    of play and the held card (always visible to the seat that is asked to act). A
-    face-down card counts as the mean of the cards not seen face up on the table, in
-    the piles or in the held card (as a multiset: the face-down cards, the draw pile
-    and any hand card).
+    Built from [`observe`][allegra_rules.views.observe] (the seat's
+    [`PlayerView`][allegra_rules.views.PlayerView]), so it can hold nothing the seat may not know.
+    Of that view it uses the public part: face-up cards, gaps, which cells are face down, the
+    discard pile, the cards out of play and the held card (always visible to the seat that is asked
+    to act). A face-down card counts as the mean of the cards not seen face up on the table, in the
+    piles or in the held card (as a multiset: the face-down cards, the draw pile and any hand card).
 
     Every score is memoized for the one decision the view is built for: a turn's
     choice asks for the same placements many times (once per possible drawn card).
@@ -356,15 +358,16 @@ class GreedyBot:
       a face-up card more than 2 points better for it than the drawn card.
 
     Args:
-        seed: seeds the bot's own :class:`random.Random` (used for ties only).
+        seed: seeds the bot's own ``random.Random`` (used for ties only).
 
-    >>> from allegra_rules import DrawDiscard, new_game, legal_actions, apply
-    >>> bot = GreedyBot(0)
-    >>> state = new_game(3, seed=1)
-    >>> while state.phase.value == "setup":
-    ...     state = apply(state, bot.choose(state))
-    >>> bot.choose(state) in legal_actions(state)
-    True
+    Examples:
+        >>> from allegra_rules import DrawDiscard, new_game, legal_actions, apply
+        >>> bot = GreedyBot(0)
+        >>> state = new_game(3, seed=1)
+        >>> while state.phase.value == "setup":
+        ...     state = apply(state, bot.choose(state))
+        >>> bot.choose(state) in legal_actions(state)
+        True
     """
 
     KNOCK_AT_MOST = 2

@@ -1,16 +1,16 @@
 """Rule options: one field per entry of the ambiguity list, and their validation.
 
-A :class:`RuleConfig` pins every reading on which the rule texts disagree or are
-silent. Each field names the ambiguity entry it settles (``A1``, ``A6``, ...) in its
-metadata; :data:`OPTION_CHOICES` lists the allowed values of every string option, the
-first one being the default of the ``seeds`` preset.
+A [`RuleConfig`][allegra_rules.config.RuleConfig] pins every reading on which the rule texts
+disagree or are silent. Each field names the ambiguity entry it settles (``A1``, ``A6``, ...) in its
+metadata; [`OPTION_CHOICES`][allegra_rules.config.OPTION_CHOICES] lists the allowed values of every
+string option, the first one being the default of the ``seeds`` preset.
 
-Options are never removed or renamed, only added. An option added after release 0.1.0
-names the release that added it (metadata ``"added"``) and has a *legacy value*, its
-first value: the reading the engine played before the option existed. The canonical
-JSON leaves such an option out while it has its legacy value, so adding an option never
-changes an existing config's JSON or fingerprint, and :meth:`RuleConfig.from_json`
-accepts documents without it (see :data:`LATER_OPTIONS`).
+Options are never removed or renamed, only added. An option added after release 0.1.0 names the
+release that added it (metadata ``"added"``) and has a *legacy value*, its first value: the reading
+the engine played before the option existed. The canonical JSON leaves such an option out while it
+has its legacy value, so adding an option never changes an existing config's JSON or fingerprint,
+and [`RuleConfig.from_json`][allegra_rules.config.RuleConfig.from_json] accepts documents without it
+(see [`LATER_OPTIONS`][allegra_rules.config.LATER_OPTIONS]).
 """
 
 from __future__ import annotations
@@ -165,15 +165,17 @@ def _deck_converter(
 class RuleConfig:
     """Every rule option, frozen. ``RuleConfig()`` is the ``seeds`` preset.
 
-    Each string option takes one of the values in :data:`OPTION_CHOICES`; a wrong
-    value raises ``ValueError`` naming the field and the allowed values.
+    Each string option takes one of the values in
+    [`OPTION_CHOICES`][allegra_rules.config.OPTION_CHOICES]; a wrong value raises ``ValueError``
+    naming the field and the allowed values.
 
-    >>> RuleConfig(knocking="never").knocking
-    'never'
-    >>> RuleConfig(row_match="diagonal")
-    Traceback (most recent call last):
-    ...
-    ValueError: RuleConfig.row_match must be one of 'anywhere', 'adjacent'; got 'diagonal'
+    Examples:
+        >>> RuleConfig(knocking="never").knocking
+        'never'
+        >>> RuleConfig(row_match="diagonal")
+        Traceback (most recent call last):
+        ...
+        ValueError: RuleConfig.row_match must be one of 'anywhere', 'adjacent'; got 'diagonal'
     """
 
     deck: tuple[tuple[int, int], ...] = attrs.field(
@@ -322,10 +324,10 @@ class RuleConfig:
     def to_dict(self, *, complete: bool = False) -> dict[str, Any]:
         """The options as plain JSON data; ``deck`` as ``{"-1": 6, "0": 7, ...}``.
 
-        An option added after 0.1.0 is left out while it has its legacy value (unless
-        ``complete``), so the data of a config that uses no later option is exactly
-        what 0.1.0 wrote. :meth:`to_json` and the saved documents use this canonical
-        form; ``complete=True`` lists every option, for display.
+        An option added after 0.1.0 is left out while it has its legacy value (unless ``complete``),
+        so the data of a config that uses no later option is exactly what 0.1.0 wrote.
+        [`to_json`][allegra_rules.config.RuleConfig.to_json] and the saved documents use this
+        canonical form; ``complete=True`` lists every option, for display.
         """
         data: dict[str, Any] = {}
         for field in attrs.fields(RuleConfig):
@@ -346,8 +348,9 @@ class RuleConfig:
         Empty when the config could have been written by release 0.1.0; saved
         documents of such a config keep the 0.1.0 format (schema version 1).
 
-        >>> RuleConfig().later_options, RuleConfig(scoring_triples="removed").later_options
-        ({}, {'scoring_triples': 'removed'})
+        Examples:
+            >>> RuleConfig().later_options, RuleConfig(scoring_triples="removed").later_options
+            ({}, {'scoring_triples': 'removed'})
         """
         return {
             name: value
@@ -363,14 +366,14 @@ class RuleConfig:
 
     @property
     def fingerprint(self) -> str:
-        """The sha256 hex digest of :meth:`to_json`: equal configs, equal prints."""
+        """The sha256 hex digest of ``to_json``: equal configs, equal prints."""
         import hashlib
 
         return hashlib.sha256(self.to_json().encode()).hexdigest()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleConfig:
-        """Build a config from :meth:`to_dict` data.
+        """Build a config from [`to_dict`][allegra_rules.config.RuleConfig.to_dict] data.
 
         Every option of release 0.1.0 is required; an option added later may be left
         out and then takes its legacy value. Unknown keys are rejected.
@@ -402,12 +405,12 @@ class RuleConfig:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RuleConfig:
-        """Parse :meth:`to_json` output; unknown or missing keys raise ``ValueError``.
+        """Parse ``to_json`` output; unknown or missing keys raise ``ValueError``.
 
         Raises:
             ValueError: ``text`` is not a str or bytes, longer than
-                :data:`MAX_CONFIG_BYTES`, not JSON, or not a valid config; the message
-                names the field.
+                [`MAX_CONFIG_BYTES`][allegra_rules.config.MAX_CONFIG_BYTES], not JSON, or not a
+                valid config; the message names the field.
         """
         import json
 

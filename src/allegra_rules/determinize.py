@@ -1,9 +1,9 @@
 """Sampling full states from what a player knows, for search bots.
 
-Information-set search (for example information-set Monte Carlo tree search) needs
-full states that agree with everything a player knows. :func:`determinize` builds
-one from a :class:`~allegra_rules.PlayerView`: every public fact is kept and every
-hidden card is drawn at random from :meth:`~allegra_rules.PlayerView.unseen_cards`,
+Information-set search (for example information-set Monte Carlo tree search) needs full states that
+agree with everything a player knows. [`determinize`][allegra_rules.determinize.determinize] builds
+one from a [`PlayerView`][allegra_rules.views.PlayerView]: every public fact is kept and every
+hidden card is drawn at random from [`unseen_cards`][allegra_rules.views.PlayerView.unseen_cards],
 the config's deck minus every card the view shows or names.
 """
 
@@ -19,23 +19,22 @@ from allegra_rules.views import PlayerView
 def determinize(view: PlayerView, rng: random.Random) -> GameState:
     """A full state consistent with ``view``, its hidden cards drawn from ``rng``.
 
-    The unseen cards (:meth:`PlayerView.unseen_cards`) are shuffled uniformly and
-    dealt to the hidden places: the face-down cells in flat index order, then a
-    hidden held card, then a hidden in-hand card, then the draw pile (top first)
-    unless its cards are known, in which case only their order is shuffled. The
-    seed, which decides every later shuffle, is drawn from ``rng`` too (64 bits).
-    Each arrangement of the unseen cards is equally likely; nothing is inferred
-    from how the players behaved. In a simultaneous setup (``setup_reveals=
-    "simultaneous"``) the cells that other seats have named are hidden too: each is
-    drawn uniformly from that seat's reveal area (two distinct cells per seat),
-    after the cards are dealt.
+    The unseen cards ([`PlayerView.unseen_cards`][allegra_rules.views.PlayerView.unseen_cards]) are
+    shuffled uniformly and dealt to the hidden places: the face-down cells in flat index order, then
+    a hidden held card, then a hidden in-hand card, then the draw pile (top first) unless its cards
+    are known, in which case only their order is shuffled. The seed, which decides every later
+    shuffle, is drawn from ``rng`` too (64 bits). Each arrangement of the unseen cards is equally
+    likely; nothing is inferred from how the players behaved. In a simultaneous setup
+    (``setup_reveals= "simultaneous"``) the cells that other seats have named are hidden too: each
+    is drawn uniformly from that seat's reveal area (two distinct cells per seat), after the cards
+    are dealt.
 
-    ``observe(determinize(view, rng), view.viewer) == view`` always holds, and the
-    result passes the saved-game checks of :func:`allegra_rules.state_from_json`.
+    ``observe(determinize(view, rng), view.viewer) == view`` always holds, and the result passes the
+    saved-game checks of [`allegra_rules.state_from_json`][allegra_rules.serialize.state_from_json].
     The same view and the same ``rng`` state give the same result.
 
     Args:
-        view: what a player knows (from :func:`allegra_rules.observe`).
+        view: what a player knows (from [`allegra_rules.observe`][allegra_rules.views.observe]).
         rng: the random source; it is advanced.
 
     Raises:
@@ -44,12 +43,13 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
             a card than the deck holds, or hides a different number of cards than
             are unseen).
 
-    >>> import random
-    >>> from allegra_rules import new_game, observe
-    >>> view = observe(new_game(3, seed=9), 1)
-    >>> sample = determinize(view, random.Random(4))
-    >>> observe(sample, 1) == view
-    True
+    Examples:
+        >>> import random
+        >>> from allegra_rules import new_game, observe
+        >>> view = observe(new_game(3, seed=9), 1)
+        >>> sample = determinize(view, random.Random(4))
+        >>> observe(sample, 1) == view
+        True
     """
     if not isinstance(view, PlayerView):
         raise ValueError(f"view must be a PlayerView; got {type(view).__name__}")

@@ -65,8 +65,9 @@ def num_distinct_actions(num_players: int) -> int:
     Raises:
         ValueError: ``num_players`` is not an int of at least 2.
 
-    >>> num_distinct_actions(4)
-    153
+    Examples:
+        >>> num_distinct_actions(4)
+        153
     """
     n = _check_players(num_players)
     return _FIRST_GIVE + n + 3 * CELLS_PER_SEAT * n
@@ -78,9 +79,10 @@ def action_to_id(action: Action, num_players: int) -> int:
     Raises:
         ValueError: not an action, or it names a seat the table does not have.
 
-    >>> from allegra_rules import Pos, Swap
-    >>> action_to_id(Swap(Pos(1, 0, 2)), 2)
-    45
+    Examples:
+        >>> from allegra_rules import Pos, Swap
+        >>> action_to_id(Swap(Pos(1, 0, 2)), 2)
+        45
     """
     n = _check_players(num_players)
     kind = type(action)
@@ -108,8 +110,9 @@ def action_from_id(action_id: int, num_players: int) -> Action:
     Raises:
         ValueError: ``action_id`` is not an int in ``0 .. num_distinct_actions(n) - 1``.
 
-    >>> action_from_id(5, 3)
-    Give(player=0)
+    Examples:
+        >>> action_from_id(5, 3)
+        Give(player=0)
     """
     total = num_distinct_actions(num_players)
     if type(action_id) is not int or not 0 <= action_id < total:
@@ -141,10 +144,11 @@ def legal_action_mask(state: GameState) -> tuple[int, ...]:
 
     All zeros exactly when the state is terminal.
 
-    >>> from allegra_rules import new_game
-    >>> mask = legal_action_mask(new_game(2, seed=1))
-    >>> len(mask), sum(mask)
-    (79, 15)
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> mask = legal_action_mask(new_game(2, seed=1))
+        >>> len(mask), sum(mask)
+        (79, 15)
     """
     ids = legal_action_ids(state)
     mask = [0] * num_distinct_actions(state.num_players)

@@ -53,10 +53,11 @@ class Pos:
     Positions order as the tuple ``(player, row, col)``. Every coordinate must be an
     ``int`` (a ``bool`` or a ``float`` is not); anything else raises ``ValueError``.
 
-    >>> Pos(1, 2, 3)
-    Pos(1, 2, 3)
-    >>> Pos(0, 1, 0) < Pos(0, 1, 2) < Pos(1, 0, 0)
-    True
+    Examples:
+        >>> Pos(1, 2, 3)
+        Pos(1, 2, 3)
+        >>> Pos(0, 1, 0) < Pos(0, 1, 2) < Pos(1, 0, 0)
+        True
     """
 
     player: int
@@ -113,12 +114,12 @@ def right(player: int, num_players: int) -> int:
 
 @attrs.frozen(slots=True, repr=False, eq=False)
 class Geometry:
-    """Index tables for a table of ``num_players`` seats (build with :func:`geometry`).
+    """Index tables for a table of ``num_players`` seats (build with ``geometry``).
 
     Attributes:
         num_players: the seat count.
         num_cells: ``12 * num_players``.
-        positions: ``positions[i]`` is the :class:`Pos` of flat index ``i``.
+        positions: ``positions[i]`` is the [`Pos`][allegra_rules.geometry.Pos] of flat index ``i``.
         own: ``own[p]`` lists the 12 indices of seat ``p``'s grid, row by row.
         zone: ``zone[p]`` lists the 15 indices of seat ``p``'s zone, zone row by
             zone row, each row left to right.
@@ -175,7 +176,7 @@ class Geometry:
 
 @cache
 def geometry(num_players: int) -> Geometry:
-    """The cached index tables for ``num_players`` seats (2 to :data:`MAX_SEATS`)."""
+    """The cached index tables for ``num_players`` seats (2 to ``MAX_SEATS``)."""
     n = check_seats(num_players)
     positions = tuple(Pos(p, r, c) for p in range(n) for r in range(ROWS) for c in range(COLS))
     own = tuple(tuple(p * CELLS_PER_SEAT + i for i in range(CELLS_PER_SEAT)) for p in range(n))

@@ -1,6 +1,6 @@
 """What a valid game state is: one definition, used by the loader, the tests and you.
 
-:func:`check_state` checks that every field of a :class:`~allegra_rules.GameState`
+``check_state`` checks that every field of a [`GameState`][allegra_rules.state.GameState]
 agrees with every other one and with the rules, so that the state is one that some
 game could reach:
 
@@ -23,11 +23,11 @@ game could reach:
   a knock exchange this holds for the table before the exchange;
 - **no dead end**: a state that is not over has a legal action.
 
-:func:`~allegra_rules.state_from_json` and the other loaders call it (their errors
-then name the JSON path); the engine never produces a state it rejects. A game
-server can call it on a state it was handed. It raises :class:`InvalidStateError`
-(a ``ValueError``) at the first contradiction, naming the field as a JSON path into
-the state's saved form, such as ``$.cells[14]`` or ``$.ender``.
+[`state_from_json`][allegra_rules.serialize.state_from_json] and the other loaders call it (their
+errors then name the JSON path); the engine never produces a state it rejects. A game server can
+call it on a state it was handed. It raises ``InvalidStateError`` (a ``ValueError``) at the first
+contradiction, naming the field as a JSON path into the state's saved form, such as ``$.cells[14]``
+or ``$.ender``.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class InvalidStateError(ValueError):
 
 
 def fail(path: str, reason: str) -> NoReturn:
-    """Raise :class:`InvalidStateError` at ``path``."""
+    """Raise ``InvalidStateError`` at ``path``."""
     raise InvalidStateError(path, reason)
 
 
@@ -172,7 +172,7 @@ def check_state(state: object, path: str = "$") -> None:
 
 
 def check_consistency(state: GameState, path: str = "$") -> None:
-    """:func:`check_state` without the type checks, for states whose types are known.
+    """``check_state`` without the type checks, for states whose types are known.
 
     The loader calls this after it has checked every type while parsing.
 
@@ -825,7 +825,7 @@ def check_types(s: GameState, path: str = "$") -> None:
 
 
 def check_round_end_types(last: RoundEnd, path: str = "$", num_players: int | None = None) -> None:
-    """Check the type, size and range of every field of a :class:`RoundEnd`.
+    """Check the type, size and range of every field of a ``RoundEnd``.
 
     Args:
         last: the round end.

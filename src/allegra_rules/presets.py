@@ -70,10 +70,11 @@ def _parse(name: str) -> tuple[str, int]:
 def preset(name: str) -> RuleConfig:
     """The config of preset ``name`` (``"fr"``) or of a pinned version (``"fr@1"``).
 
-    >>> preset("fr@1").discard_draw
-    'may_discard'
-    >>> preset("seeds") == RuleConfig()
-    True
+    Examples:
+        >>> preset("fr@1").discard_draw
+        'may_discard'
+        >>> preset("seeds") == RuleConfig()
+        True
     """
     base, version = _parse(name)
     return PRESETS[base][version - 1]

@@ -1,9 +1,10 @@
 """Game records: the rules, the deal and every action, so that a game can be replayed.
 
-A :class:`GameRecord` holds what :func:`~allegra_rules.new_game` was called with
-(seat count, config, seed and/or deck) and the actions played, in order.
-:func:`replay` plays them again and returns the same final state, every time, in
-every release: the shuffle is part of the format and released presets never change.
+A [`GameRecord`][allegra_rules.records.GameRecord] holds what
+[`new_game`][allegra_rules.transitions.new_game] was called with (seat count, config, seed and/or
+deck) and the actions played, in order. [`replay`][allegra_rules.records.replay] plays them again
+and returns the same final state, every time, in every release: the shuffle is part of the format
+and released presets never change.
 
 A record names its config twice: in full (``RuleConfig.to_dict``) with its
 ``fingerprint``, and, when the config equals a released preset version, by that
@@ -66,11 +67,12 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def preset_id_of(config: RuleConfig) -> str | None:
-    """The first released preset version (in :func:`preset_ids` order) equal to ``config``.
+    """The first released preset version (in ``preset_ids`` order) equal to ``config``.
 
-    >>> from allegra_rules import RuleConfig, preset
-    >>> preset_id_of(preset("fr")), preset_id_of(RuleConfig(knocking="never"))
-    ('fr@1', None)
+    Examples:
+        >>> from allegra_rules import RuleConfig, preset
+        >>> preset_id_of(preset("fr")), preset_id_of(RuleConfig(knocking="never"))
+        ('fr@1', None)
     """
     for pid in preset_ids():
         if preset(pid) == config:
@@ -115,16 +117,6 @@ def _actions(value: Iterable[Action]) -> tuple[Action, ...]:
 class GameRecord:
     """A whole game: how it was dealt and every action, in order. Frozen.
 
-    >>> from allegra_rules import apply, legal_actions, preset
-    >>> record = GameRecord(num_players=2, config=preset("fr"), seed=11)
-    >>> record.preset
-    'fr@1'
-    >>> state = record.initial_state()
-    >>> first = legal_actions(state)[0]
-    >>> record = record.with_actions(first)
-    >>> replay(record) == apply(state, first)
-    True
-
     Attributes:
         num_players: the seat count.
         config: the rules; ``None`` at construction means ``preset("seeds")``.
@@ -134,13 +126,24 @@ class GameRecord:
         actions: every action of the game so far, in order.
         preset: the pinned id of the released preset version the config equals,
             such as ``"fr@1"``, or ``None``. Left out, it is found automatically
-            (the first equal one in :func:`~allegra_rules.preset_ids` order); given,
+            (the first equal one in [`preset_ids`][allegra_rules.presets.preset_ids] order); given,
             it may be a bare name (``"fr"``, pinned to its newest version) and must
             equal ``config``.
 
     Raises:
         ValueError: arguments that ``new_game`` rejects, a non-action in
             ``actions``, or a ``preset`` that is unknown or differs from ``config``.
+
+    Examples:
+        >>> from allegra_rules import apply, legal_actions, preset
+        >>> record = GameRecord(num_players=2, config=preset("fr"), seed=11)
+        >>> record.preset
+        'fr@1'
+        >>> state = record.initial_state()
+        >>> first = legal_actions(state)[0]
+        >>> record = record.with_actions(first)
+        >>> replay(record) == apply(state, first)
+        True
     """
 
     num_players: int
@@ -236,7 +239,7 @@ class GameRecord:
         """Load parsed record data, checking everything and replaying the game.
 
         Raises:
-            SaveFormatError: as :meth:`from_json`.
+            SaveFormatError: as [`from_json`][allegra_rules.records.GameRecord.from_json].
         """
         data = get_object(check_header(data, path, "record"), path, RECORD_KEYS)
         table = read_table(data, path)

@@ -2,17 +2,17 @@
 
 Public names:
 
-* :func:`render_table`: the whole table as a spectator sees it (face-down cards as
-  ``##``), with the zones and the shared columns marked, the piles, the held card,
-  whose turn it is and the running totals.
-* :func:`render_round_end`: the revealed table of the round that just ended, with
-  its zone sums, the ender, the doubling, the round scores and the totals.
-* :func:`describe_action`: one sentence saying what an action does, before it is
-  applied.
-* :func:`describe_outcome`: sentences for what the engine did by itself while
-  settling an action (triples removed, the draw pile refilled, the round end
+* [`render_table`][allegra_rules.render.render_table]: the whole table as a spectator sees it
+  (face-down cards as ``##``), with the zones and the shared columns marked, the piles, the held
+  card, whose turn it is and the running totals.
+* [`render_round_end`][allegra_rules.render.render_round_end]: the revealed table of the round that
+  just ended, with its zone sums, the ender, the doubling, the round scores and the totals.
+* [`describe_action`][allegra_rules.render.describe_action]: one sentence saying what an action
+  does, before it is applied.
+* [`describe_outcome`][allegra_rules.render.describe_outcome]: sentences for what the engine did by
+  itself while settling an action (triples removed, the draw pile refilled, the round end
   triggered).
-* :func:`card_text`: a card value with its English article (``"an 8"``).
+* [`card_text`][allegra_rules.render.card_text]: a card value with its English article (``"an 8"``).
 
 Drawing conventions. The seats are drawn from the highest seat to seat 0, left to
 right. A zone row of seat ``p`` reads ``[left(p)'s (r, 3), p's (r, 0..3)]`` and
@@ -25,9 +25,10 @@ cards are ``##`` (never their value), gaps are ``.``, face-up values are right-a
 The spectator never sees a value the rules keep hidden: in particular the card a
 drawer takes from a knocker and the knocker's hand card are not shown while held.
 
->>> from allegra_rules import new_game
->>> print(render_table(new_game(2, seed=1)).splitlines()[0])
-Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)
+Examples:
+    >>> from allegra_rules import new_game
+    >>> print(render_table(new_game(2, seed=1)).splitlines()[0])
+    Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)
 """
 
 from __future__ import annotations
@@ -72,8 +73,9 @@ _MARGIN = "    "  # room for the row labels "r0", "r1", "r2"
 def card_text(value: int) -> str:
     """A card value with its indefinite article: ``"a 7"``, ``"an 8"``, ``"an 11"``.
 
-    >>> card_text(7), card_text(8), card_text(11), card_text(-1)
-    ('a 7', 'an 8', 'an 11', 'a -1')
+    Examples:
+        >>> card_text(7), card_text(8), card_text(11), card_text(-1)
+        ('a 7', 'an 8', 'an 11', 'a -1')
     """
     text = str(value)
     spoken_with_vowel = text.startswith("8") or text in ("11", "18")
@@ -134,8 +136,9 @@ def _band_width(seats: int, width: int) -> int:
 def table_width(num_players: int, width: int = 2) -> int:
     """How wide the one-band table drawing of ``num_players`` seats is, in characters.
 
-    >>> table_width(4), table_width(6)
-    (68, 98)
+    Examples:
+        >>> table_width(4), table_width(6)
+        (68, 98)
     """
     return _band_width(num_players, width)
 
@@ -487,10 +490,11 @@ def render_table(
         ValueError: ``state`` is not a state, ``viewer`` not a seat, or ``max_width``
             not an int of at least 40.
 
-    >>> from allegra_rules import new_game
-    >>> table = render_table(new_game(3, seed=2))
-    >>> "## ## ## [##]" in table, "zone 2" in table
-    (True, True)
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> table = render_table(new_game(3, seed=2))
+        >>> "## ## ## [##]" in table, "zone 2" in table
+        (True, True)
     """
     require_state(state)
     viewer = _check_viewer(state, viewer)
@@ -531,7 +535,7 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
         state: a state whose ``last_round`` is set.
         legend: whether to add the legend explaining the zones.
         max_width: the widest line allowed: two bands of grids when one is wider
-            (see :func:`render_table`); ``None`` never wraps.
+            (see [`render_table`][allegra_rules.render.render_table]); ``None`` never wraps.
 
     Returns:
         The report, lines joined by newlines.
@@ -593,15 +597,14 @@ def _simultaneous_setup(state: GameState) -> bool:
 def describe_action(state: GameState, action: Action, *, viewer: int | None = None) -> str:
     """One English sentence saying what ``action`` does in ``state``, before it happens.
 
-    Only what the rules show to everyone is named: a card drawn from the draw pile,
-    the discard pile's cards, face-up cards, a card a setup or flip reveal turns up,
-    and a card swapped out onto the discard pile. A face-down card that moves
-    without being shown (a knocker's replaced card, a card the drawer takes) is
-    called "the face-down card", and the sentence says who alone sees it (A37); the
-    sentence for that seat (``viewer``) also names it. With
-    ``setup_reveals="simultaneous"`` (A36) a setup cell is *named*, face down: only
-    its namer is told which cell, and the values come with :func:`describe_outcome`
-    when the last cell is named.
+    Only what the rules show to everyone is named: a card drawn from the draw pile, the discard
+    pile's cards, face-up cards, a card a setup or flip reveal turns up, and a card swapped out onto
+    the discard pile. A face-down card that moves without being shown (a knocker's replaced card, a
+    card the drawer takes) is called "the face-down card", and the sentence says who alone sees it
+    (A37); the sentence for that seat (``viewer``) also names it. With
+    ``setup_reveals="simultaneous"`` (A36) a setup cell is *named*, face down: only its namer is
+    told which cell, and the values come with
+    [`describe_outcome`][allegra_rules.render.describe_outcome] when the last cell is named.
 
     Args:
         state: the state the action is taken in.
@@ -616,9 +619,10 @@ def describe_action(state: GameState, action: Action, *, viewer: int | None = No
         IllegalActionError: ``action`` is not legal in ``state``.
         ValueError: ``viewer`` is not ``None`` or a seat.
 
-    >>> from allegra_rules import new_game, Pos, Reveal
-    >>> describe_action(new_game(2, seed=1), Reveal(Pos(0, 1, 2)))
-    'Seat 0 reveals a 2 at (1, 2).'
+    Examples:
+        >>> from allegra_rules import new_game, Pos, Reveal
+        >>> describe_action(new_game(2, seed=1), Reveal(Pos(0, 1, 2)))
+        'Seat 0 reveals a 2 at (1, 2).'
     """
     after = apply(state, action)  # validates the action; shows what a draw turns up
     viewer = _check_viewer(state, viewer)
@@ -712,10 +716,10 @@ def _settled_cells(state: GameState, action: Action) -> list[int | None]:
 def describe_outcome(state: GameState, action: Action, after: GameState) -> tuple[str, ...]:
     """Sentences for what happened by itself when ``action`` took ``state`` to ``after``.
 
-    These are the engine's own steps, not a player's choice: the cards of triples
-    removed while settling (with where they went), a draw pile refilled from the
-    discard pile, and a player whose cards are now all face up triggering the round
-    end. The round's scoring itself is left to :func:`render_round_end`.
+    These are the engine's own steps, not a player's choice: the cards of triples removed while
+    settling (with where they went), a draw pile refilled from the discard pile, and a player whose
+    cards are now all face up triggering the round end. The round's scoring itself is left to
+    [`render_round_end`][allegra_rules.render.render_round_end].
 
     Args:
         state: the state before the action.

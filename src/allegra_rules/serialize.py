@@ -1,25 +1,27 @@
 """Saved games: JSON for states and actions, and a loader that trusts nothing.
 
-A state document is one JSON object holding every :class:`~allegra_rules.GameState`
-field, the whole rule config (``RuleConfig.to_dict``), ``schema_version`` and
-``kind``. :func:`state_to_json` writes it canonically (sorted keys, no whitespace), so
-equal states give equal text. :func:`state_from_json` reads it back and checks
-everything before it builds a state: the document's size and nesting depth (before
-parsing), JSON syntax, the exact key set of every object, every type (a JSON
-``true`` is not an integer), every range, card conservation against the config's
-deck, and the consistency of the phase with every other field. Anything wrong raises
-:class:`SaveFormatError`, a ``ValueError`` whose message starts with the path of the
-bad part, such as ``$.cells[14]``.
+A state document is one JSON object holding every [`GameState`][allegra_rules.state.GameState]
+field, the whole rule config (``RuleConfig.to_dict``), ``schema_version`` and ``kind``.
+[`state_to_json`][allegra_rules.serialize.state_to_json] writes it canonically (sorted keys, no
+whitespace), so equal states give equal text.
+[`state_from_json`][allegra_rules.serialize.state_from_json] reads it back and checks everything
+before it builds a state: the document's size and nesting depth (before parsing), JSON syntax, the
+exact key set of every object, every type (a JSON ``true`` is not an integer), every range, card
+conservation against the config's deck, and the consistency of the phase with every other field.
+Anything wrong raises [`SaveFormatError`][allegra_rules.serialize.SaveFormatError], a ``ValueError``
+whose message starts with the path of the bad part, such as ``$.cells[14]``.
 
-Action documents (:func:`action_to_json`, :func:`action_from_json`) use the same
-rules. The JSON Schema files of every document kind ship in
-``allegra_rules/schemas/``; :func:`json_schema` loads them. The loader is stricter
-than the schemas: a schema checks shapes, types and fixed ranges; the loader also
-checks what depends on the config and on other fields.
+Action documents ([`action_to_json`][allegra_rules.serialize.action_to_json],
+[`action_from_json`][allegra_rules.serialize.action_from_json]) use the same rules. The JSON Schema
+files of every document kind ship in ``allegra_rules/schemas/``;
+[`json_schema`][allegra_rules.serialize.json_schema] loads them. The loader is stricter than the
+schemas: a schema checks shapes, types and fixed ranges; the loader also checks what depends on the
+config and on other fields.
 
-The reader helpers here (``get_*``, ``read_*``, :class:`Table`, :func:`consistent`)
-are shared with :mod:`allegra_rules.views` and :mod:`allegra_rules.records`; they
-are not part of the package's top-level API and may change between releases.
+The reader helpers here (``get_*``, ``read_*``, [`Table`][allegra_rules.serialize.Table],
+[`consistent`][allegra_rules.serialize.consistent]) are shared with
+[`allegra_rules.views`][allegra_rules.views] and [`allegra_rules.records`][allegra_rules.records];
+they are not part of the package's top-level API and may change between releases.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ whose config uses no option added after 0.1.0 are exactly what release 0.1.0 wro
 (version 1), so their text, digests and readers never change. Version 2 (release
 0.2.0) adds the options ``scoring_triples`` and ``setup_reveals`` to the config, the
 state key ``setup_named``, the view key ``own_setup_named`` and the ``last_round`` key
-``removed``. See :func:`schema_version_for`.
+``removed``. See [`schema_version_for`][allegra_rules.serialize.schema_version_for].
 """
 
 SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
@@ -177,15 +179,16 @@ class SaveFormatError(ValueError):
 
 
 JsonPath = str | tuple["JsonPath", str | int]
-"""Where a value lies in a document: ``"$"``, or ``(parent, key)`` built by :func:`join`.
+"""Where a value lies in a document: ``"$"``, or ``(parent, key)`` built by ``join``.
 
-Loaders pass these lazy paths down and turn them into text (:func:`render`) only
-when they report an error, so a document that loads builds no path strings.
+Loaders pass these lazy paths down and turn them into text
+([`render`][allegra_rules.serialize.render]) only when they report an error, so a document that
+loads builds no path strings.
 """
 
 
 def fail(path: JsonPath, reason: str) -> NoReturn:
-    """Raise :class:`SaveFormatError` at ``path``."""
+    """Raise [`SaveFormatError`][allegra_rules.serialize.SaveFormatError] at ``path``."""
     raise SaveFormatError(render(path), reason)
 
 
@@ -238,11 +241,11 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_reject_duplicates, parse_constant
 def load_document(
     text: object, build: Callable[[Any], _T], *, max_bytes: int = MAX_DOCUMENT_BYTES, what: str
 ) -> _T:
-    """Parse ``text`` (:func:`parse_document`) and ``build`` the loaded object from it.
+    """Parse ``text`` (``parse_document``) and ``build`` the loaded object from it.
 
-    A document nested deeper than :data:`MAX_NESTING_DEPTH` never has the shape that
-    ``build`` checks, so the depth is looked at only when ``build`` refuses the
-    document: the error then says it nests too deep.
+    A document nested deeper than [`MAX_NESTING_DEPTH`][allegra_rules.serialize.MAX_NESTING_DEPTH]
+    never has the shape that ``build`` checks, so the depth is looked at only when ``build`` refuses
+    the document: the error then says it nests too deep.
     """
     data = parse_document(text, max_bytes=max_bytes, what=what, check_depth=False)
     try:
@@ -261,8 +264,9 @@ def parse_document(
         text: the document, ``str`` or UTF-8 ``bytes``.
         max_bytes: the largest accepted size in bytes.
         what: the document kind, for messages.
-        check_depth: check the nesting depth now (:func:`load_document` checks it
-            only when the document fails to load).
+        check_depth: check the nesting depth now
+            ([`load_document`][allegra_rules.serialize.load_document] checks it only when the
+            document fails to load).
 
     Returns:
         The parsed JSON value.
@@ -302,7 +306,7 @@ def parse_document(
 
 
 def _check_depth(value: object) -> None:
-    """Fail when arrays and objects nest deeper than :data:`MAX_NESTING_DEPTH`."""
+    """Fail when arrays and objects nest deeper than ``MAX_NESTING_DEPTH``."""
     # Level by level, keeping only the arrays and objects (filtered at C speed).
     level: list[Any] = [value] if type(value) in _CONTAINERS else []
     for _ in range(MAX_NESTING_DEPTH):
@@ -494,11 +498,12 @@ def schema_version_for(config: RuleConfig) -> int:
     """The schema version of every document of a game under ``config``.
 
     1 (the format of release 0.1.0) when the config uses no option added later
-    (:attr:`RuleConfig.later_options` is empty), else 2.
+    ([`RuleConfig.later_options`][allegra_rules.config.RuleConfig.later_options] is empty), else 2.
 
-    >>> simultaneous = RuleConfig(setup_reveals="simultaneous")
-    >>> schema_version_for(RuleConfig()), schema_version_for(simultaneous)
-    (1, 2)
+    Examples:
+        >>> simultaneous = RuleConfig(setup_reveals="simultaneous")
+        >>> schema_version_for(RuleConfig()), schema_version_for(simultaneous)
+        (1, 2)
     """
     if not isinstance(config, RuleConfig):
         raise ValueError(f"config must be a RuleConfig; got {type(config).__name__}")
@@ -613,7 +618,7 @@ def check_conservation(path: JsonPath, found: Counter[int], config: RuleConfig, 
 
 
 def consistent(state: GameState, path: JsonPath = "$") -> None:
-    """Fail unless ``state`` passes :func:`allegra_rules.invariants.check_consistency`.
+    """Fail unless ``state`` passes ``allegra_rules.invariants.check_consistency``.
 
     Raises:
         SaveFormatError: the first contradiction, at the document path of the field.
@@ -628,7 +633,7 @@ def consistent(state: GameState, path: JsonPath = "$") -> None:
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
-    """The state as plain JSON data (see :func:`state_to_json` for the format)."""
+    """The state as plain JSON data (see ``state_to_json`` for the format)."""
     require_state(state)
     n = state.num_players
     fd = state.face_down
@@ -675,7 +680,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
 
 
 def round_end_to_dict(last: RoundEnd, version: int = SCHEMA_VERSION) -> dict[str, Any]:
-    """A :class:`RoundEnd` as plain JSON data of schema ``version``."""
+    """A [`RoundEnd`][allegra_rules.state.RoundEnd] as plain JSON data of schema ``version``."""
     data = {
         "round": last.round,
         "cells": list(last.cells),
@@ -701,10 +706,11 @@ def state_to_json(state: GameState) -> str:
     and the hidden cards included: it is a full saved game, not a player's view),
     the whole config, ``"schema_version": 1`` and ``"kind": "state"``.
 
-    >>> from allegra_rules import new_game
-    >>> text = state_to_json(new_game(2, seed=5))
-    >>> state_from_json(text) == new_game(2, seed=5)
-    True
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> text = state_to_json(new_game(2, seed=5))
+        >>> state_from_json(text) == new_game(2, seed=5)
+        True
     """
     if not isinstance(state, GameState):
         raise ValueError(f"state must be a GameState; got {type(state).__name__}")
@@ -725,7 +731,7 @@ _PHASE_TEXT = {phase: json.dumps(phase.value) for phase in Phase}
 
 
 def _array(values: Iterable[int | None]) -> str:
-    """JSON text of ints and None, as :func:`dumps` writes it."""
+    """JSON text of ints and None, as [`dumps`][allegra_rules.serialize.dumps] writes it."""
     try:
         return "[" + ",".join(map(_NUMBER_TEXT.__getitem__, values)) + "]"
     except KeyError:  # an int beyond the table
@@ -859,7 +865,7 @@ def _state_json(s: GameState) -> str:
 
 
 def state_from_json(text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> GameState:
-    """Load a state document written by :func:`state_to_json`, checking everything.
+    """Load a state document written by ``state_to_json``, checking everything.
 
     Args:
         text: the document (``str`` or UTF-8 ``bytes``).
@@ -1007,10 +1013,10 @@ def _opt_in(value: object, low: int, high: int) -> bool:
 
 
 def _public_fast(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any] | None:
-    """:func:`read_public` for a document whose every field is right, else ``None``.
+    """``read_public`` for a document whose every field is right, else ``None``.
 
     Checks the same types and ranges in bulk; on any doubt the caller runs
-    :func:`read_public`, which names the bad field.
+    [`read_public`][allegra_rules.serialize.read_public], which names the bad field.
     """
     n = table.num_players
     last_seat = n - 1
@@ -1087,7 +1093,7 @@ _SEAT_LISTS = ("knockers", "final_turns", "winners")
 
 
 def read_public(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any]:
-    """Load the :data:`PUBLIC_KEYS` fields of a state or view object, types and ranges."""
+    """Load the ``PUBLIC_KEYS`` fields of a state or view object, types and ranges."""
     fast = _public_fast(data, path, table)
     if fast is not None:
         return fast
@@ -1167,14 +1173,14 @@ def read_cells(
 
 
 def state_from_dict(data: object, path: JsonPath = "$") -> GameState:
-    """Load parsed state JSON data (see :func:`state_from_json`), checking everything.
+    """Load parsed state JSON data (see ``state_from_json``), checking everything.
 
     Args:
         data: the parsed document.
         path: the path of ``data`` inside a larger document, for messages.
 
     Raises:
-        SaveFormatError: as :func:`state_from_json`.
+        SaveFormatError: as [`state_from_json`][allegra_rules.serialize.state_from_json].
     """
     data = check_header(data, path, "state")
     data = get_object(data, path, STATE_KEYS if data["schema_version"] >= 2 else STATE_KEYS_V1)
@@ -1239,9 +1245,10 @@ def action_to_dict(action: Action) -> dict[str, Any]:
 def action_to_json(action: Action) -> str:
     """An action as a canonical JSON document with ``schema_version`` and ``kind``.
 
-    >>> from allegra_rules import Pos, Swap
-    >>> action_to_json(Swap(Pos(1, 2, 3)))
-    '{"kind":"action","pos":{"col":3,"player":1,"row":2},"schema_version":1,"type":"swap"}'
+    Examples:
+        >>> from allegra_rules import Pos, Swap
+        >>> action_to_json(Swap(Pos(1, 2, 3)))
+        '{"kind":"action","pos":{"col":3,"player":1,"row":2},"schema_version":1,"type":"swap"}'
     """
     data = action_to_dict(action)
     data["schema_version"] = ACTION_SCHEMA_VERSION
@@ -1256,7 +1263,8 @@ def action_from_dict(data: object, path: JsonPath = "$", num_players: int | None
         data: the parsed object.
         path: its path, for messages.
         num_players: when given, seats must be ``0..num_players-1`` (else below
-            :data:`MAX_PLAYERS`) and the returned action is the engine's interned one.
+            [`MAX_PLAYERS`][allegra_rules.serialize.MAX_PLAYERS]) and the returned action is the
+            engine's interned one.
 
     Raises:
         SaveFormatError: unknown type, unknown or missing keys, wrong types or ranges.
@@ -1296,7 +1304,7 @@ def action_from_dict(data: object, path: JsonPath = "$", num_players: int | None
 def action_from_json(
     text: str | bytes, *, num_players: int | None = None, max_bytes: int = MAX_DOCUMENT_BYTES
 ) -> Action:
-    """Load an action document written by :func:`action_to_json`.
+    """Load an action document written by ``action_to_json``.
 
     Args:
         text: the document (``str`` or UTF-8 ``bytes``).
@@ -1306,9 +1314,10 @@ def action_from_json(
     Raises:
         SaveFormatError: anything malformed; the message names the path.
 
-    >>> from allegra_rules import Pos, Take
-    >>> action_from_json(action_to_json(Take(Pos(0, 1, 3)))) == Take(Pos(0, 1, 3))
-    True
+    Examples:
+        >>> from allegra_rules import Pos, Take
+        >>> action_from_json(action_to_json(Take(Pos(0, 1, 3)))) == Take(Pos(0, 1, 3))
+        True
     """
     if num_players is not None and (type(num_players) is not int or num_players < 2):
         raise ValueError(f"num_players must be an int >= 2 or None; got {num_players!r}")
@@ -1336,8 +1345,9 @@ def json_schema(kind: str) -> dict[str, Any]:
     Raises:
         ValueError: an unknown kind.
 
-    >>> json_schema("state").get("title")
-    'allegra_rules saved game state, schema versions 1 and 2'
+    Examples:
+        >>> json_schema("state").get("title")
+        'allegra_rules saved game state, schema versions 1 and 2'
     """
     if kind not in SCHEMA_NAMES:
         raise ValueError(f"unknown schema {kind!r}; known: {', '.join(SCHEMA_NAMES)}")

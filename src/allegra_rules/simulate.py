@@ -2,15 +2,19 @@
 
 Public names:
 
-* :data:`BOT_KINDS`: the bot names, each mapped to a constructor taking a seed.
-* :func:`game_seed`: the seed of game ``i`` of a simulation seeded with ``S``.
-* :func:`bot_seed`: the seed of the bot at a seat of a game.
-* :class:`GameStats` and :func:`play_game`: one game between bots, measured.
-* :func:`simulate`: ``N`` games, in one process or in ``J`` worker processes;
-  :func:`default_jobs` is the number of CPUs available.
-* :class:`Summary`, :class:`SeatSummary` and :func:`summarize`: the statistics of
-  many games, as plain text (:meth:`Summary.to_text`) or JSON data
-  (:meth:`Summary.to_dict`).
+* [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS]: the bot names, each mapped to a constructor
+  taking a seed.
+* [`game_seed`][allegra_rules.simulate.game_seed]: the seed of game ``i`` of a simulation seeded
+  with ``S``.
+* [`bot_seed`][allegra_rules.simulate.bot_seed]: the seed of the bot at a seat of a game.
+* [`GameStats`][allegra_rules.simulate.GameStats] and
+  [`play_game`][allegra_rules.simulate.play_game]: one game between bots, measured.
+* [`simulate`][allegra_rules.simulate.simulate]: ``N`` games, in one process or in ``J`` worker
+  processes; [`default_jobs`][allegra_rules.simulate.default_jobs] is the number of CPUs available.
+* [`Summary`][allegra_rules.simulate.Summary], [`SeatSummary`][allegra_rules.simulate.SeatSummary]
+  and [`summarize`][allegra_rules.simulate.summarize]: the statistics of many games, as plain text
+  ([`Summary.to_text`][allegra_rules.simulate.Summary.to_text]) or JSON data
+  ([`Summary.to_dict`][allegra_rules.simulate.Summary.to_dict]).
 
 Everything is deterministic: game ``i`` of a simulation with seed ``S`` is
 ``new_game(K, config=config, seed=game_seed(S, i))`` played by bots seeded with
@@ -30,13 +34,14 @@ What is counted, per round:
 Win rates split a shared win: each of ``k`` tied winners gets ``1/k`` of the game,
 so the seats' win rates add up to 1.
 
->>> from allegra_rules import preset
->>> stats = simulate(2, games=2, config=preset("seeds"), seed=7, bots=["random"] * 2)
->>> [s.index for s in stats], len(stats[0].rounds)
-([0, 1], 3)
->>> summary = summarize(stats, bots=["random"] * 2)
->>> round(sum(seat.win_rate for seat in summary.seats), 9)
-1.0
+Examples:
+    >>> from allegra_rules import preset
+    >>> stats = simulate(2, games=2, config=preset("seeds"), seed=7, bots=["random"] * 2)
+    >>> [s.index for s in stats], len(stats[0].rounds)
+    ([0, 1], 3)
+    >>> summary = summarize(stats, bots=["random"] * 2)
+    >>> round(sum(seat.win_rate for seat in summary.seats), 9)
+    1.0
 """
 
 from __future__ import annotations
@@ -84,10 +89,11 @@ def game_seed(seed: int, index: int) -> int:
     The first 4 bytes, big-endian, of the sha256 digest of
     ``f"allegra-simulate:{seed}:{index}"``: a 32-bit seed that never changes.
 
-    >>> game_seed(1, 0)
-    3179962857
-    >>> game_seed(1, 0) == game_seed(1, 0) != game_seed(1, 1)
-    True
+    Examples:
+        >>> game_seed(1, 0)
+        3179962857
+        >>> game_seed(1, 0) == game_seed(1, 0) != game_seed(1, 1)
+        True
     """
     digest = hashlib.sha256(f"allegra-simulate:{seed}:{index}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
@@ -96,8 +102,9 @@ def game_seed(seed: int, index: int) -> int:
 def bot_seed(seed: int, seat: int) -> int:
     """The seed of the bot at ``seat`` in the game dealt from ``seed``.
 
-    >>> bot_seed(3, 2)
-    3002
+    Examples:
+        >>> bot_seed(3, 2)
+        3002
     """
     return seed * 1000 + seat
 
@@ -134,7 +141,7 @@ class GameStats:
         seed: the game's seed (``game_seed(simulation seed, index)``).
         totals: each seat's final total.
         winners: the winning seats, ascending.
-        rounds: one :class:`RoundStats` per round, in order.
+        rounds: one [`RoundStats`][allegra_rules.simulate.RoundStats] per round, in order.
     """
 
     index: int
@@ -179,7 +186,7 @@ def play_game(
         num_players: seats at the table.
         config: the rules.
         seed: the deal's seed; the bot at seat ``p`` is seeded ``bot_seed(seed, p)``.
-        bots: one name of :data:`BOT_KINDS` per seat.
+        bots: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
         index: the game's number, stored in the result.
 
     Returns:
@@ -189,10 +196,11 @@ def play_game(
         ValueError: an unknown bot name, a wrong number of bots, or arguments
             ``new_game`` rejects.
 
-    >>> from allegra_rules import preset
-    >>> stats = play_game(2, preset("fr"), 5, ["random", "random"])
-    >>> stats.seed, len(stats.totals), len(stats.rounds)
-    (5, 2, 3)
+    Examples:
+        >>> from allegra_rules import preset
+        >>> stats = play_game(2, preset("fr"), 5, ["random", "random"])
+        >>> stats.seed, len(stats.totals), len(stats.rounds)
+        (5, 2, 3)
     """
     if len(bots) != num_players:
         raise ValueError(f"bots must name {num_players} bots; got {len(bots)}")
@@ -265,7 +273,7 @@ def _ignore_sigint() -> None:
 
 
 def chunk_bounds(games: int, workers: int) -> list[tuple[int, int]]:
-    """How :func:`simulate` splits games ``1..games-1`` into chunks for ``workers``.
+    """How ``simulate`` splits games ``1..games-1`` into chunks for ``workers``.
 
     Game 0 is always played first in the calling process. The rest is cut into runs
     of consecutive games whose sizes differ by at most one: ``CHUNKS_PER_WORKER *
@@ -274,8 +282,9 @@ def chunk_bounds(games: int, workers: int) -> list[tuple[int, int]]:
     game; a worker that finishes early takes another chunk; and results keep coming
     for a progress bar.
 
-    >>> chunk_bounds(10, 2)
-    [(1, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
+    Examples:
+        >>> chunk_bounds(10, 2)
+        [(1, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9), (9, 10)]
     """
     rest = games - 1
     count = max(1, min(rest, max(CHUNKS_PER_WORKER * workers, -(-rest // MAX_CHUNK))))
@@ -305,24 +314,25 @@ def simulate(
     the results come back in game order, so they are the same for every ``jobs``.
     Game 0 is played in this process first (so bad arguments fail at once); with
     ``jobs`` above 1 the other games go to the workers in chunks of consecutive
-    games (see :func:`chunk_bounds`).
+    games (see [`chunk_bounds`][allegra_rules.simulate.chunk_bounds]).
 
     Args:
         num_players: seats at the table.
         games: how many games, at least 1.
         config: the rules.
         seed: the simulation's seed; every game's seed derives from it.
-        bots: one name of :data:`BOT_KINDS` per seat.
+        bots: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
         jobs: worker processes; 1 plays every game in this process.
         on_game: called with each game's statistics as soon as it is in, in game
             order (for a progress bar; with workers, a chunk's games arrive together).
 
     Returns:
-        One :class:`GameStats` per game, in game order.
+        One [`GameStats`][allegra_rules.simulate.GameStats] per game, in game order.
 
     Raises:
-        ValueError: ``games`` or ``jobs`` below 1, or arguments :func:`play_game`
-            rejects (checked on game 0 before any worker starts).
+        ValueError: ``games`` or ``jobs`` below 1, or arguments
+            [`play_game`][allegra_rules.simulate.play_game] rejects (checked on game 0 before any
+            worker starts).
     """
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be an int >= 1; got {games!r}")
@@ -410,7 +420,7 @@ class Summary:
         preset: the pinned preset id the config equals, or ``None``.
         config_fingerprint: the config's fingerprint.
         seed: the simulation's seed (game ``i`` uses ``game_seed(seed, i)``).
-        seats: one :class:`SeatSummary` per seat.
+        seats: one [`SeatSummary`][allegra_rules.simulate.SeatSummary] per seat.
         games_with_shared_win: games won by two or more tied seats.
         rounds: the number of rounds played.
         mean_round_turns: the mean round length in turns.
@@ -458,10 +468,11 @@ class Summary:
     def to_text(self) -> str:
         """The summary as a plain-text report: a table per seat, then the rounds.
 
-        >>> from allegra_rules import preset
-        >>> stats = simulate(2, games=3, config=preset("seeds"), seed=1, bots=["random"] * 2)
-        >>> print(summarize(stats, bots=["random"] * 2).to_text().splitlines()[2])
-        seat  bot     mean total  stdev  wins  win rate
+        Examples:
+            >>> from allegra_rules import preset
+            >>> stats = simulate(2, games=3, config=preset("seeds"), seed=1, bots=["random"] * 2)
+            >>> print(summarize(stats, bots=["random"] * 2).to_text().splitlines()[2])
+            seat  bot     mean total  stdev  wins  win rate
         """
         rules = self.preset or f"config {self.config_fingerprint[:12]}"
         lines = [
@@ -536,10 +547,11 @@ def summarize(
     config: RuleConfig | None = None,
     seed: int | None = None,
 ) -> Summary:
-    """The statistics of ``stats``, as a :class:`Summary`.
+    """The statistics of ``stats``, as a [`Summary`][allegra_rules.simulate.Summary].
 
     Args:
-        stats: the games, as :func:`simulate` returns them (at least one).
+        stats: the games, as [`simulate`][allegra_rules.simulate.simulate] returns them (at least
+            one).
         bots: the bot name of every seat.
         config: the rules the games were played under (for the preset id and the
             fingerprint); ``None`` means ``preset("seeds")``.

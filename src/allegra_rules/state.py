@@ -1,9 +1,9 @@
 """The immutable game state.
 
-A :class:`GameState` is a frozen, slotted attrs class. Cells live in one flat tuple
-indexed by ``seat * 12 + row * 4 + col`` (``None`` for a gap); which cards lie face
-down is one int bitmask. Every transition builds a new state that shares all
-unchanged tuples with its parent, so keeping a whole game's history is cheap.
+A [`GameState`][allegra_rules.state.GameState] is a frozen, slotted attrs class. Cells live in one
+flat tuple indexed by ``seat * 12 + row * 4 + col`` (``None`` for a gap); which cards lie face down
+is one int bitmask. Every transition builds a new state that shares all unchanged tuples with its
+parent, so keeping a whole game's history is cheap.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Phase(enum.Enum):
 
 
 def require_state(state: object, what: str = "state") -> GameState:
-    """``state`` if it is a :class:`GameState`, else ``ValueError`` naming ``what``."""
+    """``state`` if it is a ``GameState``, else ``ValueError`` naming ``what``."""
     if not isinstance(state, GameState):
         raise ValueError(f"{what} must be a GameState; got {type(state).__name__}")
     return state
@@ -94,10 +94,11 @@ class RoundEnd:
 class GameState:
     """A moment of a game. Frozen: every transition returns a new state.
 
-    Build one with :func:`allegra_rules.new_game`; advance it with
-    :func:`allegra_rules.apply`. The fields below are read-only; ``cells`` and
-    ``face_down`` are the raw table, :meth:`card` and :meth:`is_face_up` read it by
-    :class:`Pos`.
+    Build one with [`allegra_rules.new_game`][allegra_rules.transitions.new_game]; advance it with
+    [`allegra_rules.apply`][allegra_rules.transitions.apply]. The fields below are read-only;
+    ``cells`` and ``face_down`` are the raw table, [`card`][allegra_rules.state.GameState.card] and
+    [`is_face_up`][allegra_rules.state.GameState.is_face_up] read it by
+    [`Pos`][allegra_rules.geometry.Pos].
 
     Attributes:
         config: the rule options of this game.
@@ -241,14 +242,14 @@ class GameState:
         return sum(v for i in self.geometry.zone[player] if (v := cells[i]) is not None)
 
     def to_json(self) -> str:
-        """The state as a canonical JSON saved game (see :mod:`allegra_rules.serialize`)."""
+        """The state as a canonical JSON saved game (see ``allegra_rules.serialize``)."""
         from allegra_rules.serialize import state_to_json
 
         return state_to_json(self)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameState:
-        """Load a saved game written by :meth:`to_json`, checking everything.
+        """Load a saved game written by ``to_json``, checking everything.
 
         Raises:
             SaveFormatError: a malformed, inconsistent or tampered document (a
@@ -283,12 +284,11 @@ class GameState:
 class _UnfrozenState:
     """GameState's unfrozen twin: the same slots, without the frozen ``__setattr__``.
 
-    The engine builds a new state by filling the slots of a twin with plain
-    attribute stores and then switching the object's class to :class:`GameState`
-    (CPython allows it because the two layouts are identical). attrs' frozen
-    ``__init__`` makes one ``object.__setattr__`` call per field instead, which is the
-    largest cost of a transition. A twin never leaves the engine: every state a
-    caller sees is a frozen ``GameState``.
+    The engine builds a new state by filling the slots of a twin with plain attribute stores and
+    then switching the object's class to [`GameState`][allegra_rules.state.GameState] (CPython
+    allows it because the two layouts are identical). attrs' frozen ``__init__`` makes one
+    ``object.__setattr__`` call per field instead, which is the largest cost of a transition. A twin
+    never leaves the engine: every state a caller sees is a frozen ``GameState``.
     """
 
     __slots__ = GameState.__slots__

@@ -2,24 +2,24 @@
 
 Public names:
 
-* :func:`render_svg`: one state as a self-contained SVG picture.
-* :func:`docs_pictures`: seven example pictures with their captions drawn in, each
-  built from a stacked deck and real engine actions. (The hosted documentation
-  draws its own pictures with :func:`render_svg` in ``docs/generate.py``, cropped
-  and without text in the picture, its captions being page text.)
-* :func:`main`: ``python -m allegra_rules.svg DIR`` writes every picture of
-  :func:`docs_pictures` into ``DIR``.
+* [`render_svg`][allegra_rules.svg.render_svg]: one state as a self-contained SVG picture.
+* [`docs_pictures`][allegra_rules.svg.docs_pictures]: seven example pictures with their captions
+  drawn in, each built from a stacked deck and real engine actions. (The hosted documentation draws
+  its own pictures with [`render_svg`][allegra_rules.svg.render_svg] in ``docs/generate.py``,
+  cropped and without text in the picture, its captions being page text.)
+* [`main`][allegra_rules.svg.main]: ``python -m allegra_rules.svg DIR`` writes every picture of
+  [`docs_pictures`][allegra_rules.svg.docs_pictures] into ``DIR``.
 
-Drawing conventions (the same as :func:`allegra_rules.render.render_table`). The seats
-are drawn in one row from seat ``n - 1`` down to seat ``0``, left to right. A zone row
-of seat ``p`` reads ``[left(p)'s (r, 3), p's (r, 0..3)]`` and ``left(p) = (p + 1) % n``
-is drawn just left of ``p``, so every zone is five consecutive columns. Each zone gets
-a translucent coloured band over its five columns and a bracket underneath; a column 3
-lies under two bands, its owner's and its right neighbour's, so its colours mix. Seat
-0's column 3 also belongs to zone ``n - 1``: it is repeated, faded, at the far left,
-under zone ``n - 1``'s band, and a small arrow next to it says so. A drawing cropped
-to some neighbouring seats (``seats=``) repeats, in the same way, the column 3 of the
-first drawn seat's left neighbour, so every drawn zone is whole.
+Drawing conventions (the same as
+[`allegra_rules.render.render_table`][allegra_rules.render.render_table]). The seats are drawn in
+one row from seat ``n - 1`` down to seat ``0``, left to right. A zone row of seat ``p`` reads
+``[left(p)'s (r, 3), p's (r, 0..3)]`` and ``left(p) = (p + 1) % n`` is drawn just left of ``p``, so
+every zone is five consecutive columns. Each zone gets a translucent coloured band over its five
+columns and a bracket underneath; a column 3 lies under two bands, its owner's and its right
+neighbour's, so its colours mix. Seat 0's column 3 also belongs to zone ``n - 1``: it is repeated,
+faded, at the far left, under zone ``n - 1``'s band, and a small arrow next to it says so. A drawing
+cropped to some neighbouring seats (``seats=``) repeats, in the same way, the column 3 of the first
+drawn seat's left neighbour, so every drawn zone is whole.
 
 Cards: a face-up card is a rounded rectangle with its value, coloured by value band
 (0 and below blue, 1-4 green, 5-8 yellow, 9 and up red); a face-down card shows a
@@ -928,13 +928,14 @@ def render_svg(
             non-empty name per seat, a flag is not a ``bool``, or ``text_scale`` is out
             of range.
 
-    >>> from allegra_rules import new_game
-    >>> picture = render_svg(new_game(3, seed=1), caption="Dealt")
-    >>> picture.count('class="card face-down"'), "<title>Allegra, 3 players: Dealt" in picture
-    (36, True)
-    >>> cropped = render_svg(new_game(3, seed=1), seats=(1, 0), status=False, legend=False)
-    >>> cropped.count('class="card face-down"'), 'class="legend"' in cropped
-    (24, False)
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> picture = render_svg(new_game(3, seed=1), caption="Dealt")
+        >>> picture.count('class="card face-down"'), "<title>Allegra, 3 players: Dealt" in picture
+        (36, True)
+        >>> cropped = render_svg(new_game(3, seed=1), seats=(1, 0), status=False, legend=False)
+        >>> cropped.count('class="card face-down"'), 'class="legend"' in cropped
+        (24, False)
     """
     require_state(state)
     opts = _check_options(
@@ -1223,7 +1224,7 @@ def docs_pictures() -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Write every picture of :func:`docs_pictures` into a directory.
+    """Write every picture of [`docs_pictures`][allegra_rules.svg.docs_pictures] into a directory.
 
     Usage: ``python -m allegra_rules.svg DIR``. ``DIR`` is created if needed;
     existing files of the same names are overwritten.

@@ -1,9 +1,10 @@
 """The rules in motion: ``new_game``, ``legal_actions`` and ``apply``.
 
-``legal_actions`` is the single source of truth for what may happen: ``apply``
-accepts exactly the actions it lists (and equal ones) and explains any other. Each
-rule option is read here, where its rule is applied, except the triple and scoring
-options, which live in :mod:`allegra_rules.triples` and :mod:`allegra_rules.scoring`.
+``legal_actions`` is the single source of truth for what may happen: ``apply`` accepts exactly the
+actions it lists (and equal ones) and explains any other. Each rule option is read here, where its
+rule is applied, except the triple and scoring options, which live in
+[`allegra_rules.triples`][allegra_rules.triples] and
+[`allegra_rules.scoring`][allegra_rules.scoring].
 
 A turn is a short sequence of actions (draw; maybe a knock window; swap, discard and
 reveal, or the three-step knock exchange). Play *settles* after each setup reveal and
@@ -167,9 +168,10 @@ def new_game(
     Raises:
         ValueError: a seat count, seed, config or deck that cannot be played.
 
-    >>> state = new_game(4, seed=7)
-    >>> state.phase, state.current_player, len(state.draw_pile)
-    (Phase.SETUP, 0, 71)
+    Examples:
+        >>> state = new_game(4, seed=7)
+        >>> state.phase, state.current_player, len(state.draw_pile)
+        (Phase.SETUP, 0, 71)
     """
     if config is None:
         config = preset("seeds")
@@ -486,9 +488,10 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
     Cell actions come in ascending ``Pos`` order; then ``Discard()``, then ``Give``
     in knock order. The result is computed once per state and cached.
 
-    >>> state = new_game(2, seed=1)
-    >>> legal_actions(state)[0]
-    Reveal(pos=Pos(0, 0, 0))
+    Examples:
+        >>> state = new_game(2, seed=1)
+        >>> legal_actions(state)[0]
+        Reveal(pos=Pos(0, 0, 0))
     """
     try:
         cached = state._legal
@@ -931,10 +934,11 @@ def apply(state: GameState, action: Action) -> GameState:
             of the same action class with equal fields); the message says which action
             and why. Anything that is not an action at all is refused the same way.
 
-    >>> state = new_game(2, seed=1)
-    >>> after = apply(state, legal_actions(state)[0])
-    >>> after.setup_reveals, state.setup_reveals
-    (1, 0)
+    Examples:
+        >>> state = new_game(2, seed=1)
+        >>> after = apply(state, legal_actions(state)[0])
+        >>> after.setup_reveals, state.setup_reveals
+        (1, 0)
     """
     try:
         legal = state._legal

@@ -82,7 +82,7 @@ def _line_readers(num_players: int) -> tuple[tuple[itemgetter[Any], tuple[int, .
 
 
 def table_triples(config: RuleConfig, cells: tuple[int | None, ...], face_down: int) -> list[int]:
-    """Every triple on the whole table: :func:`find_triples` over every line, faster.
+    """Every triple on the whole table: ``find_triples`` over every line, faster.
 
     A line can hold a triple only if three of its cards have one value, face up or
     not; each line's cards are read at C speed and only the lines where two values
@@ -105,10 +105,9 @@ def new_triples(
 ) -> list[int]:
     """The sorted indices of every triple through a ``touched`` cell.
 
-    When no triple was on the table before, every new triple holds a touched cell
-    and has that cell's value, so only lines through touched cells and only that
-    value are looked at. Gives the same cells as :func:`find_triples` over those
-    lines.
+    When no triple was on the table before, every new triple holds a touched cell and has that
+    cell's value, so only lines through touched cells and only that value are looked at. Gives the
+    same cells as [`find_triples`][allegra_rules.triples.find_triples] over those lines.
     """
     adjacent = config.row_match == "adjacent"
     lines_through = _lines_through(geo)

@@ -1,4 +1,4 @@
-"""What one seat may know: :func:`observe` turns a full state into a :class:`PlayerView`.
+"""What one seat may know: ``observe`` turns a full state into a ``PlayerView``.
 
 A view holds every public fact of the state and the seat's private knowledge, and
 nothing else:
@@ -25,9 +25,9 @@ nothing else:
   face up when put there), ``out_of_play``, the previous round's table, whose turn
   it is, and the legal actions when the viewer is the one to act.
 
-A view is what a player with perfect memory of the public events knows; it rebuilds
-nothing a player cannot know. :func:`allegra_rules.determinize` samples full states
-consistent with a view.
+A view is what a player with perfect memory of the public events knows; it rebuilds nothing a player
+cannot know. [`allegra_rules.determinize`][allegra_rules.determinize] samples full states consistent
+with a view.
 """
 
 from __future__ import annotations
@@ -99,8 +99,9 @@ VIEW_KEYS_V1: tuple[str, ...] = VIEW_KEYS[:-1]
 class PlayerView:
     """Everything seat ``viewer`` may know at one moment of a game. Frozen.
 
-    Build one with :func:`observe`. The fields that a :class:`~allegra_rules.GameState`
-    also has mean the same there (see its docs); only these differ:
+    Build one with [`observe`][allegra_rules.views.observe]. The fields that a
+    [`GameState`][allegra_rules.state.GameState] also has mean the same there (see its docs); only
+    these differ:
 
     Attributes:
         viewer: the seat this view belongs to.
@@ -248,9 +249,9 @@ class PlayerView:
     def unseen_cards(self) -> tuple[int, ...]:
         """The cards whose whereabouts the viewer does not know, ascending.
 
-        The config's deck minus :meth:`visible_cards`: exactly the cards that lie in
-        hidden places (face-down cells, a hidden held or in-hand card, and the draw
-        pile unless ``draw_pile_cards`` is known).
+        The config's deck minus [`visible_cards`][allegra_rules.views.PlayerView.visible_cards]:
+        exactly the cards that lie in hidden places (face-down cells, a hidden held or in-hand card,
+        and the draw pile unless ``draw_pile_cards`` is known).
 
         Raises:
             ValueError: the view shows more copies of a card than the deck holds.
@@ -266,7 +267,7 @@ class PlayerView:
         return tuple(sorted(Counter({v: k - seen[v] for v, k in deck.items()}).elements()))
 
     def to_dict(self) -> dict[str, Any]:
-        """The view as plain JSON data (see :meth:`to_json`)."""
+        """The view as plain JSON data (see [`to_json`][allegra_rules.views.PlayerView.to_json])."""
         last = self.last_round
         version = schema_version_for(self.config)
         data = {
@@ -322,9 +323,9 @@ class PlayerView:
     def from_dict(cls, data: object, path: JsonPath = "$") -> PlayerView:
         """Load parsed view data, checking types, ranges and consistency.
 
-        The view must be one that :func:`observe` can produce from some valid state:
-        the loader builds such a state with :func:`allegra_rules.determinize` and
-        checks it like a saved game.
+        The view must be one that [`observe`][allegra_rules.views.observe] can produce from some
+        valid state: the loader builds such a state with
+        [`allegra_rules.determinize`][allegra_rules.determinize] and checks it like a saved game.
 
         Raises:
             SaveFormatError: anything malformed or inconsistent; the message names
@@ -386,7 +387,7 @@ class PlayerView:
 
     @classmethod
     def from_json(cls, text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> PlayerView:
-        """Load a view document written by :meth:`to_json`, checking everything.
+        """Load a view document written by ``to_json``, checking everything.
 
         Raises:
             SaveFormatError: anything malformed or inconsistent; the message names
@@ -396,7 +397,7 @@ class PlayerView:
 
 
 def _check_view(view: PlayerView, path: JsonPath) -> None:
-    """Fail unless ``view`` is what :func:`observe` gives for some valid state."""
+    """Fail unless ``view`` is what ``observe`` gives for some valid state."""
     from allegra_rules.determinize import determinize
 
     try:
@@ -427,10 +428,11 @@ def observe(state: GameState, player: int) -> PlayerView:
     Raises:
         ValueError: ``player`` is not a seat of the game.
 
-    >>> from allegra_rules import new_game
-    >>> view = observe(new_game(2, seed=3), 0)
-    >>> view.cells[:4], view.draw_pile_size
-    ((None, None, None, None), 95)
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> view = observe(new_game(2, seed=3), 0)
+        >>> view.cells[:4], view.draw_pile_size
+        ((None, None, None, None), 95)
     """
     if not isinstance(state, GameState):
         raise ValueError(f"state must be a GameState; got {type(state).__name__}")

@@ -1,4 +1,4 @@
-"""Fixed-length observation vectors in ``[0, 1]``, built from a :class:`~allegra_rules.PlayerView`.
+"""Fixed-length observation vectors in ``[0, 1]``, built from a ``PlayerView``.
 
 The vectors never use hidden information: they are computed from
 ``observe(state, seat)``, so a face-down card, the draw pile's order, the seed and
@@ -6,19 +6,19 @@ cards hidden from the viewer never reach them. Pure Python (no numpy); the adapt
 turn them into arrays. Every entry lies in ``[0, 1]``: flags and one-hot codes are 0
 or 1, counts are divided by their largest possible value.
 
-An :class:`Encoder` is built for one rule config and seat count. Card values are
-one-hot over the deck's distinct values (``K`` of them, 13 for the default deck).
-Seats are written *relative to an origin seat*: seat ``(origin + k) % n`` is written
-at place ``k`` of every seat-indexed part, so with ``origin = viewer`` place 0 is
-always "me", place 1 my left neighbour (who plays after me), and so on. The cells
-are rotated the same way (the block of seat ``(origin + k) % n`` comes ``k``-th).
+An [`Encoder`][allegra_rules.adapters.features.Encoder] is built for one rule config and seat count.
+Card values are one-hot over the deck's distinct values (``K`` of them, 13 for the default deck).
+Seats are written *relative to an origin seat*: seat ``(origin + k) % n`` is written at place ``k``
+of every seat-indexed part, so with ``origin = viewer`` place 0 is always "me", place 1 my left
+neighbour (who plays after me), and so on. The cells are rotated the same way (the block of seat
+``(origin + k) % n`` comes ``k``-th).
 
-The **public part** (:meth:`Encoder.public`, the same for every viewer at a given
-origin) holds, in order:
+The **public part** ([`Encoder.public`][allegra_rules.adapters.features.Encoder.public], the same
+for every viewer at a given origin) holds, in order:
 
 - per cell (``12 n`` cells, seat blocks in relative order, each block row by row):
   ``[gap, face down, face-up value one-hot (K)]``;
-- the phase one-hot (one per :class:`~allegra_rules.Phase` member), the round one-hot
+- the phase one-hot (one per [`Phase`][allegra_rules.state.Phase] member), the round one-hot
   (3), ``turns_played / max_turns_per_round``, ``setup_reveals / 2n``;
 - seat one-hots (``n`` each): current player, drawer, knocker (given the card),
   round-ender, setup start seat, the owner of the in-hand card; seat indicators
@@ -42,15 +42,15 @@ origin) holds, in order:
 - per seat (relative): its total mapped from the game's score bounds to ``[0, 1]``
   (0 = the lowest total possible, the best) and its setup sum scaled the same way.
 
-The **private part** (:meth:`Encoder.private`) holds what only the viewer knows:
-``[I see a held card others do not]`` and its value one-hot, ``[I see my in-hand card
-others do not]`` and its value one-hot, then (with ``setup_reveals="simultaneous"``)
-the cells the viewer has named in the current setup, an indicator over the ``12 n``
-cells in relative order.
+The **private part** ([`Encoder.private`][allegra_rules.adapters.features.Encoder.private]) holds
+what only the viewer knows: ``[I see a held card others do not]`` and its value one-hot, ``[I see my
+in-hand card others do not]`` and its value one-hot, then (with ``setup_reveals="simultaneous"``)
+the cells the viewer has named in the current setup, an indicator over the ``12 n`` cells in
+relative order.
 
-:meth:`Encoder.features` is the public part at ``origin = viewer`` followed by the
-private part: every fact the viewer knows at that moment. The previous round's
-table (``last_round``) is left out: it never changes what a seat may do or score
+[`Encoder.features`][allegra_rules.adapters.features.Encoder.features] is the public part at
+``origin = viewer`` followed by the private part: every fact the viewer knows at that moment. The
+previous round's table (``last_round``) is left out: it never changes what a seat may do or score
 later, and the totals already hold its scores.
 """
 
@@ -78,8 +78,9 @@ def round_score_bounds(config: RuleConfig) -> tuple[int, int]:
     zero or negative one only with ``double_nonpositive="yes"``). The bounds are true
     but not tight: no real deal reaches them.
 
-    >>> round_score_bounds(RuleConfig())
-    (-8, 308)
+    Examples:
+        >>> round_score_bounds(RuleConfig())
+        (-8, 308)
     """
     cards = config.deck_cards()
     low = sum(cards[:_ZONE_CELLS])
@@ -92,8 +93,9 @@ def round_score_bounds(config: RuleConfig) -> tuple[int, int]:
 def total_bounds(config: RuleConfig) -> tuple[int, int]:
     """The lowest and highest final total a seat can reach: three rounds of bounds.
 
-    >>> total_bounds(RuleConfig())
-    (-24, 924)
+    Examples:
+        >>> total_bounds(RuleConfig())
+        (-24, 924)
     """
     lo, hi = round_score_bounds(config)
     return ROUNDS * lo, ROUNDS * hi
@@ -106,11 +108,12 @@ class Encoder:
         config: the rules (they fix the card values, the copies and the score bounds).
         num_players: the seat count.
 
-    >>> from allegra_rules import new_game, observe
-    >>> enc = Encoder(RuleConfig(), 2)
-    >>> vec = enc.features(observe(new_game(2, seed=1), 0))
-    >>> len(vec) == enc.size, min(vec) >= 0.0, max(vec) <= 1.0
-    (True, True, True)
+    Examples:
+        >>> from allegra_rules import new_game, observe
+        >>> enc = Encoder(RuleConfig(), 2)
+        >>> vec = enc.features(observe(new_game(2, seed=1), 0))
+        >>> len(vec) == enc.size, min(vec) >= 0.0, max(vec) <= 1.0
+        (True, True, True)
     """
 
     def __init__(self, config: RuleConfig, num_players: int) -> None:
@@ -145,11 +148,11 @@ class Encoder:
             + k
             + 2 * n
         )
-        """Length of :meth:`public`."""
+        """Length of [`public`][allegra_rules.adapters.features.Encoder.public]."""
         self.private_size: int = 2 * (1 + k) + cells
-        """Length of :meth:`private`."""
+        """Length of [`private`][allegra_rules.adapters.features.Encoder.private]."""
         self.size: int = self.public_size + self.private_size
-        """Length of :meth:`features`."""
+        """Length of [`features`][allegra_rules.adapters.features.Encoder.features]."""
         lo, hi = total_bounds(config)
         self._total_lo, self._total_span = lo, max(1, hi - lo)
         low_card, high_card = self.values[0], self.values[-1]

@@ -8,27 +8,27 @@ Needs the ``gymnasium`` extra (``pip install "allegra-rules[gymnasium]"``)::
     observation, info = env.reset(seed=0)
 
 - The learner plays seat ``seat`` (``"random"``: a seat drawn at every reset); the
-  other seats are played by bots (:class:`~allegra_rules.RandomBot` for
-  ``"random"``, :class:`~allegra_rules.GreedyBot` for ``"greedy"``, or bot objects
+  other seats are played by bots ([`RandomBot`][allegra_rules.bots.RandomBot] for
+  ``"random"``, [`GreedyBot`][allegra_rules.bots.GreedyBot] for ``"greedy"``, or bot objects
   you pass, one per other seat in seat order). ``step`` plays the learner's action,
   then the bots' moves until the learner is to act again or the game is over, so
   every observation is one where the learner acts (or the final one).
 - The observation is a ``Box(0, 1)`` float32 vector:
-  :meth:`~allegra_rules.adapters.features.Encoder.features` of the learner's view,
+  [`features`][allegra_rules.adapters.features.Encoder.features] of the learner's view,
   seats relative to the learner. The action space is
   ``Discrete(num_distinct_actions(n))``.
-- :meth:`AllegraEnv.action_masks` returns the legal-id mask as a bool array, in the
+- ``AllegraEnv.action_masks`` returns the legal-id mask as a bool array, in the
   convention of sb3-contrib's ``MaskablePPO`` (its ``ActionMasker`` wrapper is not
   needed); ``info["action_mask"]`` holds the same mask.
 - Rewards come when a round ends, as in the PettingZoo environment
-  (:class:`~allegra_rules.adapters.pettingzoo.RewardScale`): with
+  ([`RewardScale`][allegra_rules.adapters.pettingzoo.RewardScale]): with
   ``reward="scaled"`` an episode's return is the learner's final total mapped onto
   ``[+1, -1]``; ``reward="raw"`` gives minus the round scores.
 - An illegal action never raises: it ends the episode (``terminated=True``) with the
   worst return, and ``info["illegal_action"]`` names it. ``max_turns_per_round``
   bounds an episode, so nothing is truncated.
 - Importing the module registers the id ``"allegra_rules/Allegra-v0"``
-  (:data:`ENV_ID`) for ``gymnasium.make``; the keyword arguments go to the class.
+  (``ENV_ID``) for ``gymnasium.make``; the keyword arguments go to the class.
 - ``reset(seed=s)`` seeds gymnasium's ``np_random``; the deal, the bots' choices and
   a random seat are all drawn from it, so the same seed gives the same episode for
   the same actions.

@@ -10,7 +10,8 @@ Importing this module registers the game::
 Parameters (all optional):
 
 - ``players`` (int, default 2): seats, 2 to 6 with the default deck.
-- ``preset`` (str, default ``"seeds"``): a preset name for :func:`allegra_rules.preset`.
+- ``preset`` (str, default ``"seeds"``): a preset name for
+  [`allegra_rules.preset`][allegra_rules.presets.preset].
 - ``deck`` (str, default ``""``): when given, replaces the preset's deck, written
   ``"value:copies;value:copies;..."`` (for example ``"0:9;1:9;2:8"``, a small deck
   for algorithms that walk the whole tree).
@@ -49,9 +50,10 @@ Modelling choices (``deal="chance"``, a *lazy deal*):
   chosen value into place, so the engine's own rules still apply unchanged.
 - ``deal="seeded"`` has no chance nodes (``DETERMINISTIC`` in its game type): an
   algorithm that clones the state sees the seeded deal. It exists to replay a game.
-- The game is ``IMPERFECT_INFORMATION``, ``GENERAL_SUM`` (lower totals win), with
-  ``TERMINAL`` returns. ``min_utility`` / ``max_utility`` are true bounds
-  (:func:`allegra_rules.adapters.features.round_score_bounds` per round).
+- The game is ``IMPERFECT_INFORMATION``, ``GENERAL_SUM`` (lower totals win), with ``TERMINAL``
+  returns. ``min_utility`` / ``max_utility`` are true bounds
+  ([`allegra_rules.adapters.features.round_score_bounds`][allegra_rules.adapters.features.round_score_bounds]
+  per round).
 - ``max_game_length`` counts decisions: per round ``2 n`` setup reveals plus at most
   ``max_turns_per_round`` turns of at most ``n + 4`` actions each (draw, ``n - 1``
   knock answers, give, knocker swap, take, swap).
@@ -62,14 +64,14 @@ Modelling choices (``deal="chance"``, a *lazy deal*):
   observation ever shows one. With ``perfect_recall`` the string adds the move
   history as that player saw it (a chance outcome seen by one player is ``c?`` for
   the others) and the tensor adds per-seat counts of this round's draws, knocks and
-  discards. The tensors are the :class:`~allegra_rules.adapters.features.Encoder`
+  discards. The tensors are the [`Encoder`][allegra_rules.adapters.features.Encoder]
   parts, seats absolute (origin seat 0), plus a one-hot of the observing seat when
   private information is asked for.
 - ``str(state)`` is the whole state as JSON, hidden cards (and, in chance mode, the
   placeholders of unseen cards) included, so serialization checks compare it all.
   ``clone()`` shares the immutable engine state; it copies nothing.
 - ``resample_from_infostate(player, sampler)`` keeps everything ``player`` knows and
-  draws the rest with :func:`allegra_rules.determinize` (for ISMCTS).
+  draws the rest with [`allegra_rules.determinize`][allegra_rules.determinize] (for ISMCTS).
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ _COUNTED = ("DrawDeck", "DrawDiscard", "Knock", "Pass", "Discard")
 
 
 def game_config(params: dict[str, Any]) -> RuleConfig:
-    """The :class:`~allegra_rules.RuleConfig` that game parameters ``params`` select.
+    """The [`RuleConfig`][allegra_rules.config.RuleConfig] that game parameters ``params`` select.
 
     ``options`` (``"option:value;..."``) replaces string options of the preset,
     ``deck`` (``"value:copies;..."``) its deck; a positive ``max_turns_per_round``
@@ -176,8 +178,9 @@ def game_config(params: dict[str, Any]) -> RuleConfig:
     Raises:
         ValueError: an unknown preset, a malformed deck or a bad option value.
 
-    >>> game_config({"deck": "0:9;1:9;2:8", "max_turns_per_round": 2}).deck
-    ((0, 9), (1, 9), (2, 8))
+    Examples:
+        >>> game_config({"deck": "0:9;1:9;2:8", "max_turns_per_round": 2}).deck
+        ((0, 9), (1, 9), (2, 8))
     """
     config = preset(str(params.get("preset", "seeds")))
     options = str(params.get("options", "") or "")
@@ -268,7 +271,7 @@ def _history_list(history: _History) -> list[_Move]:
 
 
 class _Node:
-    """Everything an :class:`AllegraState` holds.
+    """Everything an [`AllegraState`][allegra_rules.adapters.openspiel.AllegraState] holds.
 
     Never changed once built, so clones share it (``outcomes`` only caches what the
     node implies).
@@ -398,11 +401,10 @@ class AllegraGame(pyspiel.Game):  # type: ignore[misc]
 
         Args:
             engine: a state of this game's config and seat count.
-            player: when given, the cards this seat has not seen are first redrawn
-                with :func:`allegra_rules.determinize`, so a search from the result
-                cannot read them. With ``deal="chance"`` every card nobody has seen
-                is dealt by chance nodes anyway; ``player`` hides the others'
-                private cards too.
+            player: when given, the cards this seat has not seen are first redrawn with
+                [`allegra_rules.determinize`][allegra_rules.determinize], so a search from the
+                result cannot read them. With ``deal="chance"`` every card nobody has seen is dealt
+                by chance nodes anyway; ``player`` hides the others' private cards too.
 
         The result has no move history: its information-state strings and the
         per-round action counts start here.
@@ -534,7 +536,8 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
     """A state of ``python_allegra``: an immutable engine state plus the pending deal.
 
     Args:
-        game: the :class:`AllegraGame` this state belongs to.
+        game: the [`AllegraGame`][allegra_rules.adapters.openspiel.AllegraGame] this state belongs
+            to.
     """
 
     def __init__(self, game: AllegraGame) -> None:
@@ -546,7 +549,7 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
 
     @property
     def engine_state(self) -> GameState:
-        """The wrapped :class:`~allegra_rules.GameState`.
+        """The wrapped [`GameState`][allegra_rules.state.GameState].
 
         In chance mode the values of the cards nobody has seen yet are placeholders.
         """
@@ -737,10 +740,10 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> Any:
         """A state that ``player_id`` cannot tell from this one, the rest drawn at random.
 
-        Everything ``player_id`` knows stays; every card it has not seen (face-down
-        cells, the draw pile's order, another player's private card) is drawn with
-        :func:`allegra_rules.determinize`. In seeded mode the seed is drawn too, so
-        the sampled future differs from the real one.
+        Everything ``player_id`` knows stays; every card it has not seen (face-down cells, the draw
+        pile's order, another player's private card) is drawn with
+        [`allegra_rules.determinize`][allegra_rules.determinize]. In seeded mode the seed is drawn
+        too, so the sampled future differs from the real one.
 
         Args:
             player_id: the seat whose information state is kept.

@@ -10,16 +10,16 @@ Example::
 - Agents are ``"player_0"`` .. ``"player_{n-1}"`` (seat ``i`` is ``"player_i"``); the
   agent to act is always ``agent_selection`` (``state.current_player``).
 - Actions are ``Discrete(num_distinct_actions(n))`` with the ids of
-  :mod:`allegra_rules.encoding`.
-- Observations are ``{"observation": float32 array, "action_mask": int8 array}``.
-  ``observation`` is :meth:`allegra_rules.adapters.features.Encoder.features` of
-  ``observe(state, seat)``: only what that seat may know, seats relative to the
-  viewer (place 0 is the viewer, place 1 its left neighbour, who plays next), cards
-  one-hot, every entry in ``[0, 1]`` (the ``Box`` says so). ``action_mask`` is the
-  legal-id mask for the agent to act and all zeros for every other agent.
+  [`allegra_rules.encoding`][allegra_rules.encoding].
+- Observations are ``{"observation": float32 array, "action_mask": int8 array}``. ``observation`` is
+  [`allegra_rules.adapters.features.Encoder.features`][allegra_rules.adapters.features.Encoder.features]
+  of ``observe(state, seat)``: only what that seat may know, seats relative to the viewer (place 0
+  is the viewer, place 1 its left neighbour, who plays next), cards one-hot, every entry in ``[0,
+  1]`` (the ``Box`` says so). ``action_mask`` is the legal-id mask for the agent to act and all
+  zeros for every other agent.
 - Rewards (``reward="scaled"``, the default): whenever a round ends, every agent gets
   its round score mapped linearly from the round's score bounds
-  (:func:`~allegra_rules.adapters.features.round_score_bounds`) onto
+  ([`round_score_bounds`][allegra_rules.adapters.features.round_score_bounds]) onto
   ``[+1/3, -1/3]`` (the lowest score possible gives +1/3). An episode's return is
   thus the final total mapped onto ``[+1, -1]``. ``reward="raw"`` gives minus the
   round score in points instead. All other steps give 0.
@@ -32,14 +32,14 @@ Example::
   truncated.
 - ``reset(seed=s)`` deals ``new_game(n, config=config, seed=s)``; ``reset()`` without
   a seed draws the next seed from a generator seeded by the last given seed.
-- ``render_mode="ansi"``: ``render()`` returns :func:`allegra_rules.render_table`;
-  ``"human"`` prints it. ``metadata["render_fps"]`` is the frame rate a viewer
-  should use; rendering itself never waits.
+- ``render_mode="ansi"``: ``render()`` returns
+  [`allegra_rules.render_table`][allegra_rules.render.render_table]; ``"human"`` prints it.
+  ``metadata["render_fps"]`` is the frame rate a viewer should use; rendering itself never waits.
 
-:func:`env` wraps the raw environment in PettingZoo's ``AssertOutOfBoundsWrapper``
-and ``OrderEnforcingWrapper``. It does not use ``TerminateIllegalWrapper``: that
-wrapper's illegal reward replaces only the last step's reward, so an agent with
-earlier round rewards would end with a better return than the worst.
+[`env`][allegra_rules.adapters.pettingzoo.env] wraps the raw environment in PettingZoo's
+``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. It does not use
+``TerminateIllegalWrapper``: that wrapper's illegal reward replaces only the last step's reward, so
+an agent with earlier round rewards would end with a better return than the worst.
 """
 
 from __future__ import annotations
@@ -76,9 +76,10 @@ class RewardScale:
     Raises:
         ValueError: ``reward`` is neither.
 
-    >>> scale = RewardScale(RuleConfig(), "scaled")
-    >>> scale.round_reward(-8), scale.round_reward(308), scale.worst
-    (0.3333333333333333, -0.3333333333333333, -1.0)
+    Examples:
+        >>> scale = RewardScale(RuleConfig(), "scaled")
+        >>> scale.round_reward(-8), scale.round_reward(308), scale.worst
+        (0.3333333333333333, -0.3333333333333333, -1.0)
     """
 
     def __init__(self, config: RuleConfig, reward: str) -> None:
@@ -112,8 +113,8 @@ def env(
         reward: ``"scaled"`` (returns in ``[-1, 1]``) or ``"raw"`` (score points).
 
     Returns:
-        :class:`AllegraEnv` inside ``AssertOutOfBoundsWrapper`` and
-        ``OrderEnforcingWrapper``.
+        [`AllegraEnv`][allegra_rules.adapters.pettingzoo.AllegraEnv] inside
+        ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``.
     """
     wrapped: Any = AllegraEnv(num_players, config, render_mode, reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
@@ -126,7 +127,7 @@ def raw_env(
     render_mode: str | None = None,
     reward: str = "scaled",
 ) -> AllegraEnv:
-    """The unwrapped :class:`AllegraEnv` (same arguments as :func:`env`)."""
+    """The unwrapped ``AllegraEnv`` (same arguments as ``env``)."""
     return AllegraEnv(num_players, config, render_mode, reward)
 
 

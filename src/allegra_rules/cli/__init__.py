@@ -11,10 +11,10 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
 
-``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints
-statistics (:mod:`allegra_rules.simulate`); ``play`` lets a person play one seat in
-the terminal; ``rules`` lists the rule options and the presets; ``replay`` narrates
-a saved game record (written by ``--save``).
+``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints statistics
+([`allegra_rules.simulate`][allegra_rules.simulate]); ``play`` lets a person play one seat in the
+terminal; ``rules`` lists the rule options and the presets; ``replay`` narrates a saved game record
+(written by ``--save``).
 
 Exit codes: 0 success (also when a person quits ``play`` with ``q``); 1 a command
 that failed (an unreadable or invalid record, a file that cannot be written, input
@@ -25,11 +25,11 @@ never a traceback.
 
 Public names:
 
-* :func:`main`: the entry point, ``main(argv) -> exit code``.
-* :func:`run_demo`: plays one seeded game between bots and writes its narration.
-* :func:`run_play`: a person's game against bots, read from and written to streams.
-* :func:`run_replay`: narrates a :class:`~allegra_rules.GameRecord`.
-* :data:`BOT_KINDS`: the bot names ``--bots`` accepts.
+* ``main``: the entry point, ``main(argv) -> exit code``.
+* ``run_demo``: plays one seeded game between bots and writes its narration.
+* ``run_play``: a person's game against bots, read from and written to streams.
+* ``run_replay``: narrates a [`GameRecord`][allegra_rules.records.GameRecord].
+* [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS]: the bot names ``--bots`` accepts.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and never exit by themselves."""
 
     def error(self, message: str) -> NoReturn:
-        """Raise :class:`UsageError` instead of printing the usage and exiting."""
+        """Raise ``UsageError`` instead of printing the usage and exiting."""
         raise UsageError(message)
 
 

@@ -28,13 +28,13 @@ def play_demo(
     style: str = "full",
     config: RuleConfig | None = None,
 ) -> tuple[GameState, tuple[Action, ...]]:
-    """:func:`run_demo`, also returning every action played, in order.
+    """``run_demo``, also returning every action played, in order.
 
     Args:
         num_players: seats at the table.
         seed: the game's seed; the bots' seeds derive from it.
         preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
-        bot_names: one name of :data:`~allegra_rules.simulate.BOT_KINDS` per seat.
+        bot_names: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
         out: where the narration goes.
         style: ``"full"`` (every action and a table after every turn), ``"turns"``
             (one line per turn), ``"rounds"`` (one line per round) or ``"quiet"``
@@ -93,10 +93,10 @@ def run_demo(
         num_players: seats at the table.
         seed: the game's seed; the bots' seeds derive from it.
         preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
-        bot_names: one name of :data:`~allegra_rules.simulate.BOT_KINDS` per seat.
+        bot_names: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
         out: where the narration goes.
         style: how much to write: ``"full"``, ``"turns"``, ``"rounds"`` or
-            ``"quiet"`` (see :func:`play_demo`).
+            ``"quiet"`` (see ``play_demo``).
 
     Returns:
         The final (terminal) state.

@@ -1,7 +1,7 @@
 """The help texts of ``allegra-rules play``: ``h``, ``h moves`` and ``h options``.
 
 Each text fits one 80x24 screen. ``h options`` is written from the game's own
-:class:`~allegra_rules.RuleConfig`, so it always tells the rules being played.
+[`RuleConfig`][allegra_rules.config.RuleConfig], so it always tells the rules being played.
 """
 
 from __future__ import annotations

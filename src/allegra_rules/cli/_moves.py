@@ -3,11 +3,11 @@
 A move is typed by what it does (``d``, ``p``, ``k``, ``x``, ``g 2``, ``r 2 1``,
 ``s 1 3``, ``s left 0 3``, ``t 2 0 1``, or a bare cell ``2 1``), or by its number in
 the list. The numbers are fixed by the move, not by the list: a cell is numbered by
-its place in a zone (see :func:`move_number`), so the same move has the same number
+its place in a zone (see ``move_number``), so the same move has the same number
 in every decision.
 
-:func:`parse_move` never raises: it answers an :class:`Action` of the legal list, or
-a :class:`Rejected` whose text says what would be accepted now.
+``parse_move`` never raises: it answers an [`Action`][allegra_rules.actions.Action] of the legal
+list, or a ``Rejected`` whose text says what would be accepted now.
 """
 
 from __future__ import annotations
@@ -95,8 +95,9 @@ def cell_number(pos: Pos, owner: int, num_players: int) -> int | None:
     The owner's own cells are 1-12 row by row (1-4 the top row), and column 3 of
     its left neighbour is 13-15, top to bottom.
 
-    >>> cell_number(Pos(0, 1, 3), 0, 3), cell_number(Pos(1, 2, 3), 0, 3)
-    (8, 15)
+    Examples:
+        >>> cell_number(Pos(0, 1, 3), 0, 3), cell_number(Pos(1, 2, 3), 0, 3)
+        (8, 15)
     """
     if pos.player == owner:
         return pos.row * COLS + pos.col + 1
@@ -109,7 +110,7 @@ def move_number(state: GameState, action: Action, you: int) -> int:
     """The fixed number of a legal ``action`` of seat ``you``.
 
     ``DrawDeck`` and ``Knock`` are 1, ``DrawDiscard`` and ``Pass`` 2; a cell move is
-    its :func:`cell_number` in the zone of :func:`area_owner`; ``Discard`` is 16 and
+    its ``cell_number`` in the zone of ``area_owner``; ``Discard`` is 16 and
     ``Give`` 17 for the first knocker, 18 for the next, in knock order.
     """
     if isinstance(action, (DrawDeck, Knock)):
@@ -155,8 +156,9 @@ _SPLIT = re.compile(r"[\s,;()\[\]]+")
 def tokens(text: str) -> list[str]:
     """The words of an input line: lower case, split at spaces, commas and brackets.
 
-    >>> tokens("S Left (0, 3)")
-    ['s', 'left', '0', '3']
+    Examples:
+        >>> tokens("S Left (0, 3)")
+        ['s', 'left', '0', '3']
     """
     return [word for word in _SPLIT.split(text.strip().lower()) if word]
 
@@ -188,12 +190,13 @@ def _cell(words: Sequence[str], owner: int, you: int, n: int) -> Pos | Rejected:
 
 
 def move_text(state: GameState, action: Action, you: int) -> str:
-    """How to type the legal ``action`` of seat ``you`` (what :func:`parse_move` reads).
+    """How to type the legal ``action`` of seat ``you`` (what ``parse_move`` reads).
 
-    >>> from allegra_rules import new_game, Pos, Reveal
-    >>> state = new_game(3, seed=1)
-    >>> move_text(state, Reveal(Pos(0, 2, 1)), 0), move_text(state, Reveal(Pos(1, 0, 3)), 0)
-    ('r 2 1', 'r left 0 3')
+    Examples:
+        >>> from allegra_rules import new_game, Pos, Reveal
+        >>> state = new_game(3, seed=1)
+        >>> move_text(state, Reveal(Pos(0, 2, 1)), 0), move_text(state, Reveal(Pos(1, 0, 3)), 0)
+        ('r 2 1', 'r left 0 3')
     """
     if isinstance(action, DrawDeck):
         return "d"
@@ -236,14 +239,15 @@ def parse_move(text: str, state: GameState, you: int) -> Action | Rejected:
         you: the person's seat.
 
     Returns:
-        One of ``legal_actions(state)``, or a :class:`Rejected`. Never raises.
+        One of ``legal_actions(state)``, or a ``Rejected``. Never raises.
 
-    >>> from allegra_rules import new_game
-    >>> state = new_game(2, seed=1)
-    >>> parse_move("r 2 1", state, 0), parse_move("left 0 3", state, 0)
-    (Reveal(pos=Pos(0, 2, 1)), Reveal(pos=Pos(1, 0, 3)))
-    >>> parse_move("k", state, 0).reason
-    'k (knock) is not a move now: nobody has drawn a card to knock for'
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> state = new_game(2, seed=1)
+        >>> parse_move("r 2 1", state, 0), parse_move("left 0 3", state, 0)
+        (Reveal(pos=Pos(0, 2, 1)), Reveal(pos=Pos(1, 0, 3)))
+        >>> parse_move("k", state, 0).reason
+        'k (knock) is not a move now: nobody has drawn a card to knock for'
     """
     from allegra_rules.transitions import legal_actions
 
@@ -395,8 +399,9 @@ def accepted(state: GameState, you: int) -> str:
 def number_ranges(numbers: Sequence[int]) -> str:
     """``[1, 2, 3, 5, 7, 8]`` as ``"1-3, 5, 7-8"``.
 
-    >>> number_ranges([1, 2, 3, 5, 7, 8])
-    '1-3, 5, 7-8'
+    Examples:
+        >>> number_ranges([1, 2, 3, 5, 7, 8])
+        '1-3, 5, 7-8'
     """
     parts: list[str] = []
     k = 0

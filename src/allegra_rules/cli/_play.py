@@ -46,7 +46,7 @@ class EndOfInput(Exception):
     """Standard input ended while the game waited for the person's choice.
 
     Attributes:
-        result: the game so far (``None`` until :func:`run_play` fills it in).
+        result: the game so far (``None`` until ``run_play`` fills it in).
     """
 
     def __init__(self, result: PlayResult | None = None) -> None:
@@ -83,7 +83,7 @@ def _old_card(state: GameState, pos: Pos) -> str:
 def option_text(state: GameState, action: Action, you: int) -> str:
     """What a legal action of the person's seat would do, naming no hidden card.
 
-    Unlike :func:`~allegra_rules.render.describe_action`, which names the card a
+    Unlike [`describe_action`][allegra_rules.render.describe_action], which names the card a
     reveal or a draw turns up, this only uses what seat ``you`` may see now.
 
     Args:
@@ -94,9 +94,10 @@ def option_text(state: GameState, action: Action, you: int) -> str:
     Returns:
         An imperative sentence such as ``"Swap the 3 in at (1, 2), discarding the 9."``.
 
-    >>> from allegra_rules import new_game, Pos, Reveal
-    >>> option_text(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), 0)
-    'Reveal the card at (1, 2).'
+    Examples:
+        >>> from allegra_rules import new_game, Pos, Reveal
+        >>> option_text(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), 0)
+        'Reveal the card at (1, 2).'
     """
     held = state.held
     if isinstance(action, Reveal):
@@ -346,7 +347,7 @@ def run_play(
     Before each of the person's moves the table is drawn as that seat sees it (in
     two bands when it is wider than the terminal) with a short menu of the moves;
     every action, the bots' included, is narrated for that seat as ``demo``
-    narrates it. Moves are typed as :mod:`allegra_rules.cli._moves` describes
+    narrates it. Moves are typed as ``allegra_rules.cli._moves`` describes
     (``h moves`` shows it). A move that would end the round is explained and
     asked to be confirmed.
 

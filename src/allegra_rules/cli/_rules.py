@@ -112,17 +112,18 @@ def table_lines(
     When fewer than ``min_last`` characters are left for the last column, each
     row's last cell goes under the row instead, indented by four spaces.
 
-    >>> print("\n".join(table_lines(["a", "b"], [["x", "one two three"]], 12, 5)))
-    a  b
-    -  -------
-    x  one two
-       three
-    >>> print("\n".join(table_lines(["a", "b"], [["x", "one two three"]], 12)))
-    a
-        b
-    -
-    x
-        one two three
+    Examples:
+        >>> print("\n".join(table_lines(["a", "b"], [["x", "one two three"]], 12, 5)))
+        a  b
+        -  -------
+        x  one two
+           three
+        >>> print("\n".join(table_lines(["a", "b"], [["x", "one two three"]], 12)))
+        a
+            b
+        -
+        x
+            one two three
     """
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     indent = sum(widths) + 2 * len(widths)
