@@ -401,7 +401,7 @@ OPTIONAL_MODULES = {
 """Modules of optional extras: an example needing one is skipped when it is absent."""
 
 _BLOCK = re.compile(r"^```python\n(.*?)^```\n", re.M | re.S)
-_OUTPUT = re.compile(r'\A\s*```text title="Output"\n(.*?)^```\n', re.M | re.S)
+_OUTPUT = re.compile(r'\s*```text title="Output"\n(.*?)^```\n', re.M | re.S)
 
 
 def python_blocks(path: Path) -> list[tuple[str, str, str | None]]:
