@@ -140,18 +140,21 @@ def presets_table() -> str:
 
 
 def ambiguity_options(ambiguity: str) -> str:
-    """Markdown table of the options settling one ambiguity, with every preset's value."""
+    """Markdown table of the options settling one ambiguity, with every preset's value.
+
+    ``seeds@1`` is marked as the default: ``RuleConfig()`` equals ``preset("seeds")``.
+    """
     fields = [f for f in attrs.fields(RuleConfig) if f.metadata.get("ambiguity") == ambiguity]
     if not fields:
         return "Option: none, a fixed reading (the same in every preset).\n"
     ids = [(f"{n}@{i}", c) for n, vs in PRESETS.items() for i, c in enumerate(vs, start=1)]
-    rows = [
-        "| option | default | " + " | ".join(f"`{pid}`" for pid, _ in ids) + " |",
-        "|---|---|" + "---|" * len(ids),
-    ]
+    # The default is the value of seeds (RuleConfig() == preset("seeds")), so its
+    # column says so instead of repeating it.
+    heads = [f"`{pid}`" + (" (default)" if pid == "seeds@1" else "") for pid, _ in ids]
+    rows = ["| option | " + " | ".join(heads) + " |", "|---|" + "---|" * len(ids)]
     for field in fields:
         values = " | ".join(_cell(getattr(c, field.name)) for _, c in ids)
-        rows.append(f"| `{field.name}` | {_cell(field.default)} | {values} |")
+        rows.append(f"| `{field.name}` | {values} |")
     return "\n".join(rows) + "\n"
 
 

@@ -148,7 +148,11 @@ class Browser:
         """Open ``url`` in a window of that size and wait until it and its script ran."""
         self.resize(width, height)
         self.events.clear()
-        self.send("Page.navigate", {"url": url})
+        if "loaderId" not in self.send("Page.navigate", {"url": url}):
+            # The same page with another #fragment: nothing loads. Load it afresh.
+            self.send("Page.navigate", {"url": "about:blank"})
+            self.wait_for_event("Page.loadEventFired")
+            self.send("Page.navigate", {"url": url})
         self.wait_for_event("Page.loadEventFired")
         self.wait_until("document.readyState === 'complete'")
 

@@ -192,12 +192,14 @@ def test_the_guide_has_a_picture_for_every_step() -> None:
     stepped = [s for s in sections if not s.startswith(("What you need", "Three rounds", "Where"))]
     assert len(stepped) == 7
     for section in stepped:
-        assert "<figure class=\"allegra-figure\" markdown>" in section, section.splitlines()[0]
+        assert '<figure class="allegra-figure" markdown>' in section, section.splitlines()[0]
         assert "<figcaption markdown>" in section, section.splitlines()[0]
     # The knock exchange is numbered as rules R9.2 to R9.4 number it.
     exchange = guide.split("{#knock-exchange}", 1)[1].split("\n## ", 1)[0]
     for step, clause in ((1, "r9-2"), (2, "r9-3"), (3, "r9-4")):
-        assert re.search(rf"^{step}\. \*\*.*\(\[R9\.{step + 1}\]\(rules\.md#{clause}\)\)", exchange, re.M)
+        assert re.search(
+            rf"^{step}\. \*\*.*\(\[R9\.{step + 1}\]\(rules\.md#{clause}\)\)", exchange, re.M
+        )
     rules = page_text(DOCS / "rules.md")
     for step, clause in ((1, "R9.2"), (2, "R9.3"), (3, "R9.4")):
         assert f"### {clause} Step {step}:" in rules

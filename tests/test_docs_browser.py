@@ -1,24 +1,32 @@
-"""The built site renders in a real browser (headless Chromium).
+"""The built site in a real browser (headless Chromium, driven over the DevTools protocol).
 
-Builds the site into a temporary directory, serves it on 127.0.0.1 with
-``http.server`` and loads pages with ``chromium --headless --dump-dom``. Skipped when
-Chromium is not installed, unless ``ALLEGRA_REQUIRE_BROWSER=1`` (as in CI).
+The site is generated and built once per test session (``docs/generate.py`` writes its
+git-ignored folders in ``docs/``; the English site, which carries every translated one
+at ``/<lang>/``, is built into a temporary folder), served on 127.0.0.1, and loaded in
+one Chromium (``tests/cdp.py``). Skipped with a one-line reason when Chromium is not
+installed, unless ``ALLEGRA_REQUIRE_BROWSER=1`` (as in CI).
 
 Run it alone with
-``ALLEGRA_REQUIRE_BROWSER=1 .venv/bin/python -m pytest tests/test_docs_browser.py``.
+``ALLEGRA_REQUIRE_BROWSER=1 .venv/bin/python -m pytest tests/test_docs_browser.py``;
+``ALLEGRA_SCREENSHOTS=DIR`` also saves screenshots of the main pages into ``DIR``.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import importlib.util
+import json
+import logging
 import os
+import re
 import shutil
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -40,6 +48,12 @@ if CHROMIUM is None:
     if os.environ.get("ALLEGRA_REQUIRE_BROWSER") == "1":
         raise RuntimeError("ALLEGRA_REQUIRE_BROWSER=1 but chromium is not installed")
     pytest.skip("chromium is not installed", allow_module_level=True)
+pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
+
+from cdp import Browser
+
+GUIDE = "how-to-play/"
+ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const):`")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -47,65 +61,268 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "_docs_generate_site", ROOT / "docs" / "generate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def generator() -> ModuleType:
+    return _generator()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, generator: ModuleType) -> Path:
+    """The whole site, generated and built once (strict: any warning fails)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
     out = tmp_path_factory.mktemp("site")
-    mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
-    subprocess.run([*mkdocs, "--site-dir", str(out)], cwd=ROOT, check=True, timeout=120)
-    handler = functools.partial(_QuietHandler, directory=str(out))
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    cwd = Path.cwd()
+    try:
+        generator.generate()
+        build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(out)))
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(built: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(built))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
         server.shutdown()
         server.server_close()
 
 
-def _dump_dom(url: str, profile: Path) -> str:
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     assert CHROMIUM is not None
-    command = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--virtual-time-budget=3000",
-        "--dump-dom",
-        url,
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
-    return done.stdout
+    with Browser(CHROMIUM, tmp_path_factory.mktemp("profile")) as opened:
+        yield opened
 
 
-def test_home_page_renders_with_the_table_picture(site: str, tmp_path: Path) -> None:
-    dom = _dump_dom(f"{site}/", tmp_path)
-    assert "allegra-rules" in dom
-    assert 'src="img/table-4p.svg"' in dom
+def screenshot(browser: Browser, name: str) -> None:
+    """Save a screenshot when ``ALLEGRA_SCREENSHOTS`` names a folder."""
+    folder = os.environ.get("ALLEGRA_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        browser.screenshot(Path(folder) / f"{name}.png", full_page=True)
 
 
-def test_rules_page_renders_with_the_knock_pictures(site: str, tmp_path: Path) -> None:
-    dom = _dump_dom(f"{site}/rules/", tmp_path)
-    assert 'id="r9-1"' in dom
-    for n in range(1, 5):
-        assert f"knock-{n}.svg" in dom
+def translated(generator: ModuleType) -> dict[str, bool]:
+    """Every translation, and whether its guide is written."""
+    return {t.lang: "how-to-play.md" in t.pages for t in generator.translations()}
 
 
-def test_ambiguities_page_shows_the_generated_tables(site: str, tmp_path: Path) -> None:
-    dom = _dump_dom(f"{site}/ambiguities/", tmp_path)
-    assert 'id="a34"' in dom
-    assert "<table>" in dom
-    assert "<code>discard_draw</code>" in dom
-    assert "<code>fr@1</code>" in dom
-    assert "ambiguity-options" not in dom
+# ------------------------------------------------------------------ every page
 
 
-def test_zone_picture_loads_as_svg(site: str, tmp_path: Path) -> None:
-    dom = _dump_dom(f"{site}/img/triple-cross-zone.svg", tmp_path)
-    assert "<svg" in dom
+def pages(built: Path) -> list[Path]:
+    return sorted(p for p in built.rglob("*.html") if "/_generated/" not in str(p))
+
+
+def visible_text(page: str) -> str:
+    """The text of a page outside its code blocks, scripts and tags."""
+    page = re.sub(r"<(script|style|pre)\b.*?</\1>", " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_no_sphinx_role_and_no_doctest_quote_on_any_page(built: Path) -> None:
+    checked = pages(built)
+    assert len(checked) >= 15
+    api = (built / "api" / "index.html").read_text(encoding="utf-8")
+    assert api.count('class="doc-section-title">Examples:') >= 20
+    for path in checked:
+        page = path.read_text(encoding="utf-8")
+        text = visible_text(page)
+        where = path.relative_to(built)
+        assert not ROLE.search(text), f"{where}: {ROLE.search(text).group(0)}"  # type: ignore[union-attr]
+        for quote in re.findall(r"<blockquote>.*?</blockquote>", page, re.S):
+            assert "&gt;&gt;&gt;" not in quote, f"{where}: a doctest rendered as a quote"
+        assert ">>>" not in text, f"{where}: a doctest outside a code block"
+
+
+# -------------------------------------------------------------------- pictures
+
+
+def figures(browser: Browser) -> list[dict[str, float]]:
+    found: list[dict[str, float]] = browser.evaluate(
+        """[...document.querySelectorAll('figure.allegra-figure img')].map(img => {
+            const box = img.getBoundingClientRect();
+            return {left: box.left, right: box.right, width: box.width,
+                    natural: img.naturalWidth, complete: img.complete ? 1 : 0};
+        })"""
+    )
+    return found
+
+
+def test_guide_pictures_are_wide_on_a_desktop_and_fit_a_phone(browser: Browser, site: str) -> None:
+    browser.load(site + GUIDE, width=1280, height=900)
+    browser.wait_until(
+        "[...document.querySelectorAll('figure.allegra-figure img')]"
+        ".every(img => img.complete && img.naturalWidth > 0)"
+    )
+    wide = figures(browser)
+    assert len(wide) >= 13
+    for k, img in enumerate(wide):
+        assert img["natural"] > 0, f"picture {k} did not load"
+        assert img["width"] >= 600, f"picture {k} is {img['width']:.0f} px wide at 1280 px"
+    screenshot(browser, "guide-1280")
+    browser.load(site + GUIDE, width=390, height=844)
+    phone = figures(browser)
+    inner = browser.evaluate("window.innerWidth")
+    for k, img in enumerate(phone):
+        assert img["left"] >= 0 and img["right"] <= inner, f"picture {k} overflows 390 px"
+        assert img["width"] >= 0.8 * inner, f"picture {k} uses too little of the screen"
+    assert browser.evaluate("document.documentElement.scrollWidth") <= inner
+    screenshot(browser, "guide-390")
+
+
+def test_a_click_on_a_picture_opens_it_full_size(browser: Browser, site: str) -> None:
+    browser.load(site + GUIDE, width=390, height=844)
+    browser.evaluate("document.querySelector('figure.allegra-figure img').click()")
+    browser.wait_until("document.querySelector('dialog.allegra-zoom[open] img')")
+    width = browser.evaluate("document.querySelector('dialog.allegra-zoom img').width")
+    assert width > 390, "the zoomed picture is larger than the phone's screen"
+    browser.press("Escape")
+    browser.wait_until("!document.querySelector('dialog.allegra-zoom[open]')")
+
+
+@pytest.mark.parametrize("page", ["", "rules/"])
+def test_pages_show_their_pictures(browser: Browser, site: str, page: str) -> None:
+    browser.load(site + page, width=1280, height=900)
+    sources = browser.evaluate(
+        "[...document.querySelectorAll('figure.allegra-figure img')].map(i => i.src)"
+    )
+    assert sources and all("/_generated/img/" in s for s in sources)
+    if page == "rules/":
+        assert browser.evaluate("!!document.getElementById('r9-1')")
+        for name in ("guide-knock", "guide-knock-step-1", "guide-knock-step-2"):
+            assert any(s.endswith(f"/{name}.svg") for s in sources), name
+
+
+# ---------------------------------------------------------------------- tables
+
+WORDS_IN_CELLS = """[...document.querySelectorAll('.md-typeset table td code')]
+    .filter(c => !/\\s/.test(c.textContent.trim()))
+    .filter(c => c.getClientRects().length > 1)
+    .map(c => c.textContent)"""
+
+
+@pytest.mark.parametrize("page", ["ambiguities/", "variants/"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_tables_never_break_a_word(browser: Browser, site: str, page: str, width: int) -> None:
+    browser.load(site + page, width=width, height=900)
+    assert browser.evaluate("document.querySelectorAll('.md-typeset table td code').length") > 20
+    assert browser.evaluate(WORDS_IN_CELLS) == []
+    if width == 1280:
+        screenshot(browser, page.strip("/"))
+
+
+# ------------------------------------------------------------------- languages
+
+
+def selector(browser: Browser) -> dict[str, dict[str, object]]:
+    links: dict[str, dict[str, object]] = browser.evaluate(
+        """Object.fromEntries([...document.querySelectorAll('a.md-select__link[hreflang]')]
+            .map(a => [a.hreflang, {path: new URL(a.href).pathname + new URL(a.href).hash,
+                                     hidden: !!a.closest('[hidden]')}]))"""
+    )
+    return links
+
+
+def test_the_english_guide_selector_points_at_the_same_page(
+    browser: Browser, site: str, generator: ModuleType
+) -> None:
+    browser.load(site + GUIDE + "#scoring", width=1280, height=900)
+    links = selector(browser)
+    assert links["en"] == {"path": "/how-to-play/#scoring", "hidden": False}
+    for lang, done in translated(generator).items():
+        if done:
+            assert links[lang] == {"path": f"/{lang}/how-to-play/#scoring", "hidden": False}
+        else:  # nothing to switch to yet: the language is not offered
+            assert links[lang]["hidden"] is True, lang
+    # A page that is in English only leads to the other languages' home pages.
+    browser.load(site + "rules/", width=1280, height=900)
+    for lang, done in translated(generator).items():
+        if done:
+            assert selector(browser)[lang]["path"] == f"/{lang}/"
+
+
+@pytest.mark.parametrize("lang", ["de", "pl", "fr"])
+def test_each_language_guide_loads_with_a_selector_to_the_same_page(
+    browser: Browser, site: str, generator: ModuleType, lang: str
+) -> None:
+    done = translated(generator)
+    if not done.get(lang):
+        pytest.skip(f"the {lang} guide is not written yet (test_docs.py lists what is missing)")
+    browser.load(f"{site}{lang}/{GUIDE}#knocking", width=1280, height=900)
+    assert browser.evaluate("document.documentElement.lang") == lang
+    assert browser.evaluate("!!document.getElementById('knocking')")
+    assert len(figures(browser)) >= 13
+    links = selector(browser)
+    assert links["en"]["path"] == "/how-to-play/#knocking"
+    for other, other_done in done.items():
+        if other_done:
+            assert links[other]["path"] == f"/{other}/how-to-play/#knocking"
+    screenshot(browser, f"guide-{lang}")
+
+
+# ---------------------------------------------------------------------- replay
+
+
+def test_the_replay_viewer_steps_with_the_arrow_keys(
+    browser: Browser, site: str, built: Path
+) -> None:
+    browser.load(site + "replay/", width=1280, height=900)
+    browser.wait_until("document.querySelector('.allegra-replay__narration p')")
+    steps = json.loads(
+        browser.evaluate("document.querySelector('script.allegra-replay__data').textContent")
+    )
+    assert len(steps) > 100
+    assert all((built / "_generated" / "replay" / s["frame"]).is_file() for s in steps)
+
+    def shown() -> tuple[int, str, str]:
+        state: list[str] = browser.evaluate(
+            """[document.querySelector('.allegra-replay').dataset.step,
+                document.querySelector('.allegra-replay__viewer img').src,
+                document.querySelector('.allegra-replay__narration').textContent]"""
+        )
+        return int(state[0]), state[1].rsplit("/", 1)[1], state[2].strip()
+
+    assert shown() == (0, steps[0]["frame"], steps[0]["text"])
+    browser.press("ArrowRight")
+    browser.press("ArrowRight")
+    assert shown() == (2, steps[2]["frame"], steps[2]["text"])
+    browser.press("ArrowLeft")
+    assert shown()[0] == 1
+    browser.evaluate(
+        "document.querySelector('.allegra-replay__controls .md-button--primary').click()"
+    )
+    assert shown()[0] == 2
+    browser.press("End")
+    assert shown()[0] == len(steps) - 1
+    assert "wins" in steps[-1]["text"]
+    assert browser.evaluate("location.hash") == f"#step-{len(steps) - 1}"
+    browser.wait_until("document.querySelector('.allegra-replay__viewer img').complete")
+    screenshot(browser, "replay")
+
+
+def test_screenshots_of_the_api_reference(browser: Browser, site: str) -> None:
+    if not os.environ.get("ALLEGRA_SCREENSHOTS"):
+        pytest.skip("ALLEGRA_SCREENSHOTS is not set")
+    browser.load(site + "api/#allegra_rules.svg.render_svg", width=1280, height=900)
+    browser.screenshot(Path(os.environ["ALLEGRA_SCREENSHOTS"]) / "api.png")

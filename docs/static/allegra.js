@@ -146,6 +146,10 @@
       }
     }
 
+    window.addEventListener("hashchange", () => {
+      const asked = /^#step-(\d+)$/.exec(location.hash);
+      if (asked && root.isConnected) show(Number(asked[1]), false);
+    });
     prev.addEventListener("click", () => show(current - 1));
     next.addEventListener("click", () => show(current + 1));
     slider.addEventListener("input", () => show(Number(slider.value)));
