@@ -48,7 +48,6 @@ if CHROMIUM is None:
     if os.environ.get("ALLEGRA_REQUIRE_BROWSER") == "1":
         raise RuntimeError("ALLEGRA_REQUIRE_BROWSER=1 but chromium is not installed")
     pytest.skip("chromium is not installed", allow_module_level=True)
-pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
 
 from cdp import Browser
 
