@@ -194,6 +194,7 @@ PUBLIC_MODULES = (
     "bots",
     "simulate",
     "adapters.features",
+    "adapters.gymnasium",
     "adapters.pettingzoo",
     "adapters.openspiel",
 )

@@ -70,6 +70,34 @@ from allegra_rules.state import (
 )
 from allegra_rules.transitions import ROUNDS
 
+# The documented names; the others (the JSON readers the views and records share,
+# the error helpers) are the module's own.
+__all__ = [
+    "ACTION_SCHEMA_VERSION",
+    "ACTION_TYPES",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_NESTING_DEPTH",
+    "MAX_PLAYERS",
+    "ROUND_END_KEYS",
+    "ROUND_END_KEYS_V1",
+    "SCHEMA_NAMES",
+    "SCHEMA_VERSION",
+    "SCHEMA_VERSIONS",
+    "STATE_KEYS",
+    "STATE_KEYS_V1",
+    "SaveFormatError",
+    "action_from_dict",
+    "action_from_json",
+    "action_to_dict",
+    "action_to_json",
+    "json_schema",
+    "schema_version_for",
+    "state_from_dict",
+    "state_from_json",
+    "state_to_dict",
+    "state_to_json",
+]
+
 _T = TypeVar("_T")
 
 SCHEMA_VERSION = 2

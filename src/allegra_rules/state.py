@@ -18,6 +18,9 @@ from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Geometry, Pos, check_seat, geometry
 
+# The documented names; the engine's constructors of trusted states are its own.
+__all__ = ["GameState", "Phase", "RoundEnd"]
+
 
 class Phase(enum.Enum):
     """What the game waits for. ``current_player`` says who acts."""
