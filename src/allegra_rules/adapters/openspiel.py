@@ -123,40 +123,29 @@ _DEFAULT_PARAMS: dict[str, Any] = {
     "returns": "points",
 }
 
-GAME_TYPE = pyspiel.GameType(
-    short_name="python_allegra",
-    long_name="Python Allegra",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=6,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS,
-)
+def _game_type(chance_mode: pyspiel.GameType.ChanceMode) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name="python_allegra",
+        long_name="Python Allegra",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=chance_mode,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=6,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_DEFAULT_PARAMS,
+    )
+
+
+GAME_TYPE = _game_type(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC)
 """The registered game type of ``python_allegra`` (the default ``deal="chance"``)."""
 
-_SEEDED_TYPE = pyspiel.GameType(
-    short_name="python_allegra",
-    long_name="Python Allegra",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=6,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS,
-)
+_SEEDED_TYPE = _game_type(pyspiel.GameType.ChanceMode.DETERMINISTIC)
 
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
