@@ -18,10 +18,10 @@ files of every document kind ship in ``allegra_rules/schemas/``;
 schemas: a schema checks shapes, types and fixed ranges; the loader also checks what depends on the
 config and on other fields.
 
-The reader helpers here (``get_*``, ``read_*``, [`Table`][allegra_rules.serialize.Table],
-[`consistent`][allegra_rules.serialize.consistent]) are shared with
-[`allegra_rules.views`][allegra_rules.views] and [`allegra_rules.records`][allegra_rules.records];
-they are not part of the package's top-level API and may change between releases.
+The reader helpers here (``get_*``, ``read_*``, ``Table``, ``consistent``) are shared
+with [`allegra_rules.views`][allegra_rules.views] and
+[`allegra_rules.records`][allegra_rules.records]; they are not in the module's
+``__all__``, not documented here, and may change between releases.
 """
 
 from __future__ import annotations
