@@ -116,7 +116,7 @@ def options_table() -> str:
     for field in attrs.fields(RuleConfig):
         meta = field.metadata
         amb = meta.get("ambiguity", "")
-        link = f"[{amb}](ambiguities.md#{amb.lower()})" if amb else ""
+        link = f"[{amb}](/ambiguities/#{amb.lower()})" if amb else ""
         choices = meta.get("choices")
         allowed = ", ".join(f"`{c}`" for c in choices) if choices else type(field.default).__name__
         doc = meta.get("doc", "")

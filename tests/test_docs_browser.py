@@ -154,6 +154,25 @@ def test_no_sphinx_role_and_no_doctest_quote_on_any_page(built: Path) -> None:
         assert ">>>" not in text, f"{where}: a doctest outside a code block"
 
 
+def test_every_link_from_the_root_reaches_a_page_and_its_anchor(built: Path) -> None:
+    """Links written from the site's root (the translations' links to English pages, the
+    generated options table) are not checked by MkDocs: check them on the built site."""
+    ids: dict[str, set[str]] = {}
+    for path in pages(built):
+        url = "/" + path.relative_to(built).as_posix().removesuffix("index.html")
+        ids[url] = set(re.findall(r'\sid="([^"]+)"', path.read_text(encoding="utf-8")))
+    checked = 0
+    for path in pages(built):
+        page = path.read_text(encoding="utf-8")
+        for href in re.findall(r'href="(/[^"/][^"]*)"', page):
+            target, _, fragment = href.partition("#")
+            where = f"{path.relative_to(built)}: {href}"
+            assert target in ids, f"{where}: no such page"
+            assert not fragment or fragment in ids[target], f"{where}: no such anchor"
+            checked += 1
+    assert checked >= 50
+
+
 # -------------------------------------------------------------------- pictures
 
 
