@@ -441,7 +441,8 @@ def _draw_labels(pic: _Picture) -> list[str]:
             x = lay.col_x(seat, c) + _CARD_W / 2
             out.append(pic.text(x, lay.col_label_y, f"c{c}", 10, anchor="middle", fill=_MUTED))
     x = lay.ghost_x + _CARD_W / 2
-    ghost = f"s{pic.opts.ghost} c3"
+    # Named seats: the faded column is labelled with its owner's name.
+    ghost = pic.name(pic.opts.ghost) if pic.opts.named else f"s{pic.opts.ghost} c3"
     out.append(pic.text(x, lay.col_label_y, ghost, 10, anchor="middle", fill=_MUTED))
     for r in range(ROWS):
         y = lay.row_y(r) + _CARD_H / 2 + lay.size(4)
@@ -503,7 +504,9 @@ def _draw_cells(pic: _Picture) -> list[str]:
             f'<path class="wrap-marker" d="M {_num(wx)} {_num(mid - 22)} q 16 0 16 14 l 0 22'
             f' m -5 -7 l 5 7 l 5 -7" fill="none" stroke="{_MUTED}" stroke-width="1.5"/>'
         )
-        lines = ("also in", f"zone {pic.state.num_players - 1}", "(far left)")
+        last = pic.state.num_players - 1
+        zone = f"{pic.name(last)}'s zone" if pic.opts.named else f"zone {last}"
+        lines = ("also in", zone, "(far left)")
         for k, line in enumerate(lines):
             y = mid + lay.size(32 + 13 * k)
             out.append(pic.text(wx + 4, y, line, 10.5, fill=_MUTED, cls="wrap-note"))
