@@ -123,6 +123,7 @@ _DEFAULT_PARAMS: dict[str, Any] = {
     "returns": "points",
 }
 
+
 def _game_type(chance_mode: pyspiel.GameType.ChanceMode) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name="python_allegra",
