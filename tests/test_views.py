@@ -27,6 +27,7 @@ from allegra_rules import (
     Swap,
     Take,
     apply,
+    determinize,
     legal_actions,
     observe,
     preset,
@@ -315,6 +316,27 @@ def test_nobody_sees_which_cells_the_others_named() -> None:
         namer = (last.start_seat + (last.setup_reveals - 1) // 2) % n
         assert observe(last, namer).own_setup_named
     assert checked > 20
+
+
+def test_a_view_whose_own_namings_do_not_match_the_setup_is_refused() -> None:
+    # Found by the thorough fuzz: a view document listing fewer (or more) own namings
+    # than its seat has made raised StopIteration from determinize.
+    config = RuleConfig(setup_reveals="simultaneous")
+    for n in (2, 3):
+        for state in list(game_states(config, n, seed=n))[: 2 * n]:
+            for seat in range(n):
+                view = observe(state, seat)
+                own = list(view.own_setup_named)
+                for wrong in (own[:-1], [*own, own[-1] if own else 0]):
+                    if len(wrong) == len(own) or len(wrong) > 2:
+                        continue
+                    data = view.to_dict()
+                    data["own_setup_named"] = wrong
+                    with pytest.raises(SaveFormatError, match="own_setup_named"):
+                        PlayerView.from_json(json.dumps(data))
+                    bad = attrs.evolve(view, own_setup_named=tuple(wrong))
+                    with pytest.raises(ValueError, match="own_setup_named"):
+                        determinize(bad, random.Random(0))
 
 
 def test_a_visible_card_does_change_the_view() -> None:

@@ -40,8 +40,8 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
     Raises:
         ValueError: ``view`` is not a ``PlayerView``, ``rng`` is not a
             ``random.Random``, or the view is inconsistent (it shows more copies of
-            a card than the deck holds, or hides a different number of cards than
-            are unseen).
+            a card than the deck holds, hides a different number of cards than
+            are unseen, or lists other than the viewer's own setup namings so far).
 
     Examples:
         >>> import random
@@ -123,14 +123,22 @@ def _namings(view: PlayerView, rng: random.Random) -> tuple[int, ...]:
     if view.config.setup_reveals != "simultaneous" or view.phase is not Phase.SETUP:
         return ()
     geo = geometry(view.num_players)
+    seats = [(view.start_seat + k // 2) % view.num_players for k in range(view.setup_reveals)]
+    own = seats.count(view.viewer)
+    if len(view.own_setup_named) != own:
+        raise ValueError(
+            f"own_setup_named must hold the {own} cells the viewer has named so far; "
+            f"got {len(view.own_setup_named)}"
+        )
     mine = iter(view.own_setup_named)
     named: list[int] = []
-    for k in range(view.setup_reveals):
-        seat = (view.start_seat + k // 2) % view.num_players
+    for k, seat in enumerate(seats):
         if seat == view.viewer:
             named.append(next(mine))
             continue
         area = geo.zone_sorted[seat] if view.config.reveal_area == "zone" else geo.own[seat]
         choices = [i for i in area if view.face_down[i] and not (k % 2 and i == named[-1])]
+        if not choices:
+            raise ValueError(f"seat {seat} has no face-down card of its area left to name")
         named.append(rng.choice(choices))
     return tuple(named)
