@@ -28,7 +28,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allegra_rules import (
@@ -48,12 +48,18 @@ from allegra_rules import (
 from allegra_rules.config import OPTION_CHOICES
 from allegra_rules.invariants import check_state
 from allegra_rules.triples import find_triples
-from helpers import all_actions, cards_of, snapshot
+from helpers import all_actions, cards_of, snapshot, thorough_run
 
 SETTLED = (Phase.SETUP, Phase.DRAW)
 # Actions per example of the invariant test; mutation testing lowers it (CONTRIBUTING.md).
 STEPS_PER_EXAMPLE = int(os.environ.get("ALLEGRA_PROPERTY_STEPS", "300"))
 UNLISTED_PER_STEP = 2
+# The invariant test is the longest of the default run (each example plays up to 300
+# actions and applies every legal one twice): it runs 30 examples there, the other
+# profiles' own number otherwise (2,000 in the thorough run).
+INVARIANT_EXAMPLES = (
+    settings.default.max_examples if thorough_run() else min(settings.default.max_examples, 30)
+)
 
 
 # ------------------------------------------------------------------- strategies
@@ -153,6 +159,7 @@ def check_legality(state: GameState, data: st.DataObject, universe: list[Action]
 @pytest.mark.rule(
     "R1.4", "R2.2", "R9.4", "R10.4", "R10.6", "R11.1", "R15.1", "R17.1", "R17.2", "R18.2"
 )
+@settings(max_examples=INVARIANT_EXAMPLES)
 @given(table=tables(), data=st.data())
 def test_invariants_hold_after_every_action(
     table: tuple[RuleConfig, int, int], data: st.DataObject
