@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import allegra_rules as ar
@@ -48,6 +48,7 @@ from allegra_rules import (
     preset,
 )
 from allegra_rules.invariants import check_state, check_types
+from helpers import thorough_run
 from random_games import exchange_states, play
 
 # ------------------------------------------------------------------ the reported
@@ -257,7 +258,15 @@ def _returned_states(result: object) -> list[GameState]:
     return []
 
 
+# About a hundred public names: 30 examples each in the default run, the profile's own
+# number otherwise (2,000 each in the thorough run).
+JUNK_EXAMPLES = (
+    settings.default.max_examples if thorough_run() else min(settings.default.max_examples, 30)
+)
+
+
 @pytest.mark.parametrize("target", sorted(TARGETS))
+@settings(max_examples=JUNK_EXAMPLES)
 @given(data=st.data())
 def test_every_public_name_answers_junk_with_value_error(target: str, data: st.DataObject) -> None:
     state = data.draw(st.sampled_from(sample_states()), label="state")
