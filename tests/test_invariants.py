@@ -44,7 +44,7 @@ from allegra_rules import (
 )
 from allegra_rules.invariants import InvalidStateError, check_state
 from helpers import game, setup_reveals
-from random_games import CONFIGS, choose, play, players_for
+from random_games import CONFIGS, choose, game_states, play, players_for
 
 G0 = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 0]]
 G1 = [[2, 3, 4, 5], [6, 7, 8, 9], [10, 11, 0, 1]]
@@ -201,6 +201,35 @@ def test_check_state_names_a_field_of_a_wrong_type(field: str, value: Any) -> No
         assert state_to_json(state_from_json(state_to_json(bad))) == state_to_json(bad)
         return
     assert where.startswith("$"), where
+
+
+def test_check_state_bounds_the_numbers_the_loader_bounds() -> None:
+    # Found by a thorough run with another seed: check_state accepted a setup sum no two
+    # cards make, and an earlier round's score no zone can reach, which the loader refuses.
+    state = play(preset("seeds@1"), 3, seed=7, steps=25)
+    third = next(s for s in game_states(preset("seeds@1"), 3, seed=2) if s.round == 3)
+    first, second = third.round_scores
+    far = (5000, *first[1:])
+    cases = [
+        (attrs.evolve(state, setup_sums=(0, 0, 23)), "$.setup_sums[2]"),
+        (attrs.evolve(state, setup_sums=(-23, 0, 0)), "$.setup_sums[0]"),
+        (
+            attrs.evolve(
+                third,
+                round_scores=(far, second),
+                totals=tuple(a + b for a, b in zip(far, second, strict=True)),
+            ),
+            "$.round_scores[0][0]",
+        ),
+    ]
+    for bad, where in cases:
+        with pytest.raises(InvalidStateError) as info:
+            check_state(bad)
+        assert info.value.path == where
+        with pytest.raises(SaveFormatError):
+            state_from_json(state_to_json(bad))
+    for good in (state, third):  # the states the cases were made from are valid
+        check_state(good)
 
 
 def test_check_state_rejects_what_is_not_a_state() -> None:

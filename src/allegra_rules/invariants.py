@@ -40,7 +40,7 @@ from operator import is_not
 from typing import Any, NoReturn, cast
 
 from allegra_rules.config import RuleConfig
-from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, geometry
+from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS, legal_actions
@@ -91,6 +91,13 @@ def deck_counts(config: RuleConfig) -> dict[int, int]:
 @lru_cache(maxsize=64)
 def _deck_counter(config: RuleConfig) -> Counter[int]:
     return Counter(deck_counts(config))
+
+
+@lru_cache(maxsize=64)
+def _bounds(config: RuleConfig) -> tuple[int, int]:
+    """The largest absolute setup sum (two cards) and round score (a zone, doubled)."""
+    biggest = max(abs(value) for value, _ in config.deck)
+    return 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
 
 
 def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
@@ -387,6 +394,15 @@ def _check_cards(s: GameState, path: str) -> None:
 
 def _check_rounds(s: GameState, path: str) -> None:
     n = s.num_players
+    # Earlier rounds' scores cannot be recomputed, but none can exceed a doubled zone.
+    _, bound = _bounds(s.config)
+    for i, row in enumerate(s.round_scores):
+        for seat, score in enumerate(row):
+            if not -bound <= score <= bound:
+                fail(
+                    join(join(join(path, "round_scores"), i), seat),
+                    f"must be in {-bound}..{bound}; got {score}",
+                )
     over = s.phase is Phase.OVER
     if over and s.round != ROUNDS:
         fail(
@@ -529,6 +545,10 @@ def _removed_this_round(s: GameState) -> tuple[int, ...]:
 
 def _check_setup_sums(s: GameState, path: str) -> None:
     """The setup sums add up to the cards revealed so far (in-turn setup, before turn 1)."""
+    two, _ = _bounds(s.config)
+    for seat, value in enumerate(s.setup_sums):
+        if not -two <= value <= two:
+            fail(join(join(path, "setup_sums"), seat), f"must be in {-two}..{two}; got {value}")
     if s.config.setup_reveals != "in_turn" or s.turns_played or s.phase is Phase.OVER:
         return
     revealed = sum(v for i, v in enumerate(s.cells) if v is not None and not (s.face_down >> i) & 1)
