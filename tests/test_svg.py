@@ -556,3 +556,18 @@ def test_game_state_shows_itself_in_a_notebook() -> None:
     root = parse(svg)
     assert len(groups(root, "card")) == 36
     assert not mentions(root, 97)
+
+
+def test_huge_or_endless_seat_arguments_are_refused_without_reading_them() -> None:
+    # A thorough bad-input run once grew to 24 GB reading a huge sequence of seat names.
+    import itertools
+
+    state = new_game(3, seed=1)
+    for kwargs in (
+        {"seats": itertools.count()},
+        {"seats": range(10**18)},
+        {"seat_names": range(10**30)},
+        {"seat_names": ["Ada"] * 10**6},
+    ):
+        with pytest.raises(ValueError, match="more"):
+            render_svg(state, **kwargs)  # type: ignore[arg-type]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import itertools
 import sys
 import textwrap
 import warnings
@@ -714,7 +715,10 @@ def _drawing_order(n: int, seats: Iterable[int] | None) -> tuple[int, ...]:
         return tuple(range(n - 1, -1, -1))
     if isinstance(seats, (str, bytes)) or not isinstance(seats, Iterable):
         raise ValueError(f"seats must be None or an iterable of seats; got {seats!r}")
-    chosen = list(seats)
+    # At most n + 1 items are read: an endless or huge iterable is refused, not consumed.
+    chosen = list(itertools.islice(seats, n + 1))
+    if len(chosen) > n:
+        raise ValueError(f"seats must name each of the {n} seats at most once; got more")
     for seat in chosen:
         if type(seat) is not int or not 0 <= seat < n:
             raise ValueError(f"seats must hold seats 0..{n - 1}; got {seat!r}")
@@ -777,11 +781,10 @@ def _check_options(
     else:
         if isinstance(seat_names, (str, bytes)) or not isinstance(seat_names, Sequence):
             raise ValueError(f"seat_names must be a sequence of {n} names; got {seat_names!r}")
-        names = tuple(seat_names)
+        names = tuple(itertools.islice(seat_names, n + 1))  # never a huge sequence whole
         if len(names) != n or not all(type(s) is str and s.strip() for s in names):
-            raise ValueError(
-                f"seat_names must hold {n} non-empty strings, one per seat; got {seat_names!r}"
-            )
+            got = f"{names!r:.200}" if len(names) <= n else f"more than {n} names"
+            raise ValueError(f"seat_names must hold {n} non-empty strings, one per seat; got {got}")
     ghost = (order[0] + 1) % n
     marked = set()
     for pos in highlight:
