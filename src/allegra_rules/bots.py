@@ -188,10 +188,6 @@ class _View:
 
     # -------------------------------------------------------------- arithmetic
 
-    def removed_by(self, value: int, i: int) -> set[int]:
-        """Cells that a face-up ``value`` at cell ``i`` would remove as triples."""
-        return self.triples_at(i).get(value, _NONE)
-
     def triples_at(self, i: int) -> dict[int, set[int]]:
         """Per value, the cells that this value put face up at ``i`` would remove.
 
