@@ -94,8 +94,11 @@ def _deck_counter(config: RuleConfig) -> Counter[int]:
 
 
 @lru_cache(maxsize=64)
-def _bounds(config: RuleConfig) -> tuple[int, int]:
-    """The largest absolute setup sum (two cards) and round score (a zone, doubled)."""
+def bounds(config: RuleConfig) -> tuple[int, int]:
+    """The largest absolute setup sum (two cards) and round score (a zone, doubled).
+
+    The loader bounds the same numbers with these values.
+    """
     biggest = max(abs(value) for value, _ in config.deck)
     return 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
 
@@ -395,7 +398,7 @@ def _check_cards(s: GameState, path: str) -> None:
 def _check_rounds(s: GameState, path: str) -> None:
     n = s.num_players
     # Earlier rounds' scores cannot be recomputed, but none can exceed a doubled zone.
-    _, bound = _bounds(s.config)
+    _, bound = bounds(s.config)
     for i, row in enumerate(s.round_scores):
         for seat, score in enumerate(row):
             if not -bound <= score <= bound:
@@ -545,7 +548,7 @@ def _removed_this_round(s: GameState) -> tuple[int, ...]:
 
 def _check_setup_sums(s: GameState, path: str) -> None:
     """The setup sums add up to the cards revealed so far (in-turn setup, before turn 1)."""
-    two, _ = _bounds(s.config)
+    two, _ = bounds(s.config)
     for seat, value in enumerate(s.setup_sums):
         if not -two <= value <= two:
             fail(join(join(path, "setup_sums"), seat), f"must be in {-two}..{two}; got {value}")

@@ -58,7 +58,7 @@ from allegra_rules.actions import (
 )
 from allegra_rules.config import LATER_OPTIONS, OPTION_CHOICES, RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, MAX_SEATS, ROWS, Pos
-from allegra_rules.invariants import InvalidStateError, check_consistency, deck_counts
+from allegra_rules.invariants import InvalidStateError, bounds, check_consistency, deck_counts
 from allegra_rules.invariants import check_conservation as _check_conservation
 from allegra_rules.state import (
     GameState,
@@ -943,7 +943,7 @@ class Table:
         config: the loaded config.
         num_players: the loaded seat count.
         values: the card values of the config's deck.
-        biggest: the largest absolute card value.
+        setup_bound: no setup sum can be larger in absolute value.
         score_bound: no round score can be larger in absolute value.
     """
 
@@ -951,7 +951,7 @@ class Table:
     config: RuleConfig
     num_players: int
     values: frozenset[int]
-    biggest: int
+    setup_bound: int
     score_bound: int
 
     @property
@@ -991,7 +991,7 @@ def read_table(data: Mapping[str, Any], path: JsonPath) -> Table:
     if known is not None and known.config is config:
         return known
     values = frozenset(deck_counts(config))
-    biggest = max(abs(v) for v in values)
+    setup_bound, score_bound = bounds(config)
     if len(_table_cache) >= 64:
         _table_cache.clear()
     table = _table_cache[key] = Table(
@@ -999,8 +999,8 @@ def read_table(data: Mapping[str, Any], path: JsonPath) -> Table:
         config=config,
         num_players=n,
         values=values,
-        biggest=biggest,
-        score_bound=2 * (CELLS_PER_SEAT + ROWS) * biggest,
+        setup_bound=setup_bound,
+        score_bound=score_bound,
     )
     return table
 
@@ -1077,7 +1077,7 @@ def _public_fast(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[
         scalars
         and all(type(data[key]) is list and len(data[key]) <= most for key in _PILES)
         and all(_are_cards(data[key], values) for key in _PILES)
-        and _ints_in(data["setup_sums"], -2 * table.biggest, 2 * table.biggest, n)
+        and _ints_in(data["setup_sums"], -table.setup_bound, table.setup_bound, n)
         and all(_seat_list(data[key], n) for key in _SEAT_LISTS)
         and _ints_in(data["totals"], -ROUNDS * bound, ROUNDS * bound, n)
         and type(played) is list
@@ -1147,7 +1147,7 @@ def read_public(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[s
         "start_seat": table.seat(data["start_seat"], at("start_seat")),
         "setup_reveals": get_int(data["setup_reveals"], at("setup_reveals"), 0, 2 * n),
         "setup_sums": get_int_list(
-            data["setup_sums"], at("setup_sums"), -2 * table.biggest, 2 * table.biggest, length=n
+            data["setup_sums"], at("setup_sums"), -table.setup_bound, table.setup_bound, length=n
         ),
         "drawer": table.seat_or_null(data["drawer"], at("drawer")),
         "knockers": get_seats(data["knockers"], at("knockers"), n),
