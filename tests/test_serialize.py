@@ -37,6 +37,7 @@ from allegra_rules import (
     legal_actions,
     new_game,
     preset,
+    serialize,
     state_from_json,
     state_to_json,
 )
@@ -48,7 +49,7 @@ from allegra_rules.serialize import (
     STATE_KEYS,
     STATE_KEYS_V1,
 )
-from helpers import game, schema_validator, setup_reveals
+from helpers import game, schema_validator, setup_reveals, thorough_run
 from random_games import CONFIGS, exchange_states, game_states, play, players_for, states
 
 GRID0 = [[-1, 0, 1, 2], [3, 4, 5, 6], [7, 8, 9, 10]]
@@ -522,9 +523,16 @@ def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-def _mutate(data: Any, rng: random.Random, replacement: Any) -> Any:
-    """Change one random place of ``data``: replace, nudge, delete, add or reorder."""
+def _mutate(data: Any, rng: random.Random, replacement: Any, *, by_key: bool = False) -> Any:
+    """Change one random place of ``data``: replace, nudge, delete, add or reorder.
+
+    With ``by_key`` the place is under a key of ``data`` drawn first, so that every key is
+    as likely to change as the 72 cells (whose items are most of the places).
+    """
     paths = _paths(data)
+    if by_key and isinstance(data, dict) and data:
+        key = rng.choice(sorted(data))
+        paths = [p for p in paths if p[:1] == (key,)]
     path = rng.choice(paths)
     if not path:
         return replacement
@@ -584,6 +592,148 @@ def test_fuzz_mutated_documents(
         _usable(loaded)
         return
     assert message.startswith("$")
+
+
+@given(states(), st.randoms(use_true_random=False), JSON_VALUES, st.integers(0, 3))
+def test_the_bulk_checks_accept_only_what_the_field_by_field_checks_accept(
+    state: GameState, rng: random.Random, replacement: Any, count: int
+) -> None:
+    # The loader first checks a document's types and ranges in bulk; only when that refuses
+    # does it check field by field (to name the bad field). The bulk checks must never accept
+    # more, nor build anything else.
+    data = doc(state)
+    for _ in range(count):
+        data = _mutate(data, rng, copy.deepcopy(replacement), by_key=True)
+    fast = serialize._state_fast(copy.deepcopy(data), "$")
+    try:
+        slow = serialize._state_checked(copy.deepcopy(data), "$")
+    except SaveFormatError:
+        assert fast is None
+        return
+    if count == 0:
+        assert fast is not None, "a document as written must take the bulk checks"
+    if fast is not None:
+        assert fast == slow
+        assert state_to_json(fast) == state_to_json(slow)  # bool and int told apart
+
+
+def _feature_sample() -> list[GameState]:
+    """Per config, states that between them show every phase and every optional part.
+
+    A state is kept only if it shows something not seen yet: final turns, a finished round,
+    gaps, a card in hand, knockers, triples removed at scoring, setup namings.
+    """
+    out: list[GameState] = []
+    for k, (_, config) in enumerate(sorted(CONFIGS.items())):
+        seen: set[object] = set()
+        for state in game_states(config, players_for(config, 2 + k % 5), seed=k):
+            features = {
+                state.phase,
+                ("final turns", bool(state.final_turns)),
+                ("finished round", state.last_round is not None),
+                ("gaps", None in state.cells),
+                ("in hand", bool(state.in_hand)),
+                ("knockers", bool(state.knockers)),
+                ("scoring removed", bool(state.last_round and state.last_round.removed)),
+                ("named", bool(state.setup_named)),
+            }
+            if not features <= seen:
+                seen |= features
+                out.append(state)
+    return out
+
+
+def _edge_values(state: GameState) -> list[Any]:
+    """JSON values on and just past every bound a state document has, and wrong types."""
+    n = state.num_players
+    two, zone = serialize.bounds(state.config)
+    cards = sorted(dict(state.config.deck))
+    numbers = {0, 1, -1, n - 1, n, 12 * n - 1, 12 * n, two, two + 1, -two - 1, zone, zone + 1}
+    numbers |= {-zone - 1, 5 * zone + 1, cards[0] - 1, cards[-1] + 1, 2 * n, 2 * n + 1, 6}
+    too_long = [0] * (2 * n + 1)
+    return [*sorted(numbers), None, True, False, 1.0, "1", [], {}, [0], too_long, {"player": 0}]
+
+
+def _places(value: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """``path`` and, below it, each key of an object and the first, middle and last items.
+
+    The config is one place: both loaders read it with the same function.
+    """
+    out = [path]
+    if path == ("config",):
+        return out
+    if isinstance(value, dict):
+        for key in sorted(value):
+            out += _places(value[key], (*path, key))
+    elif isinstance(value, list) and value:
+        for i in sorted({0, len(value) // 2, len(value) - 1}):
+            out += _places(value[i], (*path, i))
+    return out
+
+
+def _changed(data: dict[str, Any], path: tuple[Any, ...], change: Any) -> dict[str, Any] | None:
+    """A copy of ``data`` with the place at ``path`` changed (``None``: not applicable)."""
+    out = copy.deepcopy(data)
+    parent = out
+    for key in path[:-1]:
+        parent = parent[key]
+    old = parent[path[-1]]
+    if change == "delete":
+        del parent[path[-1]]
+    elif change in ("repeat", "drop"):
+        if not isinstance(old, list) or not old:
+            return None
+        old.append(old[-1]) if change == "repeat" else old.pop()
+    else:
+        parent[path[-1]] = change
+    return out
+
+
+def test_the_bulk_checks_refuse_every_edge_the_field_checks_refuse() -> None:
+    # Systematic: every key and array end of states showing every phase of every config, set
+    # to each value on or past a bound, deleted, or with an item repeated or dropped. The
+    # default run tries two states for each kind of change at each place (the same key, or an
+    # item of the same array), the thorough run every state.
+    groups: dict[tuple[Any, ...], list[tuple[dict[str, Any], tuple[Any, ...], Any]]] = {}
+    for state in _feature_sample():
+        data = doc(state)
+        for path in _places(data, ())[1:]:
+            value: Any = data
+            for key in path:
+                value = value[key]
+            for change in [*_edge_values(state), "delete", "repeat", "drop"]:
+                if change in ("repeat", "drop") and not (isinstance(value, list) and value):
+                    continue
+                kind = tuple("item" if type(key) is int else key for key in path)
+                groups.setdefault((*kind, repr(change)), []).append((data, path, change))
+    rng = random.Random(16)
+    cases = [
+        case
+        for group in groups.values()
+        for case in (group if thorough_run() else rng.sample(group, min(2, len(group))))
+    ]
+    tried = refused = 0
+    for data, path, change in cases:
+        mutated = _changed(data, path, change)
+        if mutated is None:
+            continue
+        tried += 1
+        fast = serialize._state_fast(mutated, "$")
+        try:
+            slow = serialize._state_checked(mutated, "$")
+        except SaveFormatError:
+            refused += 1
+            assert fast is None, (path, change)
+            continue
+        if fast is not None:
+            assert fast == slow, (path, change)
+            assert state_to_json(fast) == state_to_json(slow), (path, change)
+    assert refused > tried // 2  # most edges are refused: the test reaches the checks
+
+
+def test_every_document_as_written_takes_the_bulk_checks() -> None:
+    for state in _feature_sample():
+        assert serialize._state_fast(doc(state), "$") == state
 
 
 @given(JSON_VALUES)

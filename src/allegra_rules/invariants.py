@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from functools import lru_cache, partial
+from functools import partial
 from operator import is_not
 from typing import Any, NoReturn, cast
 
@@ -88,19 +88,39 @@ def deck_counts(config: RuleConfig) -> dict[int, int]:
     return dict(config.deck)
 
 
-@lru_cache(maxsize=64)
+_deck_counters: dict[int, tuple[RuleConfig, Counter[int]]] = {}
+
+
 def _deck_counter(config: RuleConfig) -> Counter[int]:
-    return Counter(deck_counts(config))
+    """``deck_counts`` as a Counter, remembered for the last configs (by identity)."""
+    known = _deck_counters.get(id(config))
+    if known is not None and known[0] is config:
+        return known[1]
+    counter = Counter(deck_counts(config))
+    if len(_deck_counters) >= 64:
+        _deck_counters.clear()
+    _deck_counters[id(config)] = (config, counter)  # holding config keeps its id unused
+    return counter
 
 
-@lru_cache(maxsize=64)
+_bounds: dict[int, tuple[RuleConfig, int, int]] = {}
+
+
 def bounds(config: RuleConfig) -> tuple[int, int]:
     """The largest absolute setup sum (two cards) and round score (a zone, doubled).
 
-    The loader bounds the same numbers with these values.
+    The loader bounds the same numbers with these values. Remembered for the last configs,
+    by identity (hashing a config costs more than the computation's lookup).
     """
+    known = _bounds.get(id(config))
+    if known is not None and known[0] is config:
+        return known[1], known[2]
     biggest = max(abs(value) for value, _ in config.deck)
-    return 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
+    two, zone = 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
+    if len(_bounds) >= 64:
+        _bounds.clear()
+    _bounds[id(config)] = (config, two, zone)  # holding config keeps its id unused
+    return two, zone
 
 
 def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
@@ -300,6 +320,8 @@ def _lines_of_gaps(s: GameState) -> frozenset[int]:
 
 def _check_gaps(s: GameState, path: str) -> None:
     """Gaps lie face up, and each lies on a line that a removed triple emptied."""
+    if None not in s.cells:
+        return
     gaps = [i for i, v in enumerate(s.cells) if v is None]
     for i in gaps:
         if (s.face_down >> i) & 1:
@@ -384,13 +406,13 @@ def _check_cards(s: GameState, path: str) -> None:
             f"holds {len(s.out_of_play)} cards, but {removed} cells were emptied by "
             'triples (removed_cards="out_of_play")',
         )
-    counts = Counter(s.out_of_play) if s.out_of_play else Counter()
-    for card, copies in sorted(counts.items()):
-        if copies < 3:
-            fail(
-                join(path, "out_of_play"),
-                f"holds {copies} card(s) {card}: triples remove at least 3 equal cards",
-            )
+    if s.out_of_play:
+        for card, copies in sorted(Counter(s.out_of_play).items()):
+            if copies < 3:
+                fail(
+                    join(path, "out_of_play"),
+                    f"holds {copies} card(s) {card}: triples remove at least 3 equal cards",
+                )
     if not s.discard_pile and s.phase is not Phase.HOLD_DISCARD:
         fail(join(path, "discard_pile"), f"cannot be empty in phase {s.phase.value!r}")
 
@@ -399,13 +421,15 @@ def _check_rounds(s: GameState, path: str) -> None:
     n = s.num_players
     # Earlier rounds' scores cannot be recomputed, but none can exceed a doubled zone.
     _, bound = bounds(s.config)
-    for i, row in enumerate(s.round_scores):
-        for seat, score in enumerate(row):
-            if not -bound <= score <= bound:
-                fail(
-                    join(join(join(path, "round_scores"), i), seat),
-                    f"must be in {-bound}..{bound}; got {score}",
-                )
+    played = s.round_scores
+    if played and not -bound <= min(map(min, played)) <= max(map(max, played)) <= bound:
+        for i, row in enumerate(played):
+            for seat, score in enumerate(row):
+                if not -bound <= score <= bound:
+                    fail(
+                        join(join(join(path, "round_scores"), i), seat),
+                        f"must be in {-bound}..{bound}; got {score}",
+                    )
     over = s.phase is Phase.OVER
     if over and s.round != ROUNDS:
         fail(
@@ -439,8 +463,8 @@ def _check_rounds(s: GameState, path: str) -> None:
         fail(join(where, "round"), f"the latest finished round is {len(s.round_scores)}")
     found: Counter[Any] = Counter(last.cells)
     found.pop(None, None)
-    deck = deck_counts(s.config)
-    if any(copies > deck.get(card, 0) for card, copies in found.items()):
+    deck = _deck_counter(s.config)
+    if any(copies > deck[card] for card, copies in found.items()):
         fail(join(where, "cells"), "holds more copies of a card than the config's deck")
     geo = geometry(n)
     want_removed: tuple[int, ...] = ()
@@ -549,9 +573,10 @@ def _removed_this_round(s: GameState) -> tuple[int, ...]:
 def _check_setup_sums(s: GameState, path: str) -> None:
     """The setup sums add up to the cards revealed so far (in-turn setup, before turn 1)."""
     two, _ = bounds(s.config)
-    for seat, value in enumerate(s.setup_sums):
-        if not -two <= value <= two:
-            fail(join(join(path, "setup_sums"), seat), f"must be in {-two}..{two}; got {value}")
+    if not -two <= min(s.setup_sums) <= max(s.setup_sums) <= two:
+        for seat, value in enumerate(s.setup_sums):
+            if not -two <= value <= two:
+                fail(join(join(path, "setup_sums"), seat), f"must be in {-two}..{two}; got {value}")
     if s.config.setup_reveals != "in_turn" or s.turns_played or s.phase is Phase.OVER:
         return
     revealed = sum(v for i, v in enumerate(s.cells) if v is not None and not (s.face_down >> i) & 1)

@@ -10,13 +10,25 @@ by ``max_turns_per_round`` has no ender and doubles nobody.
 
 from __future__ import annotations
 
+from functools import cache, partial
+from operator import is_not, itemgetter
+
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Geometry
 
 
+@cache
+def _zone_readers(geo: Geometry) -> tuple[itemgetter[tuple[int | None, ...]], ...]:
+    """Per seat, an ``itemgetter`` of the cells of its zone."""
+    return tuple(itemgetter(*zone) for zone in geo.zone)
+
+
+_not_none = partial(is_not, None)
+
+
 def zone_sums(geo: Geometry, cells: tuple[int | None, ...]) -> tuple[int, ...]:
     """Each seat's zone sum (gaps count 0)."""
-    return tuple(sum(v for i in zone if (v := cells[i]) is not None) for zone in geo.zone)
+    return tuple(sum(filter(_not_none, read(cells))) for read in _zone_readers(geo))
 
 
 def ender_doubled(config: RuleConfig, sums: tuple[int, ...], ender: int | None) -> bool:

@@ -32,9 +32,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache, partial
 from importlib import resources
-from itertools import compress
+from itertools import chain, compress
 from operator import is_not
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, NoReturn, TypeVar
 
 import attrs
 
@@ -577,11 +577,15 @@ def _config_key(value: object, version: int) -> object:
     if not isinstance(deck, dict):
         return None
     # Types are part of the key: true == 1 and 2.0 == 2, but neither is a valid int here.
+    rest = value.copy()
+    del rest["deck"]
     try:
         key = (
             version,
-            tuple((k, type(v), v) for k, v in value.items() if k != "deck"),
-            tuple((k, type(v), v) for k, v in deck.items()),
+            tuple(rest.items()),
+            tuple(map(type, rest.values())),
+            tuple(deck.items()),
+            tuple(map(type, deck.values())),
         )
         hash(key)
     except TypeError:
@@ -1019,112 +1023,187 @@ _PHASES = {phase.value: phase for phase in Phase}
 _BIT_TEXT = {False: "0", True: "1"}.__getitem__
 
 
-def _ints_in(items: object, low: int, high: int, length: int | None = None) -> bool:
-    """Whether ``items`` is a JSON array of ints in ``low..high`` (of ``length`` items)."""
-    return (
-        type(items) is list
-        and (length is None or len(items) == length)
-        and set(map(type, items)) <= _INT_ONLY
-        and (not items or (low <= min(items) and max(items) <= high))
-    )
+_LIST_ONLY = frozenset({list})
+_SEATS: dict[int, frozenset[int]] = {}
 
 
-def _seat_list(items: object, n: int) -> bool:
-    """Whether ``items`` is a JSON array of distinct seats ``0..n-1``."""
-    return _ints_in(items, 0, n - 1) and len(set(cast(list[int], items))) == len(
-        cast(list[int], items)
-    )
-
-
-def _opt_in(value: object, low: int, high: int) -> bool:
-    return value is None or (type(value) is int and low <= value <= high)
+def _seats_of(n: int) -> frozenset[int]:
+    """The seats ``0..n-1`` as a set (for membership tests at C speed)."""
+    seats = _SEATS.get(n)
+    if seats is None:
+        seats = _SEATS[n] = frozenset(range(n))
+    return seats
 
 
 def _public_fast(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any] | None:
     """``read_public`` for a document whose every field is right, else ``None``.
 
-    Checks the same types and ranges in bulk; on any doubt the caller runs
-    [`read_public`][allegra_rules.serialize.read_public], which names the bad field.
+    Checks the same types and ranges in bulk, at C speed where it can: the types of every
+    number of every array in one pass, ranges with ``min``/``max`` and set membership. On any
+    doubt the caller runs [`read_public`][allegra_rules.serialize.read_public], which names the
+    bad field.
     """
     n = table.num_players
-    last_seat = n - 1
-    last_cell = table.num_cells - 1
+    config = table.config
     bound = table.score_bound
-    most = table.config.deck_size
     values = table.values
-    phase = _PHASES.get(data["phase"]) if type(data["phase"]) is str else None
+    phase_text = data["phase"]
+    phase = _PHASES.get(phase_text) if type(phase_text) is str else None
     turns = data["turns_played"]
-    played = data["round_scores"]
-    scalars = (
-        phase is not None
-        and type(turns) is int
-        and 0 <= turns <= table.config.max_turns_per_round
-        and type(data["round"]) is int
-        and 1 <= data["round"] <= ROUNDS
-        and type(data["start_seat"]) is int
-        and 0 <= data["start_seat"] <= last_seat
-        and type(data["setup_reveals"]) is int
-        and 0 <= data["setup_reveals"] <= 2 * n
-        and type(data["refills"]) is int
-        and 0 <= data["refills"] <= turns
-        and type(data["held_was_face_down"]) is bool
-        and type(data["hand_was_face_down"]) is bool
-        and all(_opt_in(data[key], 0, last_seat) for key in _OPTIONAL_SEATS)
-        and _opt_in(data["given_at"], 0, last_cell)
-        and _opt_in(data["taken_at"], 0, last_cell)
-    )
-    if not (
-        scalars
-        and all(type(data[key]) is list and len(data[key]) <= most for key in _PILES)
-        and all(_are_cards(data[key], values) for key in _PILES)
-        and _ints_in(data["setup_sums"], -table.setup_bound, table.setup_bound, n)
-        and all(_seat_list(data[key], n) for key in _SEAT_LISTS)
-        and _ints_in(data["totals"], -ROUNDS * bound, ROUNDS * bound, n)
-        and type(played) is list
-        and len(played) <= ROUNDS
-        and all(_ints_in(row, -bound, bound, n) for row in played)
+    rnd = data["round"]
+    start = data["start_seat"]
+    reveals = data["setup_reveals"]
+    refills = data["refills"]
+    if (
+        phase is None
+        or {type(turns), type(rnd), type(start), type(reveals), type(refills)} != _INT_ONLY
+        or not (
+            0 <= turns <= config.max_turns_per_round
+            and 1 <= rnd <= ROUNDS
+            and 0 <= start < n
+            and 0 <= reveals <= 2 * n
+            and 0 <= refills <= turns
+        )
+        or type(data["held_was_face_down"]) is not bool
+        or type(data["hand_was_face_down"]) is not bool
     ):
         return None
+    seats = _seats_of(n)
+    current, drawer, knocker, ender = (data[key] for key in _OPTIONAL_SEATS)
+    given, taken = data["given_at"], data["taken_at"]
+    optional = list(filter(_not_none, (current, drawer, knocker, ender)))
+    if not set(map(type, optional)) <= _INT_ONLY or not seats.issuperset(optional):
+        return None
+    cells_at = list(filter(_not_none, (given, taken)))
+    if cells_at and not (
+        set(map(type, cells_at)) <= _INT_ONLY
+        and min(cells_at) >= 0
+        and max(cells_at) < table.num_cells
+    ):
+        return None
+    discard, out, sums, totals = (data[key] for key in _INT_ARRAYS)
+    knockers, final_turns, winners = (data[key] for key in _SEAT_LISTS)
+    played = data["round_scores"]
+    arrays = (discard, out, sums, totals, knockers, final_turns, winners, played)
+    if set(map(type, arrays)) != _LIST_ONLY or not set(map(type, played)) <= _LIST_ONLY:
+        return None
+    most = config.deck_size
+    total_bound = ROUNDS * bound
+    setup_bound = table.setup_bound
+    if not (
+        set(map(type, chain(discard, out, sums, totals, knockers, final_turns, winners, *played)))
+        <= _INT_ONLY
+        and len(discard) <= most
+        and len(out) <= most
+        and values.issuperset(discard)
+        and values.issuperset(out)
+        and len(sums) == n
+        and len(totals) == n
+        and -setup_bound <= min(sums)
+        and max(sums) <= setup_bound
+        and -total_bound <= min(totals)
+        and max(totals) <= total_bound
+        and seats.issuperset(chain(knockers, final_turns, winners))
+        and len(set(knockers)) == len(knockers)
+        and len(set(final_turns)) == len(final_turns)
+        and len(set(winners)) == len(winners)
+        and len(played) <= ROUNDS
+    ):
+        return None
+    if played:
+        if set(map(len, played)) != {n}:
+            return None
+        scores = list(chain(*played))
+        if not (-bound <= min(scores) and max(scores) <= bound):
+            return None
     last = data["last_round"]
+    if last is not None:
+        last = _round_end_fast(last, table)
+        if last is None:
+            return None
     return {
-        "round": data["round"],
+        "round": rnd,
         "phase": phase,
-        "current_player": data["current_player"],
-        "discard_pile": tuple(data["discard_pile"]),
-        "out_of_play": tuple(data["out_of_play"]),
-        "start_seat": data["start_seat"],
-        "setup_reveals": data["setup_reveals"],
-        "setup_sums": tuple(data["setup_sums"]),
-        "drawer": data["drawer"],
-        "knockers": tuple(data["knockers"]),
-        "knocker": data["knocker"],
-        "given_at": data["given_at"],
-        "taken_at": data["taken_at"],
+        "current_player": current,
+        "discard_pile": tuple(discard),
+        "out_of_play": tuple(out),
+        "start_seat": start,
+        "setup_reveals": reveals,
+        "setup_sums": tuple(sums),
+        "drawer": drawer,
+        "knockers": tuple(knockers),
+        "knocker": knocker,
+        "given_at": given,
+        "taken_at": taken,
         "held_was_face_down": data["held_was_face_down"],
         "hand_was_face_down": data["hand_was_face_down"],
         "turns_played": turns,
-        "ender": data["ender"],
-        "final_turns": tuple(data["final_turns"]),
-        "refills": data["refills"],
-        "totals": tuple(data["totals"]),
+        "ender": ender,
+        "final_turns": tuple(final_turns),
+        "refills": refills,
+        "totals": tuple(totals),
         "round_scores": tuple(map(tuple, played)),
-        "winners": tuple(data["winners"]),
-        "last_round": (
-            None if last is None else _round_end_from_data(last, join(path, "last_round"), table)
-        ),
+        "winners": tuple(winners),
+        "last_round": last,
     }
+
+
+def _round_end_fast(value: object, table: Table) -> RoundEnd | None:
+    """``_round_end_from_data`` for an object whose every field is right, else ``None``."""
+    v2 = table.version >= 2
+    if type(value) is not dict or value.keys() != _key_set(
+        ROUND_END_KEYS if v2 else ROUND_END_KEYS_V1
+    ):
+        return None
+    n = table.num_players
+    bound = table.score_bound
+    num_cells = table.num_cells
+    rnd, cells, sums, ender, doubled, scores = (value[key] for key in ROUND_END_KEYS_V1)
+    removed = value["removed"] if v2 else []
+    if (
+        type(rnd) is not int
+        or not 1 <= rnd <= ROUNDS
+        or type(doubled) is not bool
+        or not (ender is None or (type(ender) is int and 0 <= ender < n))
+        or {type(cells), type(sums), type(scores), type(removed)} != _LIST_ONLY
+        or len(cells) != num_cells
+        or len(sums) != n
+        or len(scores) != n
+        or len(removed) > num_cells
+        or not set(map(type, cells)) <= _INT_OR_NONE
+        or not table.values.issuperset(filter(_not_none, cells))
+        or not set(map(type, chain(sums, scores, removed))) <= _INT_ONLY
+        or not (-bound <= min(sums) and max(sums) <= bound)
+        or not (-bound <= min(scores) and max(scores) <= bound)
+        or (removed and not (removed[0] >= 0 and removed[-1] < num_cells))
+        or removed != sorted(set(removed))
+    ):
+        return None
+    return trusted_round_end(
+        round=rnd,
+        cells=tuple(cells),
+        zone_sums=tuple(sums),
+        ender=ender,
+        doubled=doubled,
+        scores=tuple(scores),
+        removed=tuple(removed),
+    )
 
 
 _OPTIONAL_SEATS = ("current_player", "drawer", "knocker", "ender")
 _PILES = ("discard_pile", "out_of_play")
+_INT_ARRAYS = ("discard_pile", "out_of_play", "setup_sums", "totals")
 _SEAT_LISTS = ("knockers", "final_turns", "winners")
 
 
 def read_public(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any]:
     """Load the ``PUBLIC_KEYS`` fields of a state or view object, types and ranges."""
     fast = _public_fast(data, path, table)
-    if fast is not None:
-        return fast
+    return fast if fast is not None else _public_checked(data, path, table)
+
+
+def _public_checked(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any]:
+    """``read_public`` field by field: a failure names the field's path."""
 
     def at(key: str) -> JsonPath:
         return join(path, key)
@@ -1192,11 +1271,14 @@ def read_cells(
         face_down = tuple(flags)
     else:
         face_down = tuple(get_bool(x, join(fd_path, i)) for i, x in enumerate(flags))
-    for i, down in enumerate(face_down):
-        if hidden_values and down and cells[i] is not None:
-            fail(join(cells_path, i), "a face-down cell must not show its value (null)")
-        if not hidden_values and down and cells[i] is None:
-            fail(join(fd_path, i), "a gap cannot lie face down")
+    # The face-down cells' values (at C speed): all null in a view, no null in a state.
+    hidden = list(compress(cells, face_down))
+    if hidden.count(None) != len(hidden) if hidden_values else None in hidden:
+        for i, down in enumerate(face_down):
+            if hidden_values and down and cells[i] is not None:
+                fail(join(cells_path, i), "a face-down cell must not show its value (null)")
+            if not hidden_values and down and cells[i] is None:
+                fail(join(fd_path, i), "a gap cannot lie face down")
     return cells, face_down
 
 
@@ -1210,10 +1292,101 @@ def state_from_dict(data: object, path: JsonPath = "$") -> GameState:
     Raises:
         SaveFormatError: as [`state_from_json`][allegra_rules.serialize.state_from_json].
     """
+    state = _state_fast(data, path)
+    if state is None:
+        state = _state_checked(data, path)
+    consistent(state, path)
+    return state
+
+
+_STATE_KEY_SETS = {1: frozenset(STATE_KEYS_V1), 2: frozenset(STATE_KEYS)}
+_HAND_KEYS = frozenset({"player", "card"})
+
+
+def _state_fast(data: object, path: JsonPath) -> GameState | None:
+    """The state of a document whose every field has the right type and range, else ``None``.
+
+    Every check of [`_state_checked`][allegra_rules.serialize._state_checked] (the types, sizes
+    and ranges; not yet the consistency), done in bulk without building a JSON path. On any doubt
+    the caller runs ``_state_checked``, which names the bad field or, if this was too strict,
+    loads the document the same.
+    """
+    if type(data) is not dict or data.get("kind") != "state":
+        return None
+    version = data.get("schema_version")
+    if type(version) is not int or data.keys() != _STATE_KEY_SETS.get(version):
+        return None
+    try:
+        table = read_table(data, path)
+    except SaveFormatError:
+        return None
+    public = _public_fast(data, path, table)
+    if public is None:
+        return None
+    values = table.values
+    num_cells = table.num_cells
+    cells = data["cells"]
+    flags = data["face_down"]
+    draw = data["draw_pile"]
+    held = data["held"]
+    hand = data["in_hand"]
+    seed = data["seed"]
+    named = data["setup_named"] if version >= 2 else []
+    if (
+        {type(cells), type(flags), type(draw), type(hand), type(named)} != _LIST_ONLY
+        or type(seed) is not int
+        or len(cells) != num_cells
+        or len(flags) != num_cells
+        or len(draw) > table.config.deck_size
+        or len(hand) > 1
+        or len(named) > 2 * table.num_players
+        or not set(map(type, cells)) <= _INT_OR_NONE
+        or not values.issuperset(filter(_not_none, cells))
+        or not set(map(type, flags)) <= _BOOL_ONLY
+        or None in compress(cells, flags)
+        or not set(map(type, chain(draw, named))) <= _INT_ONLY
+        or not values.issuperset(draw)
+        or (named and not (min(named) >= 0 and max(named) < num_cells))
+        or not (held is None or (type(held) is int and held in values))
+    ):
+        return None
+    in_hand: tuple[tuple[int, int], ...] = ()
+    if hand:
+        entry = hand[0]
+        if type(entry) is not dict or entry.keys() != _HAND_KEYS:
+            return None
+        player, card = entry["player"], entry["card"]
+        if not (
+            type(player) is int
+            and 0 <= player < table.num_players
+            and type(card) is int
+            and card in values
+        ):
+            return None
+        in_hand = ((player, card),)
+    return trusted_state(
+        config=table.config,
+        num_players=table.num_players,
+        seed=seed,
+        cells=tuple(cells),
+        face_down=int("".join(map(_BIT_TEXT, reversed(flags))), 2),
+        draw_pile=tuple(draw),
+        held=held,
+        in_hand=in_hand,
+        setup_named=tuple(named),
+        **public,
+    )
+
+
+def _state_checked(data: object, path: JsonPath) -> GameState:
+    """The state of a document, each type, size and range checked one by one.
+
+    The consistency is not checked yet. A failure names the field's path.
+    """
     data = check_header(data, path, "state")
     data = get_object(data, path, STATE_KEYS if data["schema_version"] >= 2 else STATE_KEYS_V1)
     table = read_table(data, path)
-    public = read_public(data, path, table)
+    public = _public_checked(data, path, table)
     cells, flags = read_cells(data, path, table, hidden_values=False)
     hand_path = join(path, "in_hand")
     in_hand = []
@@ -1239,7 +1412,6 @@ def state_from_dict(data: object, path: JsonPath = "$") -> GameState:
         setup_named=read_setup_named(data, path, table, "setup_named"),
         **public,
     )
-    consistent(state, path)
     return state
 
 
