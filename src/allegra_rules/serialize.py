@@ -305,18 +305,20 @@ def parse_document(
     """
     if type(max_bytes) is not int or max_bytes < 1:
         raise ValueError(f"max_bytes must be a positive int; got {max_bytes!r}")
-    limit = f"the limit is {max_bytes} bytes (MAX_DOCUMENT_BYTES or max_bytes)"
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
         if len(raw) > max_bytes:
-            fail("$", f"the {what} document has {len(raw)} bytes; {limit}")
+            fail("$", f"the {what} document has {len(raw)} bytes; {_limit(max_bytes)}")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             fail("$", f"the {what} document is not UTF-8: {exc}")
     elif isinstance(text, str):
-        if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-            fail("$", f"the {what} document has more than {max_bytes} bytes; {limit}")
+        # A character takes at most 4 bytes in UTF-8: only a long text needs encoding to measure.
+        if len(text) > max_bytes // 4 and (
+            len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes
+        ):
+            fail("$", f"the {what} document has more than {max_bytes} bytes; {_limit(max_bytes)}")
     else:
         fail("$", f"a {what} document must be str or bytes; got {type(text).__name__}")
     assert isinstance(text, str)
@@ -331,6 +333,10 @@ def parse_document(
     if check_depth:
         _check_depth(value)
     return value
+
+
+def _limit(max_bytes: int) -> str:
+    return f"the limit is {max_bytes} bytes (MAX_DOCUMENT_BYTES or max_bytes)"
 
 
 def _check_depth(value: object) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import cache
-from operator import itemgetter
+from itertools import compress
+from operator import and_, eq, itemgetter
 from typing import Any
 
 from allegra_rules.config import RuleConfig
@@ -76,23 +77,37 @@ def find_triples(
 
 
 @cache
-def _line_readers(num_players: int) -> tuple[tuple[itemgetter[Any], tuple[int, ...]], ...]:
-    """Per line of the table, an ``itemgetter`` of its cells, and the line."""
-    return tuple((itemgetter(*line), line) for line in geometry(num_players).lines)
+def _line_tables(
+    num_players: int,
+) -> tuple[
+    tuple[itemgetter[Any], itemgetter[Any], itemgetter[Any]],
+    tuple[tuple[int, ...], ...],
+    tuple[tuple[itemgetter[Any], tuple[int, ...]], ...],
+]:
+    """The table's lines, ready for a quick look.
+
+    Readers of every column's top, middle and bottom cells (one value per column each), the
+    columns, and per zone row a reader and the row.
+    """
+    lines = geometry(num_players).lines
+    columns = tuple(line for line in lines if len(line) == 3)
+    rows = tuple((itemgetter(*line), line) for line in lines if len(line) != 3)
+    top, middle, bottom = (itemgetter(*cells) for cells in zip(*columns, strict=True))
+    return (top, middle, bottom), columns, rows
 
 
 def table_triples(config: RuleConfig, cells: tuple[int | None, ...], face_down: int) -> list[int]:
     """Every triple on the whole table: ``find_triples`` over every line, faster.
 
-    A line can hold a triple only if three of its cards have one value, face up or
-    not; each line's cards are read at C speed and only the lines where two values
-    repeat are looked at closely.
+    A line can hold a triple only if three of its cards have one value, face up or not. The
+    columns are compared element by element (all columns at once, at C speed); each zone
+    row's cards are read at C speed. Only the lines that pass are looked at closely.
     """
-    lines = [
-        line
-        for read, line in _line_readers(len(cells) // CELLS_PER_SEAT)
-        if len(values := read(cells)) - len(set(values)) >= 2
-    ]
+    (top, middle, bottom), columns, rows = _line_tables(len(cells) // CELLS_PER_SEAT)
+    mid = middle(cells)
+    same = map(and_, map(eq, top(cells), mid), map(eq, mid, bottom(cells)))
+    lines = [line for line in compress(columns, same) if cells[line[0]] is not None]
+    lines += [line for read, line in rows if len(set(read(cells))) <= len(line) - 2]
     return find_triples(config, cells, face_down, lines) if lines else []
 
 
