@@ -12,12 +12,18 @@ players (documents every release reads, byte for byte the same). The timings tak
 turns, baseline then current, in bursts of CPU time; the medians and their ratio are
 printed. The loaders of both revisions check everything; the results are compared, so
 a faster loader that accepts less or more would show.
+
+``--floor`` adds two rows that check nothing, to show what the checks cost: parsing the
+JSON alone (the standard library's C parser), and parsing plus building the state from the
+parsed data with no check at all. No loader that parses with ``json`` can be faster than
+the second row.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import random
 import statistics
 import subprocess
@@ -74,6 +80,64 @@ def documents(count: int) -> list[str]:
     return out
 
 
+_PHASES = {phase.value: phase for phase in current.Phase}
+_BIT = {False: "0", True: "1"}.__getitem__
+
+
+def unchecked_state(text: str) -> current.GameState:
+    """Parse a state document and build its state, checking nothing (the floor of a loader)."""
+    from allegra_rules import serialize
+    from allegra_rules.state import trusted_round_end, trusted_state
+
+    d = serialize._DECODER.decode(text)
+    config = serialize.read_table(d, "$").config  # a dictionary lookup once the config is known
+    last = d["last_round"]
+    if last is not None:
+        last = trusted_round_end(
+            round=last["round"],
+            cells=tuple(last["cells"]),
+            zone_sums=tuple(last["zone_sums"]),
+            ender=last["ender"],
+            doubled=last["doubled"],
+            scores=tuple(last["scores"]),
+            removed=tuple(last.get("removed", ())),
+        )
+    return trusted_state(
+        config=config,
+        num_players=d["num_players"],
+        seed=d["seed"],
+        round=d["round"],
+        phase=_PHASES[d["phase"]],
+        current_player=d["current_player"],
+        cells=tuple(d["cells"]),
+        face_down=int("".join(map(_BIT, reversed(d["face_down"]))), 2),
+        draw_pile=tuple(d["draw_pile"]),
+        discard_pile=tuple(d["discard_pile"]),
+        held=d["held"],
+        in_hand=tuple((e["player"], e["card"]) for e in d["in_hand"]),
+        out_of_play=tuple(d["out_of_play"]),
+        start_seat=d["start_seat"],
+        setup_reveals=d["setup_reveals"],
+        setup_sums=tuple(d["setup_sums"]),
+        drawer=d["drawer"],
+        knockers=tuple(d["knockers"]),
+        knocker=d["knocker"],
+        given_at=d["given_at"],
+        taken_at=d["taken_at"],
+        held_was_face_down=d["held_was_face_down"],
+        hand_was_face_down=d["hand_was_face_down"],
+        turns_played=d["turns_played"],
+        ender=d["ender"],
+        final_turns=tuple(d["final_turns"]),
+        refills=d["refills"],
+        totals=tuple(d["totals"]),
+        round_scores=tuple(map(tuple, d["round_scores"])),
+        winners=tuple(d["winners"]),
+        last_round=last,
+        setup_named=tuple(d.get("setup_named", ())),
+    )
+
+
 def burst(func: Callable[[Any], Any], items: list[Any]) -> float:
     """CPU seconds per item of one pass of ``func`` over ``items``."""
     start = time.process_time()
@@ -94,6 +158,10 @@ def compare(
         f"{name:14s} baseline {base * 1e6:8.1f} us  current {new * 1e6:8.1f} us  "
         f"speed-up {base / new:5.2f}x  ({1 / base:,.0f} -> {1 / new:,.0f} per second)"
     )
+    for key in times:
+        if key not in ("baseline", "current"):
+            floor = statistics.median(times[key])
+            print(f"  {key:34s} {floor * 1e6:8.1f} us  {base / floor:5.2f}x the baseline's speed")
 
 
 def main() -> None:
@@ -101,6 +169,9 @@ def main() -> None:
     parser.add_argument("--baseline", default="4d8312d", help="git revision to compare with")
     parser.add_argument("--documents", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--floor", action="store_true", help="also time parsing alone, and parsing and building"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         old = load_baseline(args.baseline, Path(folder))
@@ -110,12 +181,15 @@ def main() -> None:
         assert [old.state_to_json(s) for s in old_states] == texts
         assert [current.state_to_json(s) for s in new_states] == texts
         print(f"{len(texts)} documents of {sum(map(len, texts)) // len(texts)} bytes on average")
-        compare(
-            "state_from_json",
-            {"baseline": old.state_from_json, "current": current.state_from_json},
-            {"baseline": texts, "current": texts},
-            args.rounds,
-        )
+        loaders: dict[str, Callable[[Any], Any]] = {
+            "baseline": old.state_from_json,
+            "current": current.state_from_json,
+        }
+        if args.floor:
+            assert [unchecked_state(t) for t in texts] == new_states
+            loaders["floor: json parse only"] = json.JSONDecoder().decode
+            loaders["floor: parse and build, no checks"] = unchecked_state
+        compare("state_from_json", loaders, dict.fromkeys(loaders, texts), args.rounds)
         compare(
             "state_to_json",
             {"baseline": old.state_to_json, "current": current.state_to_json},
