@@ -1026,7 +1026,12 @@ PUBLIC_KEYS: tuple[str, ...] = tuple(k for k in STATE_KEYS if k not in _PRIVATE_
 
 
 _PHASES = {phase.value: phase for phase in Phase}
-_BIT_TEXT = {False: "0", True: "1"}.__getitem__
+_BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
+
+
+def _face_down_mask(flags: Sequence[bool]) -> int:
+    """The face-down bitmask of a list of booleans (bit ``i`` set when ``flags[i]``)."""
+    return int(bytes(reversed(flags)).translate(_BIT_DIGITS) or b"0", 2)
 
 
 _LIST_ONLY = frozenset({list})
@@ -1375,7 +1380,7 @@ def _state_fast(data: object, path: JsonPath) -> GameState | None:
         num_players=table.num_players,
         seed=seed,
         cells=tuple(cells),
-        face_down=int("".join(map(_BIT_TEXT, reversed(flags))), 2),
+        face_down=_face_down_mask(flags),
         draw_pile=tuple(draw),
         held=held,
         in_hand=in_hand,
@@ -1411,7 +1416,7 @@ def _state_checked(data: object, path: JsonPath) -> GameState:
         num_players=table.num_players,
         seed=get_int(data["seed"], join(path, "seed")),
         cells=cells,
-        face_down=int("".join(map(_BIT_TEXT, reversed(flags))), 2),
+        face_down=_face_down_mask(flags),
         draw_pile=table.cards(data["draw_pile"], join(path, "draw_pile")),
         held=table.card_or_null(data["held"], join(path, "held")),
         in_hand=tuple(in_hand),
