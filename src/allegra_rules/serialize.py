@@ -1202,7 +1202,6 @@ def _round_end_fast(value: object, table: Table) -> RoundEnd | None:
 
 
 _OPTIONAL_SEATS = ("current_player", "drawer", "knocker", "ender")
-_PILES = ("discard_pile", "out_of_play")
 _INT_ARRAYS = ("discard_pile", "out_of_play", "setup_sums", "totals")
 _SEAT_LISTS = ("knockers", "final_turns", "winners")
 
