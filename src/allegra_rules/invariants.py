@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from operator import is_not
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
@@ -88,39 +88,46 @@ def deck_counts(config: RuleConfig) -> dict[int, int]:
     return dict(config.deck)
 
 
+_T = TypeVar("_T")
+
+
+def _per_config(
+    store: dict[int, tuple[RuleConfig, _T]], config: RuleConfig, make: Callable[[RuleConfig], _T]
+) -> _T:
+    """``make(config)``, remembered in ``store`` for the last 64 configs, by identity.
+
+    Configs are frozen, and hashing one costs more than most lookups it would save.
+    """
+    known = store.get(id(config))
+    if known is not None and known[0] is config:
+        return known[1]
+    made = make(config)
+    if len(store) >= 64:
+        store.clear()
+    store[id(config)] = (config, made)  # holding config keeps its id from reuse
+    return made
+
+
 _deck_counters: dict[int, tuple[RuleConfig, Counter[int]]] = {}
+_bounds: dict[int, tuple[RuleConfig, tuple[int, int]]] = {}
 
 
 def _deck_counter(config: RuleConfig) -> Counter[int]:
-    """``deck_counts`` as a Counter, remembered for the last configs (by identity)."""
-    known = _deck_counters.get(id(config))
-    if known is not None and known[0] is config:
-        return known[1]
-    counter = Counter(deck_counts(config))
-    if len(_deck_counters) >= 64:
-        _deck_counters.clear()
-    _deck_counters[id(config)] = (config, counter)  # holding config keeps its id unused
-    return counter
+    """``deck_counts`` as a Counter, remembered per config."""
+    return _per_config(_deck_counters, config, lambda c: Counter(deck_counts(c)))
 
 
-_bounds: dict[int, tuple[RuleConfig, int, int]] = {}
+def _bounds_of(config: RuleConfig) -> tuple[int, int]:
+    biggest = max(abs(value) for value, _ in config.deck)
+    return 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
 
 
 def bounds(config: RuleConfig) -> tuple[int, int]:
     """The largest absolute setup sum (two cards) and round score (a zone, doubled).
 
-    The loader bounds the same numbers with these values. Remembered for the last configs,
-    by identity (hashing a config costs more than the computation's lookup).
+    The loader bounds the same numbers with these values. Remembered per config.
     """
-    known = _bounds.get(id(config))
-    if known is not None and known[0] is config:
-        return known[1], known[2]
-    biggest = max(abs(value) for value, _ in config.deck)
-    two, zone = 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
-    if len(_bounds) >= 64:
-        _bounds.clear()
-    _bounds[id(config)] = (config, two, zone)  # holding config keeps its id unused
-    return two, zone
+    return _per_config(_bounds, config, _bounds_of)
 
 
 def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:

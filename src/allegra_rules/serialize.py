@@ -30,7 +30,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import cache, lru_cache, partial
 from importlib import resources
 from itertools import chain, compress
 from operator import is_not
@@ -505,11 +505,16 @@ def _are_bools(items: list[Any]) -> bool:
     return set(map(type, items)) <= _BOOL_ONLY
 
 
+def _are_cards_or_null(items: list[Any], values: frozenset[int]) -> bool:
+    """Whether every item is null or an int card value of the deck."""
+    return set(map(type, items)) <= _INT_OR_NONE and values.issuperset(filter(_not_none, items))
+
+
 def _cards_or_null(
     items: list[Any], path: JsonPath, values: frozenset[int]
 ) -> tuple[int | None, ...]:
     """``items`` as card values or nulls (checked one by one only to report an error)."""
-    if set(map(type, items)) <= _INT_OR_NONE and values.issuperset(filter(_not_none, items)):
+    if _are_cards_or_null(items, values):
         return tuple(items)
     return tuple(
         None if x is None else get_card(x, join(path, i), values) for i, x in enumerate(items)
@@ -1035,24 +1040,20 @@ def _face_down_mask(flags: Sequence[bool]) -> int:
 
 
 _LIST_ONLY = frozenset({list})
-_SEATS: dict[int, frozenset[int]] = {}
 
 
+@cache
 def _seats_of(n: int) -> frozenset[int]:
     """The seats ``0..n-1`` as a set (for membership tests at C speed)."""
-    seats = _SEATS.get(n)
-    if seats is None:
-        seats = _SEATS[n] = frozenset(range(n))
-    return seats
+    return frozenset(range(n))
 
 
-def _public_fast(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any] | None:
+def _public_fast(data: Mapping[str, Any], table: Table) -> dict[str, Any] | None:
     """``read_public`` for a document whose every field is right, else ``None``.
 
     Checks the same types and ranges in bulk, at C speed where it can: the types of every
     number of every array in one pass, ranges with ``min``/``max`` and set membership. On any
-    doubt the caller runs [`read_public`][allegra_rules.serialize.read_public], which names the
-    bad field.
+    doubt the caller checks field by field (``_public_checked``), which names the bad field.
     """
     n = table.num_players
     config = table.config
@@ -1181,8 +1182,7 @@ def _round_end_fast(value: object, table: Table) -> RoundEnd | None:
         or len(sums) != n
         or len(scores) != n
         or len(removed) > num_cells
-        or not set(map(type, cells)) <= _INT_OR_NONE
-        or not table.values.issuperset(filter(_not_none, cells))
+        or not _are_cards_or_null(cells, table.values)
         or not set(map(type, chain(sums, scores, removed))) <= _INT_ONLY
         or not (-bound <= min(sums) and max(sums) <= bound)
         or not (-bound <= min(scores) and max(scores) <= bound)
@@ -1208,7 +1208,7 @@ _SEAT_LISTS = ("knockers", "final_turns", "winners")
 
 def read_public(data: Mapping[str, Any], path: JsonPath, table: Table) -> dict[str, Any]:
     """Load the ``PUBLIC_KEYS`` fields of a state or view object, types and ranges."""
-    fast = _public_fast(data, path, table)
+    fast = _public_fast(data, table)
     return fast if fast is not None else _public_checked(data, path, table)
 
 
@@ -1330,7 +1330,7 @@ def _state_fast(data: object, path: JsonPath) -> GameState | None:
         table = read_table(data, path)
     except SaveFormatError:
         return None
-    public = _public_fast(data, path, table)
+    public = _public_fast(data, table)
     if public is None:
         return None
     values = table.values
@@ -1350,8 +1350,7 @@ def _state_fast(data: object, path: JsonPath) -> GameState | None:
         or len(draw) > table.config.deck_size
         or len(hand) > 1
         or len(named) > 2 * table.num_players
-        or not set(map(type, cells)) <= _INT_OR_NONE
-        or not values.issuperset(filter(_not_none, cells))
+        or not _are_cards_or_null(cells, values)
         or not set(map(type, flags)) <= _BOOL_ONLY
         or None in compress(cells, flags)
         or not set(map(type, chain(draw, named))) <= _INT_ONLY
