@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -309,38 +309,75 @@ def trusted_round_end(**fields: Any) -> RoundEnd:
     return end
 
 
-def _make_trusted_state() -> Callable[..., GameState]:
-    # Generated like the transitions' copy functions: every init field is a keyword-only
-    # argument (``setup_named`` may be left out) stored with a plain slot store on the
-    # unfrozen twin, which then becomes a GameState. Much faster than setattr in a loop.
+MISSING: Any = object()
+"""The default of an optional argument of a ``state_builder`` function: keep the source's value."""
+
+
+def state_builder(
+    changed: Sequence[str],
+    fixed: Mapping[str, Any] | None = None,
+    *,
+    from_state: bool = True,
+    optional: bool = False,
+) -> Callable[..., GameState]:
+    """Generate a function that builds a ``GameState`` with plain slot stores.
+
+    It fills the slots of the unfrozen twin and then makes the object a GameState (see
+    ``_UnfrozenState``), much faster than attrs' frozen ``__init__`` or setattr in a loop.
+    The ``changed`` fields are keyword-only arguments; the ``fixed`` fields take the given
+    constants; fields that are not init arguments (the legal-actions cache) start at their
+    default. With ``from_state`` the function takes a source state first and copies every
+    other field from it (with ``optional``, an omitted argument keeps the source's value too);
+    without it every other field takes its default. Nothing is checked: the engine vouches
+    for the values.
+    """
+    fixed = dict(fixed or {})
+    names = {f.name for f in attrs.fields(GameState) if f.init}
+    unknown = (set(changed) | set(fixed)) - names
+    assert not unknown, f"not GameState fields: {sorted(unknown)}"
+    namespace: dict[str, Any] = {
+        "_MISSING": MISSING,
+        "_new": object.__new__,
+        "_UnfrozenState": _UnfrozenState,
+        "GameState": GameState,
+    }
     params = []
-    lines = ["    o = _new(_UnfrozenState)"]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_UnfrozenState": _UnfrozenState}
+    body = ["    o = _new(_UnfrozenState)"]
     for field in attrs.fields(GameState):
         name = field.name
-        if not field.init:
-            namespace[f"_default_{name}"] = field.default
-            lines.append(f"    o.{name} = _default_{name}")
-            continue
-        if field.default is not attrs.NOTHING:
-            namespace[f"_default_{name}"] = field.default
-            params.append(f"{name}=_default_{name}")
+        if name in changed:
+            if optional and from_state:
+                params.append(f"{name}=_MISSING")
+                value = f"s.{name} if {name} is _MISSING else {name}"
+            elif not from_state and field.default is not attrs.NOTHING:
+                namespace[f"_default_{name}"] = field.default
+                params.append(f"{name}=_default_{name}")
+                value = name
+            else:
+                params.append(name)
+                value = name
+        elif name in fixed or not field.init or not from_state:
+            assert name in fixed or field.default is not attrs.NOTHING, f"{name} needs a value"
+            namespace[f"_fixed_{name}"] = fixed.get(name, field.default)
+            value = f"_fixed_{name}"
         else:
-            params.append(name)
-        lines.append(f"    o.{name} = {name}")
-    lines = [f"def trusted_state(*, {', '.join(params)}):", *lines]
+            value = f"s.{name}"
+        body.append(f"    o.{name} = {value}")
+    source = "s, " if from_state else ""
+    lines = [f"def build({source}*, {', '.join(params)}):", *body]
     lines += ["    o.__class__ = GameState", "    return o", ""]
-    namespace["GameState"] = GameState
-    exec(compile("\n".join(lines), "<trusted_state>", "exec"), namespace)
-    build: Callable[..., GameState] = namespace["trusted_state"]
-    build.__doc__ = """A ``GameState`` from fields the engine vouches for, without checking them.
-
-    ``GameState(...)`` checks the type, size and range of every field (its callers may
-    pass anything); the engine's own constructions (a deal, a loaded document whose
-    every field the loader has checked, a determinized sample) skip that cost. Every
-    init field is a keyword argument; ``setup_named`` may be left out (empty).
-    """
+    # A distinct file name per function keeps profiles and tracebacks readable.
+    where = "<GameState builder: " + ", ".join((*changed, *fixed)) + ">"
+    exec(compile("\n".join(lines), where, "exec"), namespace)
+    build: Callable[..., GameState] = namespace["build"]
     return build
 
 
-trusted_state = _make_trusted_state()
+trusted_state = state_builder([f.name for f in attrs.fields(GameState) if f.init], from_state=False)
+"""A ``GameState`` from fields the engine vouches for, without checking them.
+
+``GameState(...)`` checks the type, size and range of every field (its callers may pass
+anything); the engine's own constructions (a deal, a loaded document whose every field the
+loader has checked, a determinized sample) skip that cost. Every init field is a keyword
+argument; ``setup_named`` may be left out (empty).
+"""

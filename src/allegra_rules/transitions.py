@@ -45,7 +45,7 @@ from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
-from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState, trusted_state
+from allegra_rules.state import GameState, Phase, RoundEnd, state_builder, trusted_state
 from allegra_rules.triples import new_triples, table_triples
 
 ROUNDS = 3
@@ -206,45 +206,7 @@ def new_game(
 
 # ---------------------------------------------------------------- shared helpers
 
-_MISSING: Any = object()
 _FIELD_NAMES = tuple(f.name for f in attrs.fields(GameState) if f.init)
-
-
-def _make_copy(
-    changed: Sequence[str], fixed: dict[str, Any], optional: bool
-) -> Callable[..., GameState]:
-    # Generates a copy-with-changes function, much faster than attrs.evolve: it fills
-    # the slots of an unfrozen twin with plain stores, then makes the object a
-    # GameState (see state._UnfrozenState). ``changed`` fields are keyword-only
-    # arguments (with ``optional``, an omitted one keeps the source state's value);
-    # ``fixed`` fields take the given constants; the rest are copied. Fields that are
-    # not init arguments (the legal-actions cache) start at their default.
-    unknown = (set(changed) | set(fixed)) - set(_FIELD_NAMES)
-    assert not unknown, f"not GameState fields: {sorted(unknown)}"
-    params = ", ".join(f"{name}=_MISSING" if optional else name for name in changed)
-    lines = [f"def copy(s, *, {params}):", "    o = _new(_UnfrozenState)"]
-    namespace: dict[str, Any] = {
-        "_MISSING": _MISSING,
-        "_new": object.__new__,
-        "_UnfrozenState": _UnfrozenState,
-        "GameState": GameState,
-    }
-    for field in attrs.fields(GameState):
-        name = field.name
-        if name in changed:
-            value = f"s.{name} if {name} is _MISSING else {name}" if optional else name
-        elif name in fixed or not field.init:
-            namespace[f"_fixed_{name}"] = fixed.get(name, field.default)
-            value = f"_fixed_{name}"
-        else:
-            value = f"s.{name}"
-        lines.append(f"    o.{name} = {value}")
-    lines += ["    o.__class__ = GameState", "    return o", ""]
-    # A distinct file name per function keeps profiles and tracebacks readable.
-    where = "<GameState copy: " + ", ".join((*changed, *fixed)) + ">"
-    exec(compile("\n".join(lines), where, "exec"), namespace)
-    copy: Callable[..., GameState] = namespace["copy"]
-    return copy
 
 
 def _copier(*changed: str, **fixed: Any) -> Callable[..., GameState]:
@@ -253,10 +215,10 @@ def _copier(*changed: str, **fixed: Any) -> Callable[..., GameState]:
     The returned function takes the source state and every field of ``changed`` as a
     keyword argument; the fields of ``fixed`` get the given values.
     """
-    return _make_copy(changed, fixed, optional=False)
+    return state_builder(changed, fixed)
 
 
-_evolve = _make_copy(_FIELD_NAMES, {}, optional=True)
+_evolve = state_builder(_FIELD_NAMES, optional=True)
 """Copy a state, replacing the fields given as keyword arguments."""
 
 
