@@ -1466,7 +1466,13 @@ def action_to_json(action: Action) -> str:
 
 
 def action_from_dict(data: object, path: JsonPath = "$", num_players: int | None = None) -> Action:
-    """Load an action object (``{"type": ..., ...}``, no header), checking everything.
+    """Load an action object, checking everything.
+
+    Both forms load: the bare object of a view's ``legal_actions`` entry
+    (``{"type": ..., ...}``, as [`action_to_dict`][allegra_rules.serialize.action_to_dict]
+    writes it) and a whole action document with its header (``schema_version`` and
+    ``kind``, as [`action_to_json`][allegra_rules.serialize.action_to_json] writes it).
+    A header, when present, must be whole and right.
 
     Args:
         data: the parsed object.
@@ -1480,6 +1486,9 @@ def action_from_dict(data: object, path: JsonPath = "$", num_players: int | None
     """
     if not isinstance(data, dict):
         fail(path, f"an action must be an object; got {describe(data)}")
+    if "schema_version" in data or "kind" in data:
+        check_header(data, path, "action", (ACTION_SCHEMA_VERSION,))
+        data = {k: v for k, v in data.items() if k not in ("schema_version", "kind")}
     kind = data.get("type")
     cls = _ACTION_CLASSES.get(kind) if isinstance(kind, str) else None
     if cls is None:
@@ -1513,7 +1522,11 @@ def action_from_dict(data: object, path: JsonPath = "$", num_players: int | None
 def action_from_json(
     text: str | bytes, *, num_players: int | None = None, max_bytes: int = MAX_DOCUMENT_BYTES
 ) -> Action:
-    """Load an action document written by ``action_to_json``.
+    """Load an action document written by ``action_to_json``, or a view's entry.
+
+    A view's ``legal_actions`` entry, sent back verbatim without the header
+    (``{"type": "swap", "pos": {...}}``), loads as well; see
+    [`action_from_dict`][allegra_rules.serialize.action_from_dict].
 
     Args:
         text: the document (``str`` or UTF-8 ``bytes``).
@@ -1532,9 +1545,7 @@ def action_from_json(
         raise ValueError(f"num_players must be an int >= 2 or None; got {num_players!r}")
 
     def build(document: Any) -> Action:
-        data = check_header(document, "$", "action", (ACTION_SCHEMA_VERSION,))
-        body = {k: v for k, v in data.items() if k not in ("schema_version", "kind")}
-        return action_from_dict(body, "$", num_players)
+        return action_from_dict(document, "$", num_players)
 
     return load_document(text, build, max_bytes=max_bytes, what="action")
 

@@ -888,24 +888,43 @@ _APPLY: dict[type, Callable[[GameState, Any], GameState]] = {
 }
 
 
-def apply(state: GameState, action: Action) -> GameState:
+def apply(state: GameState, action: Action, *, player: int | None = None) -> GameState:
     """The state after ``action``. ``state`` itself is never changed.
+
+    Args:
+        state: the state to act on.
+        action: one of ``legal_actions(state)`` (or an equal action).
+        player: the seat on whose behalf the move is made, when it came from a seat (a
+            server's client, say). With a seat, the move is applied only when it is that
+            seat's to make (``state.current_player``). ``None`` (the default) applies the
+            move for whoever is to act.
 
     Raises:
         IllegalActionError: ``action`` is not in ``legal_actions(state)`` (an object
-            of the same action class with equal fields); the message says which action
-            and why. Anything that is not an action at all is refused the same way.
+            of the same action class with equal fields), or ``player`` is given and it
+            is not that seat's move; the message says which action and why (for a seat
+            out of turn: whose move it is). Anything that is not an action at all is
+            refused the same way.
+        ValueError: ``player`` is not a seat of the game (a bool, a negative or too
+            large int, or not an int).
 
     Examples:
         >>> state = new_game(2, seed=1)
         >>> after = apply(state, legal_actions(state)[0])
         >>> after.setup_reveals, state.setup_reveals
         (1, 0)
+        >>> try:
+        ...     apply(state, legal_actions(state)[0], player=1)
+        ... except IllegalActionError as error:
+        ...     print(error.reason)
+        it is seat 0's move, not seat 1's
     """
     try:
         legal = state._legal
     except AttributeError:
         raise ValueError(f"state must be a GameState; got {type(state).__name__}") from None
+    if player is not None and (type(player) is not int or player != state.current_player):
+        _check_turn(state, action, player)
     if legal is None:
         legal = legal_actions(state)
     for candidate in legal:
@@ -917,6 +936,20 @@ def apply(state: GameState, action: Action) -> GameState:
         if kind not in _APPLY or not any(type(c) is kind and c == action for c in legal):
             raise IllegalActionError(action, _why_not(state, action))
     return _APPLY[type(action)](state, action)
+
+
+def _check_turn(state: GameState, action: object, player: object) -> None:
+    """Refuse ``player`` unless it is a seat of the game whose move it is."""
+    n = state.num_players
+    if type(player) is not int or not 0 <= player < n:
+        raise ValueError(
+            f"player must be a seat of the game, an int 0..{n - 1} (or None); got {player!r}"
+        )
+    who = state.current_player
+    if who is None:
+        raise IllegalActionError(action, "the game is over")
+    if who != player:
+        raise IllegalActionError(action, f"it is seat {who}'s move, not seat {player}'s")
 
 
 # ---------------------------------------------------------------- explanations
