@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ from allegra_rules import (
     preset,
     preset_ids,
 )
+from allegra_rules.config import OPTION_CHOICES
 
 SMALL_DECK = RuleConfig(deck=dict.fromkeys(range(10), 3), max_players=2)
 """30 cards for 2 players: the draw pile runs out (and is refilled) early."""
@@ -121,3 +123,29 @@ def exchange_states(seed: int, num_players: int = 3) -> list[GameState]:
         for s in game_states(preset("seeds"), num_players, seed)
         if s.held_was_face_down or s.hand_was_face_down
     ]
+
+
+@st.composite
+def small_decks(draw: st.DrawFn, n: int) -> dict[int, int]:
+    """A deck of 2 to 4 values, just big enough for ``n`` seats (or a little more)."""
+    values = draw(st.lists(st.integers(-1, 11), min_size=2, max_size=4, unique=True))
+    total = 12 * n + 2 + draw(st.integers(0, 24))
+    k = len(values)
+    return {v: total // k + (i < total % k) for i, v in enumerate(values)}
+
+
+@st.composite
+def tables(draw: st.DrawFn, *, small_cap: bool = False) -> tuple[RuleConfig, int, int]:
+    """``(config, seats, seed)``: every option value, sometimes a small cap or deck."""
+    n = draw(st.integers(2, 6))
+    options: dict[str, Any] = {
+        name: draw(st.sampled_from(values)) for name, values in OPTION_CHOICES.items()
+    }
+    if small_cap:
+        options["max_turns_per_round"] = draw(st.one_of(st.integers(1, 40), st.just(500)))
+    else:
+        options["max_turns_per_round"] = draw(st.sampled_from([500, 500, 1, 2, 3, 5, 8, 13]))
+    if draw(st.booleans()):
+        options["deck"] = draw(small_decks(n))
+    seed = draw(st.integers(0, 2**63))
+    return RuleConfig(**options), n, seed

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -45,10 +44,10 @@ from allegra_rules import (
     legal_actions,
     new_game,
 )
-from allegra_rules.config import OPTION_CHOICES
 from allegra_rules.invariants import check_state
 from allegra_rules.triples import find_triples
 from helpers import all_actions, cards_of, snapshot, thorough_run
+from random_games import tables
 
 SETTLED = (Phase.SETUP, Phase.DRAW)
 # Actions per example of the invariant test; mutation testing lowers it (CONTRIBUTING.md).
@@ -63,32 +62,6 @@ INVARIANT_EXAMPLES = (
 
 
 # ------------------------------------------------------------------- strategies
-
-
-@st.composite
-def small_decks(draw: st.DrawFn, n: int) -> dict[int, int]:
-    """A deck of 2 to 4 values, just big enough for ``n`` seats (or a little more)."""
-    values = draw(st.lists(st.integers(-1, 11), min_size=2, max_size=4, unique=True))
-    total = 12 * n + 2 + draw(st.integers(0, 24))
-    k = len(values)
-    return {v: total // k + (i < total % k) for i, v in enumerate(values)}
-
-
-@st.composite
-def tables(draw: st.DrawFn, *, small_cap: bool = False) -> tuple[RuleConfig, int, int]:
-    """``(config, seats, seed)``: every option value, sometimes a small cap or deck."""
-    n = draw(st.integers(2, 6))
-    options: dict[str, Any] = {
-        name: draw(st.sampled_from(values)) for name, values in OPTION_CHOICES.items()
-    }
-    if small_cap:
-        options["max_turns_per_round"] = draw(st.one_of(st.integers(1, 40), st.just(500)))
-    else:
-        options["max_turns_per_round"] = draw(st.sampled_from([500, 500, 1, 2, 3, 5, 8, 13]))
-    if draw(st.booleans()):
-        options["deck"] = draw(small_decks(n))
-    seed = draw(st.integers(0, 2**63))
-    return RuleConfig(**options), n, seed
 
 
 # --------------------------------------------------------------------- checks

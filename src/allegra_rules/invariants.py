@@ -578,22 +578,136 @@ def _removed_this_round(s: GameState) -> tuple[int, ...]:
 
 
 def _check_setup_sums(s: GameState, path: str) -> None:
-    """The setup sums add up to the cards revealed so far (in-turn setup, before turn 1)."""
+    """The setup sums lie in range, and agree with the revealed cards while they show.
+
+    In the setup and right after it, the sums and the revealed cards must be the work of
+    the seats that revealed (see ``_check_setup_reveals``).
+    """
     two, _ = bounds(s.config)
     if not -two <= min(s.setup_sums) <= max(s.setup_sums) <= two:
         for seat, value in enumerate(s.setup_sums):
             if not -two <= value <= two:
                 fail(join(join(path, "setup_sums"), seat), f"must be in {-two}..{two}; got {value}")
-    if s.config.setup_reveals != "in_turn" or s.turns_played or s.phase is Phase.OVER:
-        return
-    revealed = sum(v for i, v in enumerate(s.cells) if v is not None and not (s.face_down >> i) & 1)
-    revealed += sum(_removed_this_round(s))
-    if sum(s.setup_sums) != revealed:
+    if s.phase is Phase.SETUP or (s.phase is Phase.DRAW and s.turns_played == 0):
+        _check_setup_reveals(s, path)
+
+
+def _setup_counts(s: GameState) -> list[tuple[int, int]]:
+    """``(seat, cards it has revealed or named)`` in setup order, from the start seat."""
+    n = s.num_players
+    done = s.setup_reveals if s.phase is Phase.SETUP else 2 * n
+    return [((s.start_seat + j) % n, min(2, max(0, done - 2 * j))) for j in range(n)]
+
+
+def _gap_values(s: GameState, gaps: list[int]) -> list[dict[int, int]]:
+    """Every way the cards that left the table this round can have lain in its gaps.
+
+    Each gap must then lie on a line with at least two other gaps of its value: the
+    cards of a removed triple were equal.
+    """
+    removed = _removed_this_round(s)
+    if len(removed) != len(gaps):
+        return []
+    through = geometry(s.num_players).lines_through
+    found: list[dict[int, int]] = []
+    for values in sorted(set(itertools.permutations(removed))):
+        placed = dict(zip(gaps, values, strict=True))
+        if all(
+            any(sum(1 for j in line if placed.get(j) == placed[i]) >= 3 for line in through[i])
+            for i in gaps
+        ):
+            found.append(placed)
+        if len(found) >= 64:
+            break
+    return found
+
+
+def _setup_assignable(
+    counts: list[tuple[int, int]],
+    shown: frozenset[int],
+    value: Callable[[int], int],
+    sums: tuple[int, ...],
+    areas: list[frozenset[int]],
+    shared: bool,
+) -> bool:
+    """Whether the seats can have revealed exactly ``shown`` with these sums.
+
+    Each seat revealed (or named) its count of distinct cells of its area, summing to its
+    setup sum; together they revealed every shown cell. With ``shared`` (a simultaneous
+    setup) two seats may have named the same cell; otherwise every cell was revealed once.
+    """
+
+    def search(j: int, covered: frozenset[int]) -> bool:
+        if j == len(counts):
+            return covered == shown
+        seat, count = counts[j]
+        pool = sorted(shown & areas[seat] if shared else (shown & areas[seat]) - covered)
+        for picked in itertools.combinations(pool, count):
+            if sum(map(value, picked)) == sums[seat] and search(j + 1, covered.union(picked)):
+                return True
+        return False
+
+    return search(0, frozenset())
+
+
+def _check_setup_reveals(s: GameState, path: str) -> None:
+    """Check that the setup so far is one that the seats can have made.
+
+    In the setup and before the round's first draw, the face-up cards and gaps are the
+    cards the seats that have revealed (two each, in setup order) can have revealed, each
+    in its own reveal area, and each seat's setup sum is the sum of its cards.
+
+    A simultaneous setup shows nothing until every seat has named two cells; then every
+    named cell is up (or was removed in a triple), and a cell may count for two seats.
+    """
+    simultaneous = s.config.setup_reveals == "simultaneous"
+    if simultaneous and s.phase is Phase.SETUP:
+        return  # nothing is up yet; _check_setup checks the named cells
+    n = s.num_players
+    cells = s.cells
+    down = s.face_down
+    shown = frozenset(i for i in range(len(cells)) if not (down >> i) & 1)
+    counts = _setup_counts(s)
+    areas = [_area(n, seat, s.config.reveal_area) for seat in range(n)]
+    reach = frozenset().union(*(areas[seat] for seat, count in counts if count))
+    for i in sorted(shown - reach):
+        what = "a gap" if cells[i] is None else "face up"
         fail(
-            join(path, "setup_sums"),
-            f"add up to {sum(s.setup_sums)}, but the cards revealed in this setup add up to "
-            f"{revealed}",
+            join(join(path, "face_down"), i),
+            f"cell {i} is {what}, but no seat that has revealed in this setup could have "
+            f"revealed it (reveal_area={s.config.reveal_area!r})",
         )
+    gaps = sorted(i for i in shown if cells[i] is None)
+    placements = _gap_values(s, gaps) if gaps else [{}]
+    if not placements:
+        fail(
+            join(path, "cells"),
+            "the gaps of the table do not hold the cards that setup triples removed",
+        )
+    if not simultaneous:
+        revealed_sum = sum(v for i in shown if (v := cells[i]) is not None)
+        revealed_sum += sum(_removed_this_round(s))
+        if sum(s.setup_sums) != revealed_sum:
+            fail(
+                join(path, "setup_sums"),
+                f"add up to {sum(s.setup_sums)}, but the cards revealed in this setup add "
+                f"up to {revealed_sum}",
+            )
+    for placed in placements:
+
+        def value(i: int, placed: dict[int, int] = placed) -> int:
+            v = cells[i]
+            return placed[i] if v is None else v
+
+        if _setup_assignable(counts, shown, value, s.setup_sums, areas, simultaneous):
+            return
+    revealed = ", ".join(f"seat {seat}: {count}" for seat, count in counts)
+    fail(
+        join(path, "setup_sums"),
+        f"no seat-by-seat setup gives these face-up cards and sums {list(s.setup_sums)} "
+        f"(cells revealed so far, {revealed}; each in its reveal area, "
+        f"reveal_area={s.config.reveal_area!r})",
+    )
 
 
 def _check_turn(s: GameState, path: str) -> None:
