@@ -43,7 +43,7 @@ from allegra_rules import (
     state_to_json,
 )
 from allegra_rules.invariants import InvalidStateError, check_state
-from helpers import game, setup_reveals
+from helpers import forged, game, setup_reveals
 from random_games import CONFIGS, choose, game_states, play, players_for
 
 G0 = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 0]]
@@ -84,9 +84,7 @@ def _draw_state(n: int = 3) -> GameState:
 def test_an_ender_has_no_face_down_card_in_its_area() -> None:
     state = _draw_state()
     # As if seat 0 had ended the round on turn 1: seats 1 and 2 have their last turns.
-    ended = attrs.evolve(
-        state, ender=0, final_turns=(1, 2), turns_played=1, drawer=1, current_player=1
-    )
+    ended = forged(state, ender=0, final_turns=(1, 2), turns_played=1, drawer=1, current_player=1)
     both_reject(ended, "$.ender", "lie face down")
 
 
@@ -97,13 +95,13 @@ def test_face_up_cards_agree_with_the_turns_played() -> None:
     for i in (0, 1, 2, 12, 13, 24, 25, 26):
         mask &= ~(1 << i)
     assert 36 - mask.bit_count() == 14
-    both_reject(attrs.evolve(state, face_down=mask), "$.face_down", "face up or gaps")
+    both_reject(forged(state, face_down=mask), "$.face_down", "face up or gaps")
 
 
 def test_cards_leave_the_draw_pile_only_by_drawing() -> None:
     state = _draw_state()
     moved = state.draw_pile[:10]
-    tampered = attrs.evolve(
+    tampered = forged(
         state, draw_pile=state.draw_pile[10:], discard_pile=state.discard_pile + moved
     )
     both_reject(tampered, "$.draw_pile", "no refill")
@@ -117,7 +115,7 @@ def test_every_gap_lies_on_a_line_a_triple_emptied() -> None:
     assert None not in gone
     for i in (1, 14, 30):
         cells[i] = None
-    tampered = attrs.evolve(
+    tampered = forged(
         state,
         cells=tuple(cells),
         face_down=state.face_down & ~((1 << 1) | (1 << 14) | (1 << 30)),
@@ -132,7 +130,7 @@ def test_setup_sums_match_the_revealed_cards() -> None:
     sums[0] += 3
     sums[1] -= 1
     # The seats that revealed keep sums that could be right one by one, but not in all.
-    both_reject(attrs.evolve(state, setup_sums=tuple(sums)), "$.setup_sums", "add up to")
+    both_reject(forged(state, setup_sums=tuple(sums)), "$.setup_sums", "add up to")
 
 
 def _exchange_state(phase: Phase) -> GameState:
@@ -164,7 +162,7 @@ def test_a_table_carrying_a_triple_in_a_knock_exchange_is_rejected(phase: Phase)
     draw.remove(11)
     draw += [state.cells[24 + 9], state.cells[24 + 10]]  # type: ignore[list-item]
     mask = state.face_down & ~((1 << (24 + 9)) | (1 << (24 + 10)))
-    tampered = attrs.evolve(state, cells=tuple(cells), draw_pile=tuple(draw), face_down=mask)
+    tampered = forged(state, cells=tuple(cells), draw_pile=tuple(draw), face_down=mask)
     with pytest.raises(InvalidStateError) as info:
         check_state(tampered)
     assert "triple" in info.value.reason and info.value.path.startswith("$.")
@@ -211,10 +209,10 @@ def test_check_state_bounds_the_numbers_the_loader_bounds() -> None:
     first, second = third.round_scores
     far = (5000, *first[1:])
     cases = [
-        (attrs.evolve(state, setup_sums=(0, 0, 23)), "$.setup_sums[2]"),
-        (attrs.evolve(state, setup_sums=(-23, 0, 0)), "$.setup_sums[0]"),
+        (forged(state, setup_sums=(0, 0, 23)), "$.setup_sums[2]"),
+        (forged(state, setup_sums=(-23, 0, 0)), "$.setup_sums[0]"),
         (
-            attrs.evolve(
+            forged(
                 third,
                 round_scores=(far, second),
                 totals=tuple(a + b for a, b in zip(far, second, strict=True)),
@@ -375,7 +373,7 @@ def test_the_closure_check_catches_a_state_the_loader_should_have_refused() -> N
     # own loader rejects. This is what the closure test would report.
     fives = [[5, 1, 2, 3], [5, 4, 6, 7], [5, 8, 9, 10]]
     state = setup_reveals(game(2, {0: fives, 1: G1}, discard=4))
-    bad = attrs.evolve(state, face_down=state.face_down & ~0b100010001)
+    bad = forged(state, face_down=state.face_down & ~0b100010001)
     with pytest.raises(InvalidStateError, match="triple"):
         check_state(bad)
     after = apply(apply(apply(bad, DrawDeck()), Pass()), Discard())

@@ -42,7 +42,7 @@ from allegra_rules.render import (
     render_round_end,
     render_table,
 )
-from helpers import Grid, game, play, setup_reveals
+from helpers import Grid, forged, game, play, setup_reveals
 
 # Grids without any triple, also side by side (seat p gets G[p]).
 G0: Grid = ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 0))
@@ -392,7 +392,7 @@ def test_fr_rules_throwing_back_the_discard_card() -> None:
 def test_draw_from_an_empty_pile_mentions_the_reshuffle() -> None:
     state = _after_setup()
     moved = state.draw_pile
-    empty = attrs.evolve(state, draw_pile=(), discard_pile=moved + state.discard_pile)
+    empty = forged(state, draw_pile=(), discard_pile=moved + state.discard_pile)
     drawn = apply(empty, DrawDeck()).held
     assert describe_action(empty, DrawDeck()) == (
         f"Seat 0 draws {card_text(drawn or 0)} from the draw pile, after the discard pile "

@@ -45,7 +45,7 @@ from allegra_rules.presets import preset_id, preset_ids
 from allegra_rules.scoring import ender_doubled, round_scores
 from allegra_rules.shuffle import DEFAULT_SEED, SplitMix64, seed_from_deck, shuffled, stream
 from allegra_rules.triples import find_triples, new_triples
-from helpers import Grid, game, own, pass_window, play, setup_reveals
+from helpers import Grid, forged, game, own, pass_window, play, setup_reveals
 
 G0: Grid = ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 0))  # sum 66, column 3: 4 + 8 + 0
 G1: Grid = ((2, 3, 4, 5), (6, 7, 8, 9), (10, 11, 0, -1))  # sum 64, column 3: 5 + 9 - 1
@@ -58,7 +58,7 @@ def face_down_only(state: GameState, positions: Iterable[Pos]) -> GameState:
     for pos in positions:
         mask |= 1 << pos.index
     assert mask & ~state.face_down == 0, "can only turn cards face up"
-    return attrs.evolve(state, face_down=mask)
+    return forged(state, face_down=mask)
 
 
 def flip_turn(state: GameState, pos: Pos) -> GameState:
@@ -536,7 +536,7 @@ def clear(state: GameState, positions: Iterable[Pos]) -> GameState:
         gone.append(card)
         cells[pos.index] = None
         face_down &= ~(1 << pos.index)
-    return attrs.evolve(
+    return forged(
         state, cells=tuple(cells), face_down=face_down, out_of_play=state.out_of_play + tuple(gone)
     )
 
@@ -664,11 +664,11 @@ def test_every_illegal_action_says_exactly_why() -> None:
     )
     # Drawing.
     state = setup_reveals(state)
-    empty = attrs.evolve(state, draw_pile=(), out_of_play=state.draw_pile)
+    empty = forged(state, draw_pile=(), out_of_play=state.draw_pile)
     assert reason(empty, DrawDeck()) == (
         "the draw pile is empty and the discard pile has fewer than 2 cards to refill it"
     )
-    no_discard = attrs.evolve(state, discard_pile=(), out_of_play=state.discard_pile)
+    no_discard = forged(state, discard_pile=(), out_of_play=state.discard_pile)
     assert reason(no_discard, DrawDiscard()) == "the discard pile is empty"
     bare = clear(state, own(0) + [Pos(1, r, 3) for r in range(3)])
     assert reason(bare, DrawDiscard()) == "seat 0 has no card in its zone to swap with"
@@ -776,7 +776,7 @@ def test_refills_are_shuffled_from_the_seed_round_and_refill_count() -> None:
     pile = (3, 9, 4, 4, 8, 1, 7, 2)
     pool = Counter(state.draw_pile) + Counter(state.discard_pile)
     pool.subtract(Counter(pile))
-    state = attrs.evolve(
+    state = forged(
         state,
         draw_pile=(),
         discard_pile=pile,
@@ -789,7 +789,7 @@ def test_refills_are_shuffled_from_the_seed_round_and_refill_count() -> None:
     assert state.draw_pile == first[1:] and state.discard_pile == (2,)
     # Empty the pile again: the second refill of the round has its own stream.
     state = play(pass_window(state), [Discard(), Reveal(Pos(0, 0, 0))])
-    state = attrs.evolve(
+    state = forged(
         state,
         draw_pile=(),
         discard_pile=(*state.draw_pile, *state.discard_pile),

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-import attrs
 import pytest
 
 from allegra_rules import (
@@ -37,7 +36,7 @@ from allegra_rules import (
     new_game,
     right,
 )
-from helpers import Grid, cards_of, game, play, setup_reveals, stack_deck
+from helpers import Grid, cards_of, forged, game, play, setup_reveals, stack_deck
 
 CONFIG = RuleConfig()
 FULL_DECK = Counter(CONFIG.deck_cards())
@@ -88,7 +87,7 @@ def _face_down_only(state: GameState, positions: Iterable[Pos]) -> GameState:
     for pos in positions:
         mask |= 1 << pos.index
     assert mask & ~state.face_down == 0, "can only turn cards face up"
-    return attrs.evolve(state, face_down=mask)
+    return forged(state, face_down=mask)
 
 
 def _clear(state: GameState, positions: Iterable[Pos]) -> GameState:
@@ -102,7 +101,7 @@ def _clear(state: GameState, positions: Iterable[Pos]) -> GameState:
         gone.append(card)
         cells[pos.index] = None
         face_down &= ~(1 << pos.index)
-    out = attrs.evolve(
+    out = forged(
         state,
         cells=tuple(cells),
         face_down=face_down,
@@ -117,7 +116,7 @@ def _restack(state: GameState, grids: Mapping[int, Grid]) -> GameState:
     assert state.phase is Phase.SETUP and state.setup_reveals == 0
     deck = stack_deck(CONFIG, state.num_players, grids)
     cut = 12 * state.num_players
-    return attrs.evolve(
+    return forged(
         state,
         cells=tuple(deck[:cut]),
         discard_pile=(deck[cut],),
@@ -695,7 +694,7 @@ def _empty_draw_pile(state: GameState, discard: Sequence[int]) -> GameState:
     pool = Counter(state.draw_pile) + Counter(state.discard_pile)
     pool.subtract(Counter(discard))
     assert min(pool.values()) >= 0
-    out = attrs.evolve(
+    out = forged(
         state,
         draw_pile=(),
         discard_pile=tuple(discard),

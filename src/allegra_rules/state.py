@@ -4,6 +4,12 @@ A [`GameState`][allegra_rules.state.GameState] is a frozen, slotted attrs class.
 flat tuple indexed by ``seat * 12 + row * 4 + col`` (``None`` for a gap); which cards lie face down
 is one int bitmask. Every transition builds a new state that shares all unchanged tuples with its
 parent, so keeping a whole game's history is cheap.
+
+This module imports nothing above it. The few methods of a state that belong to the layers above
+(its full check, its JSON and its picture) call functions that the package binds once
+([`bind`][allegra_rules.state.bind], from ``allegra_rules/__init__.py``), so that the import
+graph stays one-way: config and geometry, then the state, then the transitions, then everything
+that reads states.
 """
 
 from __future__ import annotations
@@ -55,6 +61,40 @@ class Phase(enum.Enum):
     __hash__ = object.__hash__
 
 
+class _Above:
+    """The functions of the layers above the state that its methods call (see ``bind``)."""
+
+    check_state: Callable[[GameState], None]
+    check_round_end: Callable[[RoundEnd], None]
+    to_json: Callable[[GameState], str]
+    from_json: Callable[[str | bytes], GameState]
+    svg: Callable[[GameState], str]
+
+
+_above = _Above()
+
+
+def bind(
+    *,
+    check_state: Callable[[GameState], None],
+    check_round_end: Callable[[RoundEnd], None],
+    to_json: Callable[[GameState], str],
+    from_json: Callable[[str | bytes], GameState],
+    svg: Callable[[GameState], str],
+) -> None:
+    """Give the state's methods the functions of the layers above it.
+
+    The package calls this once, as it is imported; a state cannot be built before.
+    ``check_state`` runs whenever a state is built by hand (``GameState(...)``,
+    ``attrs.evolve``) and ``check_round_end`` whenever a ``RoundEnd`` is.
+    """
+    _above.check_state = check_state
+    _above.check_round_end = check_round_end
+    _above.to_json = to_json
+    _above.from_json = from_json
+    _above.svg = svg
+
+
 def require_state(state: object, what: str = "state") -> GameState:
     """``state`` if it is a ``GameState``, else ``ValueError`` naming ``what``."""
     if not isinstance(state, GameState):
@@ -89,9 +129,7 @@ class RoundEnd:
     removed: tuple[int, ...] = ()
 
     def __attrs_post_init__(self) -> None:
-        from allegra_rules.invariants import check_round_end_types
-
-        check_round_end_types(self)
+        _above.check_round_end(self)
 
 
 @attrs.frozen(slots=True, repr=False, weakref_slot=False)
@@ -183,12 +221,11 @@ class GameState:
     )
 
     def __attrs_post_init__(self) -> None:
-        # Nothing malformed is ever stored in a state: a state built by hand (or with
-        # attrs.evolve) has every field checked; the engine's own states are built
+        # Nothing inconsistent is ever stored in a state: a state built by hand (or with
+        # attrs.evolve) is checked as the loader checks a saved game (check_state: every
+        # field, and that a game can reach it); the engine's own states are built
         # without this cost (see trusted_state).
-        from allegra_rules.invariants import check_types
-
-        check_types(self)
+        _above.check_state(self)
 
     def __repr__(self) -> str:
         return (
@@ -247,9 +284,7 @@ class GameState:
 
     def to_json(self) -> str:
         """The state as a canonical JSON saved game (see ``allegra_rules.serialize``)."""
-        from allegra_rules.serialize import state_to_json
-
-        return state_to_json(self)
+        return _above.to_json(self)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameState:
@@ -259,9 +294,7 @@ class GameState:
             SaveFormatError: a malformed, inconsistent or tampered document (a
                 ``ValueError``); the message names the path of the bad field.
         """
-        from allegra_rules.serialize import state_from_json
-
-        return state_from_json(text)
+        return _above.from_json(text)
 
     def _repr_svg_(self) -> str:
         """The table as an SVG element, so that a Jupyter notebook shows the state.
@@ -269,9 +302,7 @@ class GameState:
         It is the drawing of `render_svg(state)` (face-down cards as backs, nothing
         hidden shown) without the XML declaration, which an HTML page has no use for.
         """
-        from allegra_rules.svg import render_svg
-
-        return render_svg(self).split("\n", 1)[1]
+        return _above.svg(self).split("\n", 1)[1]
 
     def all_cards(self) -> Counter[int]:
         """Every card of the game wherever it is, as a multiset of values."""
@@ -380,4 +411,11 @@ trusted_state = state_builder([f.name for f in attrs.fields(GameState) if f.init
 anything); the engine's own constructions (a deal, a loaded document whose every field the
 loader has checked, a determinized sample) skip that cost. Every init field is a keyword
 argument; ``setup_named`` may be left out (empty).
+"""
+
+trusted_evolve = state_builder([f.name for f in attrs.fields(GameState) if f.init], optional=True)
+"""A copy of a state with the fields given as keyword arguments replaced, unchecked.
+
+``attrs.evolve(state, ...)`` checks the new state as ``GameState(...)`` does; the engine's
+transitions (and a picture of a moment no state shows) vouch for their values.
 """

@@ -59,7 +59,7 @@ from allegra_rules.actions import (
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
 from allegra_rules.render import status_text
-from allegra_rules.state import GameState, Phase, require_state
+from allegra_rules.state import GameState, Phase, require_state, trusted_evolve
 from allegra_rules.transitions import ROUNDS, apply, new_game
 
 __all__ = ["docs_pictures", "main", "render_svg"]
@@ -1154,7 +1154,7 @@ def _triple_scenes() -> list[_Scene]:
     assert old is not None
     cells = list(holding.cells)
     cells[i] = holding.held
-    before = attrs.evolve(
+    before = trusted_evolve(
         holding,
         cells=tuple(cells),
         face_down=holding.face_down & ~(1 << i),

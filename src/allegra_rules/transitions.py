@@ -20,8 +20,6 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
-import attrs
-
 from allegra_rules.actions import (
     DISCARD,
     DRAW_DECK,
@@ -44,8 +42,15 @@ from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
-from allegra_rules.shuffle import DEFAULT_SEED, seed_from_deck, shuffled, stream
-from allegra_rules.state import GameState, Phase, RoundEnd, state_builder, trusted_state
+from allegra_rules.shuffle import DEFAULT_SEED, check_seed, seed_from_deck, shuffled, stream
+from allegra_rules.state import (
+    GameState,
+    Phase,
+    RoundEnd,
+    state_builder,
+    trusted_evolve,
+    trusted_state,
+)
 from allegra_rules.triples import new_triples, table_triples
 
 ROUNDS = 3
@@ -157,7 +162,8 @@ def new_game(
         num_players: seats, from ``config.min_players`` to ``config.max_players``
             and at most what the deck can deal (12 per seat plus 2).
         config: the rules; ``None`` means ``preset("seeds")``.
-        seed: every shuffle of the game is drawn from it. ``None`` means a fixed
+        seed: every shuffle of the game is drawn from it, an int of at most 256 bits
+            (``shuffle.MIN_SEED`` to ``shuffle.MAX_SEED``). ``None`` means a fixed
             default seed, or, when ``deck`` is given, a seed derived from the deck.
         deck: the whole deck in draw order, top first, as a list or tuple holding
             exactly the config's cards. Seat 0 gets the first 12 cards row by row,
@@ -190,8 +196,8 @@ def new_game(
             f"num_players={num_players} needs a deck of at least {need} cards "
             f"(12 per player + 2); RuleConfig.deck has {config.deck_size}"
         )
-    if seed is not None and type(seed) is not int:
-        raise ValueError(f"seed must be an int or None; got {seed!r}")
+    if seed is not None:
+        check_seed(seed)
     if deck is not None:
         order = _check_deck(config, deck)
         if seed is None:
@@ -206,8 +212,6 @@ def new_game(
 
 # ---------------------------------------------------------------- shared helpers
 
-_FIELD_NAMES = tuple(f.name for f in attrs.fields(GameState) if f.init)
-
 
 def _copier(*changed: str, **fixed: Any) -> Callable[..., GameState]:
     """A copy-with-changes for one kind of transition (faster than ``_evolve``).
@@ -218,7 +222,7 @@ def _copier(*changed: str, **fixed: Any) -> Callable[..., GameState]:
     return state_builder(changed, fixed)
 
 
-_evolve = state_builder(_FIELD_NAMES, optional=True)
+_evolve = trusted_evolve
 """Copy a state, replacing the fields given as keyword arguments."""
 
 
