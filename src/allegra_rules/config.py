@@ -81,6 +81,16 @@ def _choice(name: str) -> Any:
     return check
 
 
+def _plain(value: object) -> object:
+    """The plain ``str`` of a ``str`` subclass (a StrEnum member, say); anything else as is.
+
+    An option never stores an object whose comparisons or hash its own class decides.
+    """
+    if isinstance(value, str) and type(value) is not str:
+        return str.__str__(value)
+    return value
+
+
 def _option(name: str, ambiguity: str, doc: str, added: str = FIRST_RELEASE) -> Any:
     metadata: dict[str, Any] = {
         "ambiguity": ambiguity,
@@ -90,7 +100,12 @@ def _option(name: str, ambiguity: str, doc: str, added: str = FIRST_RELEASE) -> 
     }
     if added != FIRST_RELEASE:
         metadata["legacy"] = OPTION_CHOICES[name][0]
-    return attrs.field(default=OPTION_CHOICES[name][0], validator=_choice(name), metadata=metadata)
+    return attrs.field(
+        default=OPTION_CHOICES[name][0],
+        converter=_plain,
+        validator=_choice(name),
+        metadata=metadata,
+    )
 
 
 MAX_CARD_VALUE = 1000

@@ -42,6 +42,7 @@ from typing import Any, NoReturn, TypeVar, cast
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
 from allegra_rules.scoring import round_scores, winners, zone_sums
+from allegra_rules.shuffle import MAX_SEED, MIN_SEED
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS, legal_actions
 from allegra_rules.triples import table_triples
@@ -950,7 +951,7 @@ def check_types(s: GameState, path: str = "$") -> None:
     ncells = n * CELLS_PER_SEAT
     values = frozenset(v for v, _ in config.deck)
     deck = config.deck_size
-    _int(s.seed, join(path, "seed"))
+    _int(s.seed, join(path, "seed"), MIN_SEED, MAX_SEED)
     _int(s.round, join(path, "round"), 1, ROUNDS)
     if not isinstance(s.phase, Phase):
         fail(join(path, "phase"), f"must be a Phase; got {_short(s.phase)}")

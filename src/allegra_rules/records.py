@@ -46,6 +46,7 @@ from allegra_rules.serialize import (
     schema_version_for,
     state_to_json,
 )
+from allegra_rules.shuffle import MAX_SEED, MIN_SEED
 from allegra_rules.state import GameState
 from allegra_rules.transitions import IllegalActionError, apply, new_game
 
@@ -273,7 +274,7 @@ class GameRecord:
                 )
         seed = data["seed"]
         if seed is not None:
-            seed = get_int(seed, join(path, "seed"))
+            seed = get_int(seed, join(path, "seed"), MIN_SEED, MAX_SEED)
         deck = data["deck"]
         if deck is not None:
             deck_path = join(path, "deck")

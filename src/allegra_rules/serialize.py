@@ -60,6 +60,7 @@ from allegra_rules.config import LATER_OPTIONS, OPTION_CHOICES, RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, MAX_SEATS, ROWS, Pos
 from allegra_rules.invariants import InvalidStateError, bounds, check_consistency, deck_counts
 from allegra_rules.invariants import check_conservation as _check_conservation
+from allegra_rules.shuffle import MAX_SEED, MIN_SEED
 from allegra_rules.state import (
     GameState,
     Phase,
@@ -1345,6 +1346,7 @@ def _state_fast(data: object, path: JsonPath) -> GameState | None:
     if (
         {type(cells), type(flags), type(draw), type(hand), type(named)} != _LIST_ONLY
         or type(seed) is not int
+        or not MIN_SEED <= seed <= MAX_SEED
         or len(cells) != num_cells
         or len(flags) != num_cells
         or len(draw) > table.config.deck_size
@@ -1412,7 +1414,7 @@ def _state_checked(data: object, path: JsonPath) -> GameState:
     state = trusted_state(
         config=table.config,
         num_players=table.num_players,
-        seed=get_int(data["seed"], join(path, "seed")),
+        seed=get_int(data["seed"], join(path, "seed"), MIN_SEED, MAX_SEED),
         cells=cells,
         face_down=_face_down_mask(flags),
         draw_pile=table.cards(data["draw_pile"], join(path, "draw_pile")),

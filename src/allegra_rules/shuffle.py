@@ -41,6 +41,24 @@ class SplitMix64:
                 return x % bound
 
 
+MIN_SEED = -(2**256) + 1
+"""The smallest seed a game may have."""
+MAX_SEED = 2**256 - 1
+"""The largest seed a game may have: every seed of up to 256 bits, signed or not."""
+
+
+def check_seed(seed: object, what: str = "seed") -> int:
+    """``seed`` if it is a plain ``int`` from ``MIN_SEED`` to ``MAX_SEED``, else ``ValueError``."""
+    if type(seed) is not int:
+        raise ValueError(f"{what} must be an int or None; got {type(seed).__name__}")
+    if not MIN_SEED <= seed <= MAX_SEED:
+        raise ValueError(
+            f"{what} is out of range: a seed is an int from -(2**256 - 1) to 2**256 - 1 "
+            f"(at most 256 bits, either sign); got one of {seed.bit_length()} bits"
+        )
+    return seed
+
+
 def stream(seed: int, *labels: int | str) -> SplitMix64:
     """The generator for ``seed`` and a purpose such as ``("deal", 2)``."""
     import hashlib  # here, not at the top: ``import allegra_rules`` stays light
