@@ -69,6 +69,74 @@ def test_random_sim_matrix(players, deal, name):
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
+def test_a_whole_uncapped_game_serializes():
+    # A full-length 5-player game on the "fr" preset: its history runs to about 1,600
+    # moves, which a nested history could not pickle (RecursionError).
+    pyspiel.random_sim_test(load(players=5, preset="fr"), num_sims=1, serialize=True, verbose=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("name", ["seeds", "de", "pl", "fr", "published"])
+def test_random_sim_whole_games_every_preset(players, name):
+    game = load(players=players, preset=name)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_a_finished_six_player_game_pickles_and_restores_equal():
+    import copy
+    import pickle
+    import sys
+
+    state = load(players=6).new_initial_state()
+    rng = random.Random(6)
+    while not state.is_terminal():
+        step_randomly(state, rng)
+    moves = len(state.history())
+    assert moves > 1000
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # a flat history needs no deep recursion
+    try:
+        restored = pickle.loads(pickle.dumps(state))
+        copied = copy.deepcopy(state)
+    finally:
+        sys.setrecursionlimit(limit)
+    for other in (restored, copied):
+        assert other.history() == state.history()
+        assert str(other) == str(state)
+        assert other.returns() == state.returns()
+        assert other.information_state_string(2) == state.information_state_string(2)
+        assert other.is_terminal()
+
+
+def test_a_clone_that_plays_on_from_an_earlier_state_keeps_both_histories():
+    game = load(players=2, max_turns_per_round=3)
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    for _ in range(30):
+        step_randomly(state, rng)
+    earlier = state.clone()
+    later = state.clone()
+    for _ in range(10):
+        step_randomly(later, rng)
+    branch = earlier.clone()
+    while branch.history() == later.history()[: len(branch.history())]:
+        step_randomly(branch, random.Random(len(branch.history())))
+        if branch.is_terminal():
+            break
+    recall = game.make_py_observer(PUBLIC_RECALL)
+    for one in (earlier, later, branch):
+        text = recall.string_from(one, 0)
+        assert text == recall.string_from(pickle_round_trip(one), 0)
+    assert recall.string_from(earlier, 0) == recall.string_from(state, 0)
+
+
+def pickle_round_trip(state):
+    import pickle
+
+    return pickle.loads(pickle.dumps(state))
+
+
 NEW_OPTIONS = [
     "setup_reveals:simultaneous",
     "scoring_triples:removed",

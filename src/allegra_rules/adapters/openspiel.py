@@ -247,17 +247,42 @@ class _Move:
     seen_by: int | None = None
 
 
-_History = tuple[Any, _Move] | None
-"""The move history as a linked list ``(earlier, last)``: appending shares the past."""
+class _History:
+    """The move history, flat: a list shared along one line of play, and its length here.
 
+    Appending to the newest history of a line extends the shared list in place (the
+    older histories keep their lengths); appending to an older one, when a clone plays
+    on from an earlier node, copies its moves first. Nothing is nested, so pickling,
+    copying and walking a history of any length never recurse.
+    """
 
-def _history_list(history: _History) -> list[_Move]:
-    out: list[_Move] = []
-    while history is not None:
-        history, move = history
-        out.append(move)
-    out.reverse()
-    return out
+    __slots__ = ("_moves", "_size")
+
+    def __init__(self, moves: list[_Move] | None = None, size: int | None = None) -> None:
+        self._moves = [] if moves is None else moves
+        self._size = len(self._moves) if size is None else size
+
+    def __len__(self) -> int:
+        return self._size
+
+    def append(self, move: _Move) -> _History:
+        """The history with ``move`` after these moves."""
+        moves = self._moves
+        if len(moves) != self._size:
+            moves = moves[: self._size]
+        moves.append(move)
+        return _History(moves, self._size + 1)
+
+    def moves(self) -> list[_Move]:
+        """The moves, oldest first (a new list)."""
+        return self._moves[: self._size]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"moves": self.moves()}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self._moves = list(data["moves"])
+        self._size = len(self._moves)
 
 
 class _Node:
@@ -276,7 +301,7 @@ class _Node:
         pending: int | None = None,
         queue: tuple[int, ...] = (),
         private_to: tuple[int | None, ...] = (),
-        moves: _History = None,
+        moves: _History | None = None,
         counts: tuple[int, ...] = (),
     ) -> None:
         self.engine = engine
@@ -287,7 +312,7 @@ class _Node:
         """Places whose card chance decides next: a cell index, ``_DRAW`` or ``_STARTER``."""
         self.private_to = private_to
         """Per ``queue`` entry: the only seat that sees that card, or ``None`` (everyone)."""
-        self.moves = moves
+        self.moves = _History() if moves is None else moves
         self.counts = counts
         """Per seat and counted action kind, this round (information-state tensor)."""
         self.outcomes: list[tuple[int, float]] | None = None
@@ -601,7 +626,7 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
         act = action_from_id(action, self._setup.num_players)
         engine = node.engine
         naming = engine.phase is Phase.SETUP and self._setup.config.setup_reveals == "simultaneous"
-        moves = (node.moves, _Move(player, action, player if naming else None))
+        moves = node.moves.append(_Move(player, action, player if naming else None))
         counts = self._count(node, player, act)
         rounds = self._setup.rounds
         if not self._setup.chance:
@@ -671,7 +696,7 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
         seen_by, private_rest = node.private_to[0], node.private_to[1:]
         engine = node.engine
         rounds = self._setup.rounds
-        moves = (node.moves, _Move(_CHANCE, outcome, seen_by))
+        moves = node.moves.append(_Move(_CHANCE, outcome, seen_by))
         if slot == _STARTER:
             engine = _set_starter(engine, value)
         elif slot >= 0:
@@ -745,7 +770,7 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
         node = self._node
         view = observe(node.engine, player_id)
         engine = determinize(view, rng)
-        moves = _history_list(node.moves)
+        moves = node.moves.moves()
         hidden: list[tuple[int | None, int | None]] = []
         if view.held_hidden:
             hidden.append((node.engine.drawer, engine.held))
@@ -771,10 +796,7 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
             for j, cell in zip(places, engine.setup_named, strict=True):
                 if moves[j].player != player_id:
                     moves[j] = attrs.evolve(moves[j], action=action_to_id(reveal[cell], n))
-        history: _History = None
-        for move in moves:
-            history = (history, move)
-        clone._node = node.replace(self._setup.rounds, engine=engine, moves=history)
+        clone._node = node.replace(self._setup.rounds, engine=engine, moves=_History(moves))
         return clone
 
 
@@ -892,7 +914,7 @@ class AllegraObserver:
             parts.append(f"private held={held} hand={hand} named={named}")
         if self.perfect_recall:
             parts.append(
-                "history " + " ".join(self._move_text(m, player) for m in _history_list(node.moves))
+                "history " + " ".join(self._move_text(m, player) for m in node.moves.moves())
             )
         return "\n".join(parts)
 
