@@ -5,6 +5,7 @@ Run from the repository root (one core, nothing else busy):
     python benchmarks/playouts.py              # 4 players, every preset
     python benchmarks/playouts.py --players 6 --seconds 5 --json
     python benchmarks/playouts.py --side-by-side --skyjo2 ../skyjo/src
+    python benchmarks/playouts.py --side-by-side --baseline v0.1.0   # against a revision
 
 A *step* is one ``legal_actions(state)`` call plus one ``apply(state, action)``;
 the action is picked with ``random.Random.choice``, whose cost is included. Memory is
@@ -34,13 +35,17 @@ from __future__ import annotations
 import argparse
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import platform
 import random
 import re
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
@@ -114,19 +119,49 @@ cpu = time.process_time
 """Bursts are timed in CPU seconds of this process: time other programs take counts less."""
 
 
-def allegra_burst(players: int, seconds: float, seed: int) -> tuple[int, float]:
-    """The loop of :func:`playouts` (``seeds`` preset) for about ``seconds``."""
-    steps = 0
-    start = cpu()
-    deadline = start + seconds
-    while cpu() < deadline:
-        state = new_game(players, seed=seed)
-        choice = random.Random(seed).choice
-        while not state.is_terminal:
-            state = apply(state, choice(legal_actions(state)))
-            steps += 1
-        seed += 1
-    return steps, cpu() - start
+def engine_burst(engine: ModuleType) -> Burst:
+    """The loop of :func:`playouts` (``seeds`` preset) on ``engine``'s functions."""
+    start_game, step, legal = engine.new_game, engine.apply, engine.legal_actions
+
+    def burst(players: int, seconds: float, seed: int) -> tuple[int, float]:
+        steps = 0
+        start = cpu()
+        deadline = start + seconds
+        while cpu() < deadline:
+            state = start_game(players, seed=seed)
+            choice = random.Random(seed).choice
+            while not state.is_terminal:
+                state = step(state, choice(legal(state)))
+                steps += 1
+            seed += 1
+        return steps, cpu() - start
+
+    return burst
+
+
+def load_baseline(revision: str) -> ModuleType:
+    """``allegra_rules`` as it was at a git ``revision``, loaded beside this one.
+
+    The revision's ``src`` is unpacked into a temporary folder and imported while this
+    package's modules are set aside; its functions keep their own modules' globals.
+    """
+    folder = tempfile.mkdtemp(prefix="allegra-baseline-")
+    archive = subprocess.run(
+        ["git", "archive", revision, "src/allegra_rules"], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    ours = {k: m for k, m in sys.modules.items() if k.partition(".")[0] == "allegra_rules"}
+    for name in ours:
+        del sys.modules[name]
+    sys.path.insert(0, os.path.join(folder, "src"))
+    try:
+        return importlib.import_module("allegra_rules")
+    finally:
+        sys.path.pop(0)
+        for name in [k for k in sys.modules if k.partition(".")[0] == "allegra_rules"]:
+            del sys.modules[name]
+        sys.modules.update(ours)
 
 
 _TYPE_ALIAS = re.compile(rb"^type (\w+) = ", re.MULTILINE)
@@ -307,16 +342,30 @@ def main() -> int:
         "--side-by-side", action="store_true", help="allegra_rules, skyjo2 and the skeleton"
     )
     group.add_argument("--skyjo2", metavar="PATH", help="a skyjo clone or its src directory")
+    group.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="instead of skyjo2 and the skeleton: allegra_rules at git revision REV",
+    )
     group.add_argument("--burst", type=float, default=0.5, help="seconds per burst")
     group.add_argument("--rounds", type=int, default=10, help="bursts per engine")
     args = parser.parse_args()
     if args.side_by_side:
-        engines: dict[str, Callable[[int], Burst]] = {"allegra_rules": lambda n: allegra_burst}
-        skyjo2, note = load_skyjo2(args.skyjo2)
+        current = engine_burst(sys.modules["allegra_rules"])
+        engines: dict[str, Callable[[int], Burst]] = {"allegra_rules": lambda n: current}
+        if args.baseline:
+            before = engine_burst(load_baseline(args.baseline))
+            engines[f"at {args.baseline}"] = lambda n: before
+        skyjo2, note = (
+            load_skyjo2(args.skyjo2)
+            if not args.baseline
+            else (None, f"this tree against git revision {args.baseline}")
+        )
         if skyjo2 is not None:
             run_skyjo2 = skyjo2_burst_for(skyjo2)
             engines["skyjo2"] = lambda n: run_skyjo2
-        engines["skeleton"] = skeleton_burst_for
+        if not args.baseline:
+            engines["skeleton"] = skeleton_burst_for
         players = args.players or [2, 3, 4, 5, 6]
         results = side_by_side(engines, players, args.burst, args.rounds)
         if args.json:
