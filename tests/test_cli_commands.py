@@ -609,10 +609,15 @@ def test_play_bad_arguments_exit_2(args: list[str], message: str) -> None:
     assert message in fails(2, "play", *args, stdin="q\n")
 
 
-@posix_only
-def test_play_ctrl_c_exits_130_without_a_traceback() -> None:
+def _interrupt_play(wait: float = 0.0, *, at_prompt: bool = True) -> tuple[int, str]:
+    """Start ``play``, press Ctrl-C at its prompt (after ``wait`` seconds), close its input.
+
+    With ``at_prompt=False`` the Ctrl-C comes ``wait`` seconds after the game's first
+    output, while the bots of a six-seat table play and the table is drawn.
+    """
+    players = "2" if at_prompt else "6"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "allegra_rules", "play", "--players", "2", "--seed", "2"],
+        [sys.executable, "-m", "allegra_rules", "play", "--players", players, "--seed", "2"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -620,18 +625,39 @@ def test_play_ctrl_c_exits_130_without_a_traceback() -> None:
     assert proc.stdout is not None
     seen = b""
     try:
-        while b"Your move (" not in seen:
+        while not seen if not at_prompt else b"Your move (" not in seen:
             chunk = os.read(proc.stdout.fileno(), 4096)
             assert chunk, seen[-300:]
             seen += chunk
+        time.sleep(wait)
         proc.send_signal(signal.SIGINT)
+        # communicate() closes the input at once: the process may see the end of its
+        # input before it sees the signal, which must not change its exit status.
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130
-    assert err.decode() == "allegra-rules: error: interrupted\n"
+    return proc.returncode, err.decode()
+
+
+@posix_only
+def test_play_ctrl_c_exits_130_without_a_traceback() -> None:
+    assert _interrupt_play() == (130, "allegra-rules: error: interrupted\n")
+
+
+@posix_only
+@pytest.mark.slow
+def test_play_ctrl_c_exits_130_fifty_times_in_a_row_on_a_loaded_machine() -> None:
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
+    try:
+        for run in range(50):
+            result = _interrupt_play(wait=(run % 5) * 0.01, at_prompt=run % 2 == 0)
+            assert result == (130, "allegra-rules: error: interrupted\n"), run
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
 
 
 def _decisions(seed: int, players: int = 3) -> list[tuple[Any, int]]:

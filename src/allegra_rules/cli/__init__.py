@@ -56,6 +56,7 @@ from allegra_rules.cli._common import (
     silence_stdout,
 )
 from allegra_rules.cli._demo import play_demo, read_record, run_demo, run_replay
+from allegra_rules.cli._interrupt import catching_interrupts, interrupted
 from allegra_rules.cli._play import EndOfInput, PlayResult, run_play
 from allegra_rules.cli._rules import rules_data, rules_text
 from allegra_rules.config import RuleConfig
@@ -434,6 +435,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 0
+    with catching_interrupts():
+        try:
+            code = _run(args)
+            if interrupted():  # a Ctrl-C that came while another error was handled
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            _error("interrupted")
+            return 130
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the chosen command; map its errors to exit codes (a Ctrl-C propagates)."""
     try:
         code: int = args.handler(args)
         sys.stdout.flush()
@@ -443,9 +457,6 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as exc:
         _error(str(exc))
         return 1
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 130
     except BrokenPipeError:
         # The reader went away (``allegra-rules demo | head``): stop quietly.
         silence_stdout()

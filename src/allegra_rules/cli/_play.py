@@ -23,6 +23,7 @@ from allegra_rules.actions import (
 from allegra_rules.bots import Bot
 from allegra_rules.cli._common import Narrator, clockwise_line, terminal_size
 from allegra_rules.cli._help import moves_text, options_text, summary_text
+from allegra_rules.cli._interrupt import interrupted
 from allegra_rules.cli._moves import (
     Rejected,
     accepted,
@@ -280,6 +281,8 @@ class _Session:
         self.out.flush()
         line = self.inp.readline()
         if not line:
+            if interrupted():  # the Ctrl-C that closed the input, not the input's end
+                raise KeyboardInterrupt
             self.say()
             raise EndOfInput
         if self.echo:
