@@ -18,7 +18,6 @@ import html
 import http.server
 import importlib.util
 import json
-import logging
 import os
 import re
 import shutil
@@ -77,20 +76,9 @@ def generator() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, generator: ModuleType) -> Path:
-    """The whole site, generated and built once (strict: any warning fails)."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    out = tmp_path_factory.mktemp("site")
-    logging.getLogger("mkdocs").setLevel(logging.WARNING)
-    cwd = Path.cwd()
-    try:
-        generator.generate()
-        build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(out)))
-    finally:
-        os.chdir(cwd)
-    return out
+def built(built_site: Path) -> Path:
+    """The whole site, generated and built once per run (``tests/conftest.py``)."""
+    return built_site
 
 
 @pytest.fixture(scope="module")
