@@ -112,3 +112,109 @@ def test_the_built_rules_pages_list_the_clauses_in_order(built_site: Path, page:
     keys = [(int(a), int(b)) for a, b in ids]
     assert len(keys) > 50
     assert keys == sorted(keys)
+
+
+# ------------------------------------------------------------------ install lines
+
+REPOSITORY = "git+https://github.com/allegra-rules/allegra-rules"
+"""The repository, as pip names it in a direct reference."""
+
+INSTALL = re.compile(r"pip install ([^`\n#&)]*)")
+"""A ``pip install`` command, up to the end of its line, code span or comment."""
+
+
+def install_sources() -> list[Path]:
+    """Every file a reader or a contributor reads install lines in."""
+    skip = {DOCS / lang for lang in ("de", "pl", "fr", "_generated")}
+    pages = [p for p in DOCS.rglob("*.md") if not any(f in p.parents for f in skip)]
+    code = list((ROOT / "src" / "allegra_rules").rglob("*.py"))  # the API reference
+    return sorted(pages + code) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+
+
+def install_lines() -> list[tuple[str, str]]:
+    """``(where, arguments)`` of every ``pip install`` in those files."""
+    found = []
+    for path in install_sources():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in INSTALL.finditer(line):
+                found.append((f"{path.relative_to(ROOT)}:{number}", match.group(1).strip()))
+    return found
+
+
+def project_extras() -> set[str]:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras: dict[str, list[str]] = data["project"]["optional-dependencies"]
+    assert data["project"]["urls"]["Source"] == REPOSITORY.removeprefix("git+")
+    return set(extras)
+
+
+def requirements(arguments: str) -> list[str]:
+    """The requirements of one ``pip install`` line (its options left out)."""
+    import shlex
+
+    words = shlex.split(arguments.replace("\\", ""))
+    out, skip_next = [], False
+    for word in words:
+        if skip_next:
+            skip_next = False
+        elif word in ("--index-url", "-i", "--extra-index-url", "-r", "-c"):
+            skip_next = True
+        elif not word.startswith("-"):
+            out.append(word)
+    return out
+
+
+def check_install_line(where: str, arguments: str, extras: set[str]) -> int:
+    """Fail on a line that installs allegra-rules from the index or names an unknown
+    extra; return how many requirements of the line are allegra-rules."""
+    ours = 0
+    for requirement in requirements(arguments):
+        name, _, reference = (part.strip() for part in requirement.partition("@"))
+        base, _, wanted = name.partition("[")
+        named = {e.strip() for e in wanted.rstrip("]").split(",") if e.strip()}
+        if base in (".", "./"):
+            assert not reference, f"{where}: {requirement}"
+        elif base.replace("_", "-").lower() == "allegra-rules":
+            assert reference == REPOSITORY, (
+                f"{where}: {requirement!r} installs from the package index, where "
+                f"allegra-rules is not published; use a clone or {name} @ {REPOSITORY}"
+            )
+        else:
+            continue  # another project, from the index
+        ours += 1
+        assert named <= extras, f"{where}: no extra {sorted(named - extras)} in pyproject"
+    return ours
+
+
+def test_every_install_line_installs_from_the_repository_with_real_extras() -> None:
+    """allegra-rules is not on the Python Package Index: every documented line installs
+    it from a clone (``.``, ``".[extra]"``) or from the repository by a direct reference,
+    and every extra it names is one of pyproject's."""
+    extras = project_extras()
+    lines = install_lines()
+    assert sum(check_install_line(where, arguments, extras) for where, arguments in lines) >= 10
+    # Every language's home page gives the same install lines.
+    homes = [DOCS / "index.md", *sorted((DOCS / "i18n").glob("*/index.md"))]
+    shown = {
+        tuple(a for w, a in lines if w.startswith(str(home.relative_to(ROOT)) + ":"))
+        for home in homes
+    }
+    assert len(homes) == 4 and len(shown) == 1, f"the home pages' install lines differ: {shown}"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ("allegra-rules", "package index"),
+        ('"allegra-rules[cli]"', "package index"),
+        ('-e ".[nope]"', "no extra ['nope']"),
+        ('"allegra-rules[cli] @ git+https://example.org/x"', "package index"),
+        ('"allegra-rules[cli,gym] @ git+https://github.com/allegra-rules/allegra-rules"', "gym"),
+    ],
+)
+def test_the_install_line_check_refuses(arguments: str, problem: str) -> None:
+    with pytest.raises(AssertionError, match=re.escape(problem)):
+        check_install_line("x", arguments, project_extras())
+    assert check_install_line("x", 'torch "ray[rllib]" ".[cli]"', project_extras()) == 1
