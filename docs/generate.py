@@ -12,7 +12,9 @@ git-ignored folders, and the pages include it:
     (``--8<-- "docs/_generated/snippets/options-table.md"``): the option and preset
     tables (from ``RuleConfig`` and ``PRESETS``), one option table per ambiguity
     entry, the traceability table (from the tests' ``rule`` markers), the index of
-    public names, and the replay viewer.
+    public names (``docs/api/index.md``; each module has its page, ``docs/api/<module>.md``,
+    written by hand and checked by the tests against ``PUBLIC_MODULES``), and the
+    replay viewer.
 ``docs/_generated/img/*.svg``
     The pictures: ``render_svg`` drawings of the states of ``docs/scenes.py``.
 ``docs/_generated/replay/*.svg``
@@ -198,7 +200,8 @@ PUBLIC_MODULES = (
     "adapters.pettingzoo",
     "adapters.openspiel",
 )
-"""The public modules of ``allegra_rules``, in the order of the API reference."""
+"""The public modules of ``allegra_rules``, in the order of the API reference (each has
+its page ``docs/api/<module>.md`` and its entry in the ``nav`` of ``mkdocs.yml``)."""
 
 
 def module_names(module: str) -> list[str]:
@@ -233,11 +236,20 @@ def api_index() -> str:
     top = set(allegra_rules.__all__)
     rows = ["| module | names (**bold**: also importable from `allegra_rules`) |", "|---|---|"]
     for module in PUBLIC_MODULES:
-        names = module_names(module)
-        shown = ", ".join(f"**`{n}`**" if n in top else f"`{n}`" for n in names)
+        page = api_page(module)
         anchor = f"allegra_rules.{module}"
-        rows.append(f"| [`{anchor}`](#{anchor}) | {shown} |")
+        links = []
+        for name in module_names(module):
+            link = f"[`{name}`]({page}#{anchor}.{name})"
+            links.append(f"**{link}**" if name in top else link)
+        shown = ", ".join(links)
+        rows.append(f"| [`{anchor}`]({page}) | {shown} |")
     return "\n".join(rows) + "\n"
+
+
+def api_page(module: str) -> str:
+    """The API reference page of one public module, relative to ``docs/api/``."""
+    return f"{module}.md"
 
 
 # ---------------------------------------------------------------------- pictures

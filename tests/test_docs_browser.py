@@ -130,7 +130,7 @@ def visible_text(page: str) -> str:
 def test_no_sphinx_role_and_no_doctest_quote_on_any_page(built: Path) -> None:
     checked = pages(built)
     assert len(checked) >= 15
-    api = (built / "api" / "index.html").read_text(encoding="utf-8")
+    api = "".join(p.read_text(encoding="utf-8") for p in (built / "api").rglob("index.html"))
     assert api.count('class="doc-section-title">Examples:') >= 20
     for path in checked:
         page = path.read_text(encoding="utf-8")
@@ -433,5 +433,5 @@ def test_the_replay_viewer_steps_with_the_arrow_keys(
 def test_screenshots_of_the_api_reference(browser: Browser, site: str) -> None:
     if not os.environ.get("ALLEGRA_SCREENSHOTS"):
         pytest.skip("ALLEGRA_SCREENSHOTS is not set")
-    browser.load(site + "api/#allegra_rules.svg.render_svg", width=1280, height=900)
+    browser.load(site + "api/svg/#allegra_rules.svg.render_svg", width=1280, height=900)
     browser.screenshot(Path(os.environ["ALLEGRA_SCREENSHOTS"]) / "api.png")

@@ -218,3 +218,45 @@ def test_the_install_line_check_refuses(arguments: str, problem: str) -> None:
     with pytest.raises(AssertionError, match=re.escape(problem)):
         check_install_line("x", arguments, project_extras())
     assert check_install_line("x", 'torch "ray[rllib]" ".[cli]"', project_extras()) == 1
+
+
+# ------------------------------------------------------------------ API reference
+
+
+def test_every_module_has_an_api_page_of_modest_size_with_every_indexed_name(
+    built_site: Path,
+) -> None:
+    """One page per public module; every name of the index links to an entry there."""
+    api = built_site / "api"
+    index = (api / "index.html").read_text(encoding="utf-8")
+    links = re.findall(r'href="([\w.]+)/#(allegra_rules\.[\w.]+)"', index)
+    assert len(links) > 120
+    ids: dict[str, set[str]] = {}
+    for page, anchor in links:
+        if page not in ids:
+            html = (api / page / "index.html").read_text(encoding="utf-8")
+            ids[page] = set(re.findall(r'\sid="([^"]+)"', html))
+        assert anchor in ids[page], f"api/{page}/ has no entry {anchor}"
+    assert len(ids) >= 23
+    assert "allegra_rules.serialize.action_from_dict" in ids["serialize"]
+    for page in api.glob("*/index.html"):
+        size = page.stat().st_size
+        assert size < 200_000, f"{page.relative_to(built_site)} is {size // 1000} KB"
+
+
+@pytest.mark.parametrize(
+    ("page", "module"),
+    [
+        ("saved-games", "serialize"),
+        ("saved-games", "views"),
+        ("errors", "serialize"),
+        ("errors", "invariants"),
+        ("tutorial", "transitions"),
+        ("tutorial", "bots"),
+    ],
+)
+def test_the_pages_that_use_a_module_link_its_api_page(
+    built_site: Path, page: str, module: str
+) -> None:
+    html = (built_site / page / "index.html").read_text(encoding="utf-8")
+    assert f'href="../api/{module}/' in html
