@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -260,3 +261,60 @@ def test_the_pages_that_use_a_module_link_its_api_page(
 ) -> None:
     html = (built_site / page / "index.html").read_text(encoding="utf-8")
     assert f'href="../api/{module}/' in html
+
+
+# ------------------------------------------------------------------------ replay
+
+
+def generator() -> Any:
+    import importlib.util
+    import sys
+
+    name = "_docs_generate_replay"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, DOCS / "generate.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_the_replay_is_played_by_searchbot_when_the_library_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import allegra_rules
+
+    gen = generator()
+    made: list[dict[str, int]] = []
+
+    class SearchBot:
+        def __init__(self, seed: int = 0, *, simulations: int | None = None) -> None:
+            made.append({"seed": seed, "simulations": simulations or 0})
+
+    monkeypatch.setattr(allegra_rules, "SearchBot", SearchBot, raising=False)
+    assert isinstance(gen.replay_bot(1), SearchBot)
+    assert made == [{"seed": 1, "simulations": gen.REPLAY_SIMULATIONS}]
+    monkeypatch.delattr(allegra_rules, "SearchBot")
+    assert type(gen.replay_bot(1)).__name__ == "GreedyBot"
+
+
+def test_the_replay_page_names_its_bot_and_the_bot_plays_every_move(built_site: Path) -> None:
+    import json
+
+    from allegra_rules import apply, describe_action, new_game
+    from allegra_rules import preset as make_preset
+
+    gen = generator()
+    bot = type(gen.replay_bot(0)).__name__
+    page = (built_site / "replay" / "index.html").read_text(encoding="utf-8")
+    assert f"played by <code>{bot}</code>" in page
+    steps = json.loads(re.search(r"allegra-replay__data\">(.*?)</script>", page, re.S).group(1))
+    # The first moves of the page are the bot's own choices, replayed here.
+    name, seats, seed = gen.REPLAY_GAME
+    state = new_game(seats, config=make_preset(name), seed=seed)
+    bots = [gen.replay_bot(seat) for seat in range(seats)]
+    for step in steps[1:30]:
+        action = bots[state.current_player].choose(state)
+        assert step["text"].startswith(describe_action(state, action))
+        state = apply(state, action)
