@@ -8,7 +8,8 @@ installed, unless ``ALLEGRA_REQUIRE_BROWSER=1`` (as in CI).
 
 Run it alone with
 ``ALLEGRA_REQUIRE_BROWSER=1 .venv/bin/python -m pytest tests/test_docs_browser.py``;
-``ALLEGRA_SCREENSHOTS=DIR`` also saves screenshots of the main pages into ``DIR``.
+``ALLEGRA_SCREENSHOTS=DIR`` also saves screenshots into ``DIR``: every page of every
+language at 390 and 1280 px wide, and the main pages again as they are checked.
 """
 
 from __future__ import annotations

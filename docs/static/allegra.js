@@ -177,6 +177,12 @@
       }
       if (img.complete) readable(img);
     }
+    // A column of sentences keeps a readable width on a phone (the table scrolls).
+    for (const cell of document.querySelectorAll(".md-typeset table:not([class]) td")) {
+      let words = cell.textContent.length;
+      for (const code of cell.querySelectorAll("code")) words -= code.textContent.length;
+      if (words > 60) cell.classList.add("allegra-prose");
+    }
     for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap")) edges(wrap);
   }
 
