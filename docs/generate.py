@@ -526,7 +526,8 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
     _write(OUT / "assets" / "allegra.js", script)
     _write(OUT / "assets" / "allegra.css", css)
     print(
-        f"docs/_generated: {len(drawn)} pictures, {len(frames)} replay frames, "
+        f"docs/_generated: {len(drawn)} pictures, {len(frames)} replay frames "
+        f"({type(replay_bot(0)).__name__}), "
         f"{len(list(SNIPPETS.iterdir()))} snippets"
     )
     for t in langs:
