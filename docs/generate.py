@@ -12,11 +12,14 @@ git-ignored folders, and the pages include it:
     (``--8<-- "docs/_generated/snippets/options-table.md"``): the option and preset
     tables (from ``RuleConfig`` and ``PRESETS``), one option table per ambiguity
     entry, the traceability table (from the tests' ``rule`` markers), the index of
-    public names, and the replay viewer.
+    public names (``docs/api/index.md``; each module has its page, ``docs/api/<module>.md``,
+    written by hand and checked by the tests against ``PUBLIC_MODULES``), and the
+    replay viewer.
 ``docs/_generated/img/*.svg``
     The pictures: ``render_svg`` drawings of the states of ``docs/scenes.py``.
 ``docs/_generated/replay/*.svg``
-    The frames of the replay viewer: a golden playthrough, one frame per action.
+    The frames of the replay viewer: a game between the library's strongest bots
+    (``replay_bot``), one frame per action.
 ``docs/_generated/assets/``
     The site's stylesheet and script (from ``docs/static/``), with the list of the
     pages each language has, for the language selector.
@@ -44,7 +47,6 @@ import importlib.util
 import json
 import logging
 import os
-import random
 import re
 import shutil
 import sys
@@ -66,13 +68,15 @@ if str(DOCS) not in sys.path:
 import attrs  # noqa: E402
 import scenes  # noqa: E402
 
+import allegra_rules  # noqa: E402
 from allegra_rules import (  # noqa: E402
     PRESETS,
+    Bot,
     GameState,
+    GreedyBot,
     RuleConfig,
     apply,
     describe_action,
-    legal_actions,
     new_game,
     preset,
     render_svg,
@@ -86,7 +90,11 @@ TRANSLATED_PAGES = ("index.md", "how-to-play.md", "variants.md")
 """The pages every language has (``docs/<page>`` in English, ``docs/i18n/<lang>/<page>``)."""
 
 REPLAY_GAME = ("seeds", 2, 11)
-"""The golden playthrough of the replay viewer: ``(preset, seats, seed)``."""
+"""The game of the replay viewer: ``(preset, seats, seed)``; the seed deals the cards."""
+
+REPLAY_SIMULATIONS = 48
+"""``SearchBot``'s budget in the replay, in simulations a move: a fixed budget makes it
+deterministic for its seed, and this one keeps the docs build quick."""
 
 
 def _load(path: Path, name: str) -> ModuleType:
@@ -198,7 +206,8 @@ PUBLIC_MODULES = (
     "adapters.pettingzoo",
     "adapters.openspiel",
 )
-"""The public modules of ``allegra_rules``, in the order of the API reference."""
+"""The public modules of ``allegra_rules``, in the order of the API reference (each has
+its page ``docs/api/<module>.md`` and its entry in the ``nav`` of ``mkdocs.yml``)."""
 
 
 def module_names(module: str) -> list[str]:
@@ -233,11 +242,20 @@ def api_index() -> str:
     top = set(allegra_rules.__all__)
     rows = ["| module | names (**bold**: also importable from `allegra_rules`) |", "|---|---|"]
     for module in PUBLIC_MODULES:
-        names = module_names(module)
-        shown = ", ".join(f"**`{n}`**" if n in top else f"`{n}`" for n in names)
+        page = api_page(module)
         anchor = f"allegra_rules.{module}"
-        rows.append(f"| [`{anchor}`](#{anchor}) | {shown} |")
+        links = []
+        for name in module_names(module):
+            link = f"[`{name}`]({page}#{anchor}.{name})"
+            links.append(f"**{link}**" if name in top else link)
+        shown = ", ".join(links)
+        rows.append(f"| [`{anchor}`]({page}) | {shown} |")
     return "\n".join(rows) + "\n"
+
+
+def api_page(module: str) -> str:
+    """The API reference page of one public module, relative to ``docs/api/``."""
+    return f"{module}.md"
 
 
 # ---------------------------------------------------------------------- pictures
@@ -303,11 +321,24 @@ def _round_text(state: GameState) -> str:
     return text
 
 
+def replay_bot(seat: int) -> Bot:
+    """The bot that plays seat ``seat`` of the replay: the strongest the library has.
+
+    ``SearchBot`` with the fixed budget ``REPLAY_SIMULATIONS`` when ``allegra_rules``
+    has it, else ``GreedyBot``; seat ``p`` is seeded with ``p``, so the replay is the
+    same at every build.
+    """
+    search = getattr(allegra_rules, "SearchBot", None)
+    if search is not None:
+        bot: Bot = search(seed=seat, simulations=REPLAY_SIMULATIONS)
+        return bot
+    return GreedyBot(seed=seat)
+
+
 def replay_frames() -> list[Frame]:
-    """The golden playthrough ``REPLAY_GAME``, one frame per action (and per round end)."""
-    golden = _load(ROOT / "tests" / "golden_playthroughs.py", "_allegra_golden")
+    """The game ``REPLAY_GAME`` played by ``replay_bot``: a frame per action and round end."""
     name, seats, seed = REPLAY_GAME
-    rng = random.Random(seed)
+    bots = [replay_bot(seat) for seat in range(seats)]
     state = new_game(seats, config=preset(name), seed=seed)
     style = {"legend": False, "text_scale": 1.2}
 
@@ -318,7 +349,7 @@ def replay_frames() -> list[Frame]:
     frames: list[Frame] = []
     frames.append(frame(state, _deal_text(state)))
     while not state.is_terminal:
-        action = golden.pick(rng, legal_actions(state))
+        action = bots[state.current_player].choose(state)
         after = apply(state, action)
         text = " ".join([describe_action(state, action), *describe_outcome(state, action, after)])
         if after.round != state.round or after.is_terminal:
@@ -341,11 +372,16 @@ def replay_snippet(frames: Sequence[Frame]) -> str:
     """
     name, seats, seed = REPLAY_GAME
     steps = [{"frame": f.name, "text": f.text} for f in frames]
+    bot = type(replay_bot(0)).__name__
+    budget = f" ({REPLAY_SIMULATIONS} simulations a move)" if bot == "SearchBot" else ""
     data = json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
     data = data.replace("</", "<\\/")
     first = html.escape(frames[0].text, quote=True)
     return (
-        f'<div class="allegra-replay" data-game="{name}-{seats}p-seed{seed}" markdown>\n\n'
+        f"Both seats are played by `{bot}`{budget}, the strongest bot of this version of "
+        f"the library; preset `{name}`, {seats} players, seed {seed}.\n\n"
+        f'<div class="allegra-replay" data-game="{name}-{seats}p-seed{seed}" '
+        f'data-bot="{bot}" markdown>\n\n'
         f"![{first}](_generated/replay/{frames[0].name}){{ .allegra-replay__table }}\n\n"
         "</div>\n\n"
         f'<script type="application/json" class="allegra-replay__data">{data}</script>\n'
@@ -490,7 +526,8 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
     _write(OUT / "assets" / "allegra.js", script)
     _write(OUT / "assets" / "allegra.css", css)
     print(
-        f"docs/_generated: {len(drawn)} pictures, {len(frames)} replay frames, "
+        f"docs/_generated: {len(drawn)} pictures, {len(frames)} replay frames "
+        f"({type(replay_bot(0)).__name__}), "
         f"{len(list(SNIPPETS.iterdir()))} snippets"
     )
     for t in langs:

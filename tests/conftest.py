@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
@@ -95,3 +96,38 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 pytest.fail(f"@pytest.mark.rule: {clause_id!r} is not a clause id like 'R4.2'")
             if clause_id not in _known_clauses():
                 pytest.fail(f"@pytest.mark.rule: clause {clause_id} is not in docs/rules.md")
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole docs site, generated and built once per run (strict: a warning fails).
+
+    ``docs/generate.py`` writes its git-ignored folders in ``docs/`` and builds the
+    translations; the English site, which carries them at ``/<lang>/``, is built into a
+    temporary folder. Skipped when the docs extra is not installed.
+    """
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
+    import importlib.util
+    import logging
+    import sys
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "_docs_generate_built", root / "docs" / "generate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generator
+    spec.loader.exec_module(generator)
+    out = tmp_path_factory.mktemp("site")
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    cwd = Path.cwd()
+    try:
+        generator.generate()
+        build(load_config(str(root / "mkdocs.yml"), site_dir=str(out)))
+    finally:
+        os.chdir(cwd)
+    return out

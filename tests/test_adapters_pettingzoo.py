@@ -1,3 +1,6 @@
+import warnings
+from pathlib import Path
+
 import pytest
 
 REASON = "the pettingzoo extra is not installed (pip install -e '.[pettingzoo]')"
@@ -11,7 +14,8 @@ from allegra_rules import RuleConfig, observe, preset
 from allegra_rules.adapters.features import Encoder, total_bounds
 from allegra_rules.adapters.pettingzoo import env, raw_env
 
-# PettingZoo's classic games use Dict observations too; api_test warns about them.
+# PettingZoo's classic games use Dict observations too; api_test warns about them
+# (test_api_test_warns_only_about_the_dict_observation checks that nothing else warns).
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Observation:UserWarning"),
     pytest.mark.filterwarnings("ignore:.*illegal move:UserWarning"),
@@ -37,6 +41,36 @@ NEW_OPTIONS = RuleConfig(
 @pytest.mark.parametrize(("players", "config"), [*API_CASES[:2], (2, NEW_OPTIONS)])
 def test_api(players, config):
     api_test(env(num_players=players, config=config or TINY), num_cycles=40)
+
+
+DICT_OBSERVATION_WARNINGS = {
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box or "
+    "gymnasium.spaces.discrete",
+}
+"""What api_test says of every environment whose observation is PettingZoo's Dict of
+``observation`` and ``action_mask`` (the classic games' convention), unless the
+environment is one of PettingZoo's own, which it exempts by name."""
+
+
+def test_api_test_warns_only_about_the_dict_observation():
+    """No warning from this package while PettingZoo checks it; the only warnings left
+    are api_test's two about the Dict observation, which this environment shares with
+    PettingZoo's own card games."""
+    import allegra_rules
+
+    package = Path(allegra_rules.__file__).resolve().parent
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for players, config in [*API_CASES[:2], (2, NEW_OPTIONS)]:
+            api_test(env(num_players=players, config=config or TINY), num_cycles=40)
+        seed_test(lambda: env(num_players=2, config=TINY), num_cycles=20)
+        render_test(lambda render_mode=None: env(2, TINY, render_mode=render_mode))
+    ours = [w for w in caught if Path(w.filename).resolve().is_relative_to(package)]
+    assert ours == [], [f"{w.filename}:{w.lineno}: {w.message}" for w in ours]
+    others = {(Path(w.filename).name, str(w.message)) for w in caught}
+    assert others <= {("api_test.py", message) for message in DICT_OBSERVATION_WARNINGS}
+    assert len(caught) > 0  # api_test still checks the observations
 
 
 @pytest.mark.slow

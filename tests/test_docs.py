@@ -128,14 +128,20 @@ def test_api_index_names_every_public_module_and_marks_the_top_level_names() -> 
     import allegra_rules
 
     index = gen().api_index()
-    api = page_text(DOCS / "api.md")
+    pages = sorted(p.stem for p in (DOCS / "api").glob("*.md") if p.stem != "index")
+    assert sorted(gen().PUBLIC_MODULES) == pages, "one page per public module, no other"
+    nav = yaml_config(ROOT / "mkdocs.yml")["nav"]
+    listed = re.findall(r"api/([\w.]+)\.md", str(nav))
+    assert listed == ["index", *gen().PUBLIC_MODULES], "the nav lists every module page"
     for module in gen().PUBLIC_MODULES:
-        assert f"[`allegra_rules.{module}`](#allegra_rules.{module})" in index
-        assert re.search(rf"^::: allegra_rules\.{re.escape(module)}$", api, re.M), module
+        assert f"[`allegra_rules.{module}`]({module}.md)" in index
+        page = page_text(DOCS / "api" / f"{module}.md")
+        assert re.search(rf"^::: allegra_rules\.{re.escape(module)}$", page, re.M), module
     for name in allegra_rules.__all__:
         if name != "__version__":
-            assert f"**`{name}`**" in index, name
-    assert "`find_triples`" in index and "**`find_triples`**" not in index
+            assert re.search(rf"\*\*\[`{name}`\]\(\w[\w.]*\.md#allegra_rules\.", index), name
+    assert "[`find_triples`](triples.md#allegra_rules.triples.find_triples)" in index
+    assert "**[`find_triples`]" not in index
 
 
 def test_retired_hook_markers_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,7 +8,8 @@ installed, unless ``ALLEGRA_REQUIRE_BROWSER=1`` (as in CI).
 
 Run it alone with
 ``ALLEGRA_REQUIRE_BROWSER=1 .venv/bin/python -m pytest tests/test_docs_browser.py``;
-``ALLEGRA_SCREENSHOTS=DIR`` also saves screenshots of the main pages into ``DIR``.
+``ALLEGRA_SCREENSHOTS=DIR`` also saves screenshots into ``DIR``: every page of every
+language at 390 and 1280 px wide, and the main pages again as they are checked.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import html
 import http.server
 import importlib.util
 import json
-import logging
 import os
 import re
 import shutil
@@ -50,6 +50,7 @@ if CHROMIUM is None:
     pytest.skip("chromium is not installed", allow_module_level=True)
 
 from cdp import Browser
+from helpers import thorough_run
 
 GUIDE = "how-to-play/"
 ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const):`")
@@ -77,20 +78,9 @@ def generator() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, generator: ModuleType) -> Path:
-    """The whole site, generated and built once (strict: any warning fails)."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    out = tmp_path_factory.mktemp("site")
-    logging.getLogger("mkdocs").setLevel(logging.WARNING)
-    cwd = Path.cwd()
-    try:
-        generator.generate()
-        build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(out)))
-    finally:
-        os.chdir(cwd)
-    return out
+def built(built_site: Path) -> Path:
+    """The whole site, generated and built once per run (``tests/conftest.py``)."""
+    return built_site
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +132,7 @@ def visible_text(page: str) -> str:
 def test_no_sphinx_role_and_no_doctest_quote_on_any_page(built: Path) -> None:
     checked = pages(built)
     assert len(checked) >= 15
-    api = (built / "api" / "index.html").read_text(encoding="utf-8")
+    api = "".join(p.read_text(encoding="utf-8") for p in (built / "api").rglob("index.html"))
     assert api.count('class="doc-section-title">Examples:') >= 20
     for path in checked:
         page = path.read_text(encoding="utf-8")
@@ -184,14 +174,23 @@ def figures(browser: Browser) -> list[dict[str, float]]:
     found: list[dict[str, float]] = browser.evaluate(
         """[...document.querySelectorAll('figure.allegra-figure img')].map(img => {
             const box = img.getBoundingClientRect();
+            const scroll = img.closest('.allegra-scroll').getBoundingClientRect();
             return {left: box.left, right: box.right, width: box.width,
+                    box_left: scroll.left, box_right: scroll.right, boxed: scroll.width,
                     natural: img.naturalWidth, complete: img.complete ? 1 : 0};
         })"""
     )
     return found
 
 
-def test_guide_pictures_are_wide_on_a_desktop_and_fit_a_phone(browser: Browser, site: str) -> None:
+PICTURES_READY = """[...document.querySelectorAll('.md-typeset img')]
+    .every(img => img.complete && (!/[.]svg$/.test(img.src) || img.dataset.readable === img.src))"""
+"""True once every picture is loaded and sized (``docs/static/allegra.js``)."""
+
+
+def test_guide_pictures_are_wide_on_a_desktop_and_scroll_on_a_phone(
+    browser: Browser, site: str
+) -> None:
     browser.load(site + GUIDE, width=1280, height=900)
     browser.wait_until(
         "[...document.querySelectorAll('figure.allegra-figure img')]"
@@ -202,13 +201,19 @@ def test_guide_pictures_are_wide_on_a_desktop_and_fit_a_phone(browser: Browser, 
     for k, img in enumerate(wide):
         assert img["natural"] > 0, f"picture {k} did not load"
         assert img["width"] >= 600, f"picture {k} is {img['width']:.0f} px wide at 1280 px"
+        assert img["boxed"] == img["width"], f"picture {k} scrolls on a desktop"
     screenshot(browser, "guide-1280")
     browser.load(site + GUIDE, width=390, height=844)
+    browser.wait_until(PICTURES_READY)
     phone = figures(browser)
     inner = browser.evaluate("window.innerWidth")
     for k, img in enumerate(phone):
-        assert img["left"] >= 0 and img["right"] <= inner, f"picture {k} overflows 390 px"
-        assert img["width"] >= 0.8 * inner, f"picture {k} uses too little of the screen"
+        # The picture's scroll box fits the screen; the picture fills it, or more.
+        assert img["box_left"] >= 0 and img["box_right"] <= inner, f"picture {k}'s box overflows"
+        assert img["boxed"] >= 0.8 * inner, f"picture {k} uses too little of the screen"
+        assert img["width"] >= img["boxed"], f"picture {k} is narrower than its box"
+    # The whole-table pictures scroll, the narrower ones may fit.
+    assert max(img["width"] for img in phone) > inner
     assert browser.evaluate("document.documentElement.scrollWidth") <= inner
     screenshot(browser, "guide-390")
 
@@ -234,6 +239,96 @@ def test_pages_show_their_pictures(browser: Browser, site: str, page: str) -> No
         assert browser.evaluate("!!document.getElementById('r9-1')")
         for name in ("guide-knock", "guide-knock-step-1", "guide-knock-step-2"):
             assert any(s.endswith(f"/{name}.svg") for s in sources), name
+
+
+# --------------------------------------------------------------- every page, phone
+
+OVERFLOWING = """(() => {
+    const W = window.innerWidth;
+    // Inside a box that scrolls sideways and itself fits the screen: fine.
+    const scrolls = el => {
+        for (let a = el.parentElement; a; a = a.parentElement) {
+            const x = getComputedStyle(a).overflowX;
+            const fits = a.getBoundingClientRect().right <= W + 0.5;
+            if ((x === 'auto' || x === 'scroll') && fits) return true;
+        }
+        return false;
+    };
+    return [...document.body.querySelectorAll('*')].filter(el => {
+        const box = el.getBoundingClientRect();
+        return box.width > 0 && box.right > W + 0.5 && el.checkVisibility() && !scrolls(el);
+    }).map(el => `${el.tagName.toLowerCase()}.${el.className} ends at ${Math.round(
+        el.getBoundingClientRect().right)} px`);
+})()"""
+"""Every visible element that reaches past the window's right edge without scrolling."""
+
+SHOWN_PICTURES = """[...document.querySelectorAll('.md-typeset img')]
+    .filter(img => /[.]svg$/.test(img.src))
+    .map(img => [new URL(img.src).pathname, img.getBoundingClientRect().width])"""
+
+
+def smallest_text(svg: Path) -> tuple[float, float]:
+    """An SVG picture's width (its viewBox) and its smallest font size, in its own units."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(svg).getroot()
+    width = float(root.get("viewBox", "").split()[2])
+
+    def size(element: ET.Element, inherited: float) -> float:
+        style = re.search(r"font-size:\s*([\d.]+)", element.get("style", ""))
+        found = style.group(1) if style else element.get("font-size")
+        return float(found) if found else inherited
+
+    def walk(element: ET.Element, inherited: float) -> float:
+        own = size(element, inherited)
+        least = own if element.tag.endswith("}text") else float("inf")
+        return min([least, *(walk(child, own) for child in element)])
+
+    return width, walk(root, 16.0)
+
+
+def every_page(built: Path) -> list[str]:
+    """The path of every page of every language, from the site's root."""
+    found = []
+    for path in pages(built):
+        url = path.relative_to(built).as_posix()
+        found.append(url.removesuffix("index.html"))
+    return found
+
+
+QUICK_API_PAGES = ("api/", "api/serialize/", "api/adapters.openspiel/")
+"""The API pages the default run checks on a phone (``--thorough``: every one)."""
+
+
+def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
+    browser: Browser, site: str, built: Path
+) -> None:
+    """At 390 px, on every page of every language: nothing is wider than the screen
+    unless it scrolls in a box of its own, and no picture's text is under 11 px."""
+    urls = every_page(built)
+    assert len(urls) >= 30
+    if not thorough_run():  # the default run: three of the API pages, all alike
+        urls = [u for u in urls if not u.startswith("api/") or u in QUICK_API_PAGES]
+    langs = {url.split("/")[0] for url in urls if url[:3] in ("de/", "pl/", "fr/")}
+    assert langs == {"de", "pl", "fr"}
+    pictures_seen = 0
+    for url in urls:
+        browser.load(site + url, width=390, height=844)
+        browser.wait_until(PICTURES_READY)
+        assert browser.evaluate(OVERFLOWING) == [], url
+        assert browser.evaluate("document.documentElement.scrollWidth") <= 390, url
+        for path, shown in browser.evaluate(SHOWN_PICTURES):
+            width, font = smallest_text(built / path.lstrip("/"))
+            assert font * shown / width >= 11, (
+                f"{url}: {path}'s smallest text is {font * shown / width:.1f} px high"
+            )
+            pictures_seen += 1
+        screenshot(browser, (url.strip("/").replace("/", "-") or "home") + "-390")
+        if os.environ.get("ALLEGRA_SCREENSHOTS"):
+            browser.load(site + url, width=1280, height=900)
+            browser.wait_until(PICTURES_READY)
+            screenshot(browser, (url.strip("/").replace("/", "-") or "home") + "-1280")
+    assert pictures_seen >= 4 * 13  # the guide's pictures in every language, at least
 
 
 # ---------------------------------------------------------------------- tables
@@ -346,5 +441,5 @@ def test_the_replay_viewer_steps_with_the_arrow_keys(
 def test_screenshots_of_the_api_reference(browser: Browser, site: str) -> None:
     if not os.environ.get("ALLEGRA_SCREENSHOTS"):
         pytest.skip("ALLEGRA_SCREENSHOTS is not set")
-    browser.load(site + "api/#allegra_rules.svg.render_svg", width=1280, height=900)
+    browser.load(site + "api/svg/#allegra_rules.svg.render_svg", width=1280, height=900)
     browser.screenshot(Path(os.environ["ALLEGRA_SCREENSHOTS"]) / "api.png")

@@ -1,4 +1,5 @@
-// The allegra-rules docs: the language selector, the picture zoom and the replay viewer.
+// The allegra-rules docs: the language selector, the picture zoom, wide pictures and
+// tables on a phone, and the replay viewer.
 // docs/generate.py copies this file into every language's site, after a first line
 // that sets window.allegraSite = {pages: {en: [...], de: [...], ...}}: the pages each
 // language has, as paths under its root ("" for the home page, "how-to-play/", ...).
@@ -96,6 +97,95 @@
     }
   }
 
+  // ------------------------------------------------------------ wide content
+
+  // On a phone a picture of the whole table, fitted to the screen, would show its
+  // labels a few pixels high. There every picture is drawn at least wide enough for its
+  // smallest text to be READABLE_PX high, and scrolls sideways inside its own box when
+  // that is wider than the screen. A box (or a table's scroll wrapper) whose content
+  // goes on to the left or right fades at that edge, to say that it scrolls.
+  const PHONE = "(max-width: 44.9375em)";
+  const READABLE_PX = 11;
+  const smallest = new Map();
+
+  function fontSize(el) {
+    for (let e = el; e && e.getAttribute; e = e.parentNode) {
+      const styled = /font-size:\s*([\d.]+)/.exec(e.getAttribute("style") || "");
+      const size = parseFloat(styled ? styled[1] : e.getAttribute("font-size"));
+      if (size > 0) return size;
+    }
+    return 16;
+  }
+
+  // The width of an SVG picture's viewBox and its smallest font size, in its own units.
+  function pictureText(url) {
+    if (!smallest.has(url)) {
+      const info = fetch(url)
+        .then((answer) => (answer.ok ? answer.text() : ""))
+        .then((text) => {
+          const svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+          const box = (svg.getAttribute("viewBox") || "").trim().split(/[\s,]+/).map(Number);
+          const width = box.length === 4 ? box[2] : parseFloat(svg.getAttribute("width"));
+          let font = Infinity;
+          for (const t of svg.querySelectorAll("text")) font = Math.min(font, fontSize(t));
+          return width > 0 && Number.isFinite(font) ? { width, font } : null;
+        })
+        .catch(() => null);
+      smallest.set(url, info);
+    }
+    return smallest.get(url);
+  }
+
+  function edges(box) {
+    const update = () => {
+      const end = box.scrollWidth - box.clientWidth;
+      box.classList.toggle("allegra-more-left", box.scrollLeft > 1);
+      box.classList.toggle("allegra-more-right", box.scrollLeft < end - 1);
+    };
+    if (!box.dataset.allegraEdges) {
+      box.dataset.allegraEdges = "1";
+      box.addEventListener("scroll", update, { passive: true });
+    }
+    update();
+  }
+
+  function readable(img) {
+    const url = img.currentSrc || img.src;
+    const box = img.parentElement;
+    if (!matchMedia(PHONE).matches) {
+      img.style.minWidth = "";
+      img.dataset.readable = url;
+      edges(box);
+      return;
+    }
+    pictureText(url).then((info) => {
+      if ((img.currentSrc || img.src) !== url) return; // another replay frame by now
+      img.style.minWidth = info ? `${Math.ceil((READABLE_PX * info.width) / info.font)}px` : "";
+      img.dataset.readable = url; // (the tests wait for it)
+      edges(box);
+    });
+  }
+
+  function pictures() {
+    for (const img of document.querySelectorAll(".md-typeset img")) {
+      if (!/\.svg([?#]|$)/.test(img.getAttribute("src") || "")) continue;
+      if (!img.parentElement.classList.contains("allegra-scroll")) {
+        const box = element("div", { className: "allegra-scroll" });
+        img.replaceWith(box);
+        box.append(img);
+        img.addEventListener("load", () => readable(img));
+      }
+      if (img.complete) readable(img);
+    }
+    // A column of sentences keeps a readable width on a phone (the table scrolls).
+    for (const cell of document.querySelectorAll(".md-typeset table:not([class]) td")) {
+      let words = cell.textContent.length;
+      for (const code of cell.querySelectorAll("code")) words -= code.textContent.length;
+      if (words > 60) cell.classList.add("allegra-prose");
+    }
+    for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap")) edges(wrap);
+  }
+
   // ---------------------------------------------------------------- replay
 
   function element(tag, props, children) {
@@ -178,7 +268,15 @@
     languages();
     zoom();
     for (const root of document.querySelectorAll(".allegra-replay")) replay(root);
+    pictures();
+    // Material wraps the tables in their scroll boxes once the page is shown.
+    requestAnimationFrame(() => requestAnimationFrame(pictures));
   }
+
+  matchMedia(PHONE).addEventListener("change", pictures);
+  window.addEventListener("resize", () => {
+    for (const box of document.querySelectorAll(".allegra-scroll, .md-typeset__scrollwrap")) edges(box);
+  });
 
   window.addEventListener("hashchange", languages);
   if (window.document$ && typeof window.document$.subscribe === "function") {

@@ -96,10 +96,15 @@ Action = Reveal | DrawDeck | DrawDiscard | Knock | Pass | Give | Swap | Discard 
 """Any action."""
 
 DRAW_DECK = DrawDeck()
+"""``DrawDeck()`` as a constant (equal to every ``DrawDeck()``)."""
 DRAW_DISCARD = DrawDiscard()
+"""``DrawDiscard()`` as a constant (equal to every ``DrawDiscard()``)."""
 KNOCK = Knock()
+"""``Knock()`` as a constant (equal to every ``Knock()``)."""
 PASS = Pass()
+"""``Pass()`` as a constant (equal to every ``Pass()``)."""
 DISCARD = Discard()
+"""``Discard()`` as a constant (equal to every ``Discard()``)."""
 
 
 @attrs.frozen(slots=True, eq=False)

@@ -66,6 +66,7 @@ FIRST_RELEASE = "0.1.0"
 """The release whose options every config document must name (none may be left out)."""
 
 Area = Literal["zone", "own"]
+"""Where an area option lets a player act: its whole zone or only its own grid."""
 
 
 def _choice(name: str) -> Any:

@@ -485,7 +485,7 @@ class Summary:
                 seat.bot,
                 f"{seat.mean_total:.2f}",
                 _number(seat.stdev_total),
-                f"{seat.wins:g}",
+                f"{seat.wins:.2f}",  # one format: a shared win makes fractions (1/k)
                 f"{100 * seat.win_rate:.1f}%",
             ]
             for seat in self.seats

@@ -1,6 +1,6 @@
 """A single-agent gymnasium environment: one learning seat against ``allegra_rules`` bots.
 
-Needs the ``gymnasium`` extra (``pip install "allegra-rules[gymnasium]"``)::
+Needs the ``gymnasium`` extra (``pip install ".[gymnasium]"`` in a clone)::
 
     from allegra_rules.adapters.gymnasium import AllegraEnv
 
