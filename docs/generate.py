@@ -263,6 +263,7 @@ PUBLIC_MODULES = (
     "encoding",
     "render",
     "svg",
+    "picture_labels",
     "bots",
     "simulate",
     "adapters.features",

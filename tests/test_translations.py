@@ -72,8 +72,7 @@ def skeleton(text: str) -> dict[str, object]:
         for m in re.finditer(r"^(#{1,6}) .*?(\{#([\w-]+)\})?$", prose, re.M)
     ]
     tables = [
-        len(block.splitlines())
-        for block in re.findall(r"(?:^\|.*\|\n)+", prose + "\n", re.M)
+        len(block.splitlines()) for block in re.findall(r"(?:^\|.*\|\n)+", prose + "\n", re.M)
     ]
     return {
         "headings": headings,
