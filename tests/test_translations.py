@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -294,3 +295,26 @@ def test_every_built_in_language_fills_every_template() -> None:
             value = getattr(labels, name)
             for item in value if isinstance(value, tuple) else (value,):
                 item.format(name="Ada", seat=1, zone=1, col=1, row=1, total=1, count=1, cards="x")
+
+
+SEAT_LABEL = re.compile(
+    r'<text x="([\d.]+)" y="([\d.]+)" font-size="([\d.]+)" text-anchor="middle"'
+    r' fill="[^"]+" font-weight="bold">([^<]+)</text>'
+)
+
+
+@pytest.mark.parametrize("lang", sorted(PICTURE_LABELS))
+def test_seat_labels_do_not_run_into_each_other(lang: str) -> None:
+    """The longest marks ("· knocked", "(drawer)") still leave the labels apart."""
+    pairs = 0
+    for name, svg in gen().pictures(lang).items():
+        rows: dict[str, list[tuple[float, float, str]]] = {}
+        for x, y, size, text in SEAT_LABEL.findall(svg):
+            half = 0.62 * float(size) * len(text) / 2  # bold DejaVu Sans, about
+            rows.setdefault(y, []).append((float(x) - half, float(x) + half, text))
+        for labels in rows.values():
+            labels.sort()
+            for (_, right, a), (left, _, b) in itertools.pairwise(labels):
+                assert right < left, (name, a, b)
+                pairs += 1
+    assert pairs > 20  # every picture shows two or three seat labels
