@@ -23,8 +23,12 @@ git-ignored folders, and the pages include it:
 ``docs/_generated/assets/``
     The site's stylesheet and script (from ``docs/static/``), with the list of the
     pages each language has, for the language selector.
+``docs/_generated/snippets/<lang>/*.md``
+    The option and preset tables in each translation's language, their words from
+    ``docs/i18n/options.<lang>.yml``.
 ``docs/i18n/<lang>/_generated/``
-    The pictures and assets again, for each translation (``mkdocs.<lang>.yml``).
+    The pictures, their words in the translation's language, and the assets again,
+    for each translation (``mkdocs.<lang>.yml``).
 ``docs/<lang>/``
     Each translation's site, built here (in-process MkDocs, strict) so that the
     English build serves it at ``/<lang>/``: ``mkdocs build``, ``mkdocs serve`` and
@@ -115,10 +119,75 @@ def _cell(value: object) -> str:
     return f"`{value}`".replace("|", "\\|")
 
 
-def options_table() -> str:
-    """Markdown table of every RuleConfig field: name, ambiguity, default, choices, doc."""
+TABLE_WORDS_EN: dict[str, object] = {
+    "headers": {
+        "option": "option",
+        "settles": "settles",
+        "default": "default (`seeds`)",
+        "allowed": "allowed values",
+        "meaning": "meaning",
+        "preset": "preset id",
+        "fingerprint": "fingerprint (prefix)",
+        "differing": "options differing from `seeds`",
+    },
+    "none": "none",
+    "types": {},
+    "options": {},
+}
+"""The English words of the option and preset tables (the options' texts are their docs)."""
+
+
+def table_words(lang: str | None = None) -> dict[str, object]:
+    """The words of the option and preset tables: English, or ``docs/i18n/options.<lang>.yml``.
+
+    A translation must give every header, the word for "none", every type name the
+    table shows and the explanation of every ``RuleConfig`` option (never an option
+    that does not exist): a missing or extra one stops the generator.
+    """
+    if lang is None:
+        return TABLE_WORDS_EN
+    import yaml
+
+    path = DOCS / "i18n" / f"options.{lang}.yml"
+    if not path.is_file():
+        raise SystemExit(f"{path.relative_to(ROOT)} is missing: the {lang} option tables")
+    words: dict[str, object] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    where = path.relative_to(ROOT)
+    headers = words.get("headers")
+    wanted = set(TABLE_WORDS_EN["headers"])  # type: ignore[arg-type]
+    if not isinstance(headers, dict) or set(headers) != wanted:
+        raise SystemExit(f"{where}: headers must be exactly {sorted(wanted)}")
+    if not isinstance(words.get("none"), str):
+        raise SystemExit(f"{where}: none must be a string")
+    fields = attrs.fields(RuleConfig)
+    types = {type(f.default).__name__ for f in fields if not f.metadata.get("choices")}
+    given = words.get("types")
+    if not isinstance(given, dict) or set(given) != types:
+        raise SystemExit(f"{where}: types must name exactly {sorted(types)}")
+    options = words.get("options")
+    names = {f.name for f in fields}
+    if not isinstance(options, dict) or set(options) != names:
+        have = set(options) if isinstance(options, dict) else set()
+        raise SystemExit(
+            f"{where}: options must explain every RuleConfig option and no other; "
+            f"missing {sorted(names - have)}, unknown {sorted(have - names)}"
+        )
+    return words
+
+
+def options_table(lang: str | None = None) -> str:
+    """Markdown table of every RuleConfig field: name, ambiguity, default, choices, doc.
+
+    With ``lang``, the headers, type names and explanations come from
+    ``docs/i18n/options.<lang>.yml``; option names and values stay as they are (API).
+    """
+    words = table_words(lang)
+    head: dict[str, str] = words["headers"]  # type: ignore[assignment]
+    types: dict[str, str] = words["types"]  # type: ignore[assignment]
+    docs: dict[str, str] = words["options"]  # type: ignore[assignment]
     rows = [
-        "| option | settles | default (`seeds`) | allowed values | meaning |",
+        f"| {head['option']} | {head['settles']} | {head['default']} | {head['allowed']} "
+        f"| {head['meaning']} |",
         "|---|---|---|---|---|",
     ]
     for field in attrs.fields(RuleConfig):
@@ -126,23 +195,26 @@ def options_table() -> str:
         amb = meta.get("ambiguity", "")
         link = f"[{amb}](/ambiguities/#{amb.lower()})" if amb else ""
         choices = meta.get("choices")
-        allowed = ", ".join(f"`{c}`" for c in choices) if choices else type(field.default).__name__
-        doc = meta.get("doc", "")
+        kind = type(field.default).__name__
+        allowed = ", ".join(f"`{c}`" for c in choices) if choices else types.get(kind, kind)
+        doc = docs.get(field.name, meta.get("doc", "")).replace("|", "\\|")
         rows.append(f"| `{field.name}` | {link} | {_cell(field.default)} | {allowed} | {doc} |")
     return "\n".join(rows) + "\n"
 
 
-def presets_table() -> str:
+def presets_table(lang: str | None = None) -> str:
     """Markdown table of every released preset version: id, fingerprint, differences."""
+    words = table_words(lang)
+    head: dict[str, str] = words["headers"]  # type: ignore[assignment]
     seeds = RuleConfig()
     rows = [
-        "| preset id | fingerprint (prefix) | options differing from `seeds` |",
+        f"| {head['preset']} | {head['fingerprint']} | {head['differing']} |",
         "|---|---|---|",
     ]
     for name, versions in PRESETS.items():
         for number, config in enumerate(versions, start=1):
             diff = config.options_differing_from(seeds)
-            shown = ", ".join(f"`{k}` = {_cell(v[0])}" for k, v in diff.items()) or "none"
+            shown = ", ".join(f"`{k}` = {_cell(v[0])}" for k, v in diff.items()) or words["none"]
             rows.append(f"| `{name}@{number}` | `{config.fingerprint[:12]}` | {shown} |")
     return "\n".join(rows) + "\n"
 
@@ -199,6 +271,7 @@ PUBLIC_MODULES = (
     "encoding",
     "render",
     "svg",
+    "picture_labels",
     "bots",
     "simulate",
     "adapters.features",
@@ -261,8 +334,13 @@ def api_page(module: str) -> str:
 # ---------------------------------------------------------------------- pictures
 
 
-def pictures() -> dict[str, str]:
-    """Every picture of the pages, by file name: the scenes drawn without text."""
+def pictures(lang: str = "en") -> dict[str, str]:
+    """Every picture of the pages, by file name: the scenes drawn without text.
+
+    The few words left in a picture (column labels, notes, pile labels) are in the
+    page's language ``lang`` (``render_svg``'s ``labels``); the seats' names are the
+    same in every language.
+    """
     out: dict[str, str] = {}
     for scene in scenes.scenes():
         out[scene.name] = render_svg(
@@ -272,6 +350,7 @@ def pictures() -> dict[str, str]:
             seat_names=scenes.NAMES,
             piles=scene.piles,
             zone_sums=scene.zone_sums,
+            labels=lang,
             **PICTURE_STYLE,  # type: ignore[arg-type]
         )
     return out
@@ -530,10 +609,15 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
         f"({type(replay_bot(0)).__name__}), "
         f"{len(list(SNIPPETS.iterdir()))} snippets"
     )
+    for t in translations():
+        # Every language's tables, so that a page never includes a missing snippet.
+        _write(SNIPPETS / t.lang / "options-table.md", options_table(t.lang))
+        _write(SNIPPETS / t.lang / "presets-table.md", presets_table(t.lang))
     for t in langs:
         generated = t.docs_dir / "_generated"
         _fresh(generated)
-        shutil.copytree(OUT / "img", generated / "img")
+        for name, svg in pictures(t.lang).items():
+            _write(generated / "img" / name, svg)
         shutil.copytree(OUT / "assets", generated / "assets")
         if not build:
             continue

@@ -165,6 +165,10 @@ def all_pages() -> list[Path]:
     return pages
 
 
+TRANSLATED_SNIPPETS = {"options-table.md", "presets-table.md"}
+"""The snippets the generator also writes in every translation's language."""
+
+
 def snippet_names() -> set[str]:
     names = {"options-table.md", "presets-table.md", "traceability.md", "api-index.md"}
     names |= {f"ambiguity-{a.lower()}.md" for a in gen().ambiguity_ids()}
@@ -177,7 +181,12 @@ def test_includes_and_pictures_are_ones_the_generator_writes(page: Path) -> None
     for include in re.findall(r'^--8<-- "([^"]+)"', text, re.M):
         if include.startswith("docs/_generated/"):
             assert include.startswith("docs/_generated/snippets/"), include
-            assert include.removeprefix("docs/_generated/snippets/") in snippet_names()
+            name = include.removeprefix("docs/_generated/snippets/")
+            lang, _, rest = name.partition("/")
+            if rest:  # a translation's own table: docs/_generated/snippets/<lang>/...
+                assert lang in LANGS and rest in TRANSLATED_SNIPPETS, include
+            else:
+                assert name in snippet_names(), include
         else:
             assert (ROOT / include).is_file(), include
     pictures = {s.name for s in scenes().scenes()}
@@ -311,7 +320,11 @@ def structure(text: str) -> dict[str, object]:
         "clauses": sorted(set(re.findall(r"(?:rules\.md|/rules/)#(r\d+-\d+)", text))),
         "ambiguities": sorted(set(re.findall(r"(?:ambiguities\.md|/ambiguities/)#(a\d+)", text))),
         "pictures": re.findall(r"\]\((_generated/img/[\w.-]+)\)", text),
-        "includes": re.findall(r'^--8<-- "([^"]+)"', text, re.M),
+        # A translation includes its own language's tables (snippets/<lang>/...).
+        "includes": [
+            re.sub(r"/snippets/(?:" + "|".join(LANGS) + ")/", "/snippets/", include)
+            for include in re.findall(r'^--8<-- "([^"]+)"', text, re.M)
+        ],
         "python": len(re.findall(r"^```python$", text, re.M)),
     }
 

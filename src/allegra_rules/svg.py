@@ -58,6 +58,7 @@ from allegra_rules.actions import (
 )
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
+from allegra_rules.picture_labels import PictureLabels, picture_labels
 from allegra_rules.render import status_text
 from allegra_rules.state import GameState, Phase, require_state, trusted_evolve
 from allegra_rules.transitions import ROUNDS, apply, new_game
@@ -254,6 +255,7 @@ class _Options:
     piles: bool
     zone_sums: bool
     scale: float
+    labels: PictureLabels  # the words drawn
 
     @property
     def ghost(self) -> int:
@@ -326,7 +328,8 @@ def _layout(opts: _Options) -> _Layout:
     if opts.piles:
         piles_x = right + 12 + 20 * (s - 1)
         # Room for the piles and for "out of play: 99 cards" under them.
-        room = max(_PILES_W, _text_width("out of play: 99 cards", 11 * s) - 10)
+        widest = opts.labels.out_of_play.format(cards=opts.labels.count("cards", 99))
+        room = max(_PILES_W, _text_width(widest, 11 * s) - 10)
         width = piles_x + room + _MARGIN
     status_y = 30 * s
     seat_label_y = status_y + 32 * s if opts.status else 26 * s
@@ -383,15 +386,16 @@ def _held_note(pic: _Picture) -> tuple[int | None, str]:
     """Who holds ``state.held`` and where it came from."""
     state = pic.state
     phase = state.phase
+    words = pic.opts.labels
     if phase is Phase.KNOCKER_SWAP:
         assert state.drawer is not None
-        return state.current_player, f"given by {pic.name(state.drawer)}"
+        return state.current_player, words.given_by.format(name=pic.name(state.drawer))
     if phase is Phase.HOLD_TAKEN:
         assert state.knocker is not None
-        return state.drawer, f"taken from {pic.name(state.knocker)}"
+        return state.drawer, words.taken_from.format(name=pic.name(state.knocker))
     if phase is Phase.HOLD_DISCARD:
-        return state.drawer, "from the discard pile"
-    return state.drawer, "from the draw pile"
+        return state.drawer, words.from_discard
+    return state.drawer, words.from_draw
 
 
 def _zone_span(pic: _Picture, p: int) -> tuple[float, float]:
@@ -422,6 +426,7 @@ def _draw_bands(pic: _Picture) -> list[str]:
 
 def _draw_labels(pic: _Picture) -> list[str]:
     state, lay = pic.state, pic.lay
+    words = pic.opts.labels
     out = []
     knockers = set(state.knockers)
     for seat in sorted(pic.opts.order):
@@ -431,23 +436,28 @@ def _draw_labels(pic: _Picture) -> list[str]:
             label = "\u25b6 " + label
             colour = _ACCENT
         if seat == state.drawer and state.phase is not Phase.DRAW:
-            label += " (drawer)"
+            label += words.drawer
         if seat in knockers:
-            label += " \u00b7 knocked"
+            label += words.knocked
         cx = lay.starts[seat] + _GRID_W / 2
         out.append(
             pic.text(cx, lay.seat_label_y, label, 15, anchor="middle", fill=colour, weight="bold")
         )
         for c in range(COLS):
             x = lay.col_x(seat, c) + _CARD_W / 2
-            out.append(pic.text(x, lay.col_label_y, f"c{c}", 10, anchor="middle", fill=_MUTED))
+            col = words.column.format(col=c)
+            out.append(pic.text(x, lay.col_label_y, col, 10, anchor="middle", fill=_MUTED))
     x = lay.ghost_x + _CARD_W / 2
     # Named seats: the faded column is labelled with its owner's name.
-    ghost = pic.name(pic.opts.ghost) if pic.opts.named else f"s{pic.opts.ghost} c3"
+    ghost = (
+        pic.name(pic.opts.ghost)
+        if pic.opts.named
+        else words.ghost_column.format(seat=pic.opts.ghost)
+    )
     out.append(pic.text(x, lay.col_label_y, ghost, 10, anchor="middle", fill=_MUTED))
     for r in range(ROWS):
         y = lay.row_y(r) + _CARD_H / 2 + lay.size(4)
-        out.append(pic.text(_MARGIN, y, f"r{r}", 11, fill=_MUTED))
+        out.append(pic.text(_MARGIN, y, words.row.format(row=r), 11, fill=_MUTED))
     return out
 
 
@@ -506,8 +516,11 @@ def _draw_cells(pic: _Picture) -> list[str]:
             f' m -5 -7 l 5 7 l 5 -7" fill="none" stroke="{_MUTED}" stroke-width="1.5"/>'
         )
         last = pic.state.num_players - 1
-        zone = f"{pic.name(last)}'s zone" if pic.opts.named else f"zone {last}"
-        lines = ("also in", zone, "(far left)")
+        words = pic.opts.labels
+        if pic.opts.named:
+            lines = [line.format(name=pic.name(last)) for line in words.wrap_named]
+        else:
+            lines = [line.format(zone=last) for line in words.wrap_numbered]
         for k, line in enumerate(lines):
             y = mid + lay.size(32 + 13 * k)
             out.append(pic.text(wx + 4, y, line, 10.5, fill=_MUTED, cls="wrap-note"))
@@ -533,11 +546,12 @@ def _draw_brackets(pic: _Picture) -> list[str]:
                 hidden += 1
             else:
                 total += drawn
-        more = f" + {hidden} face-down" if hidden else ""
+        words = pic.opts.labels
+        more = " " + words.count("face_down", hidden) if hidden else ""
         if not pic.opts.named:
-            note = f"zone {p} \u00b7 sum {total}{more}"
+            note = words.zone_numbered.format(zone=p, total=total) + more
         else:
-            note = f"{pic.name(p)}: {total}{more}"
+            note = words.zone_named.format(name=pic.name(p), total=total) + more
         size = lay.size(11)
         width = _text_width(note, size) + lay.size(12)
         half = lay.size(9)
@@ -558,28 +572,29 @@ def _draw_brackets(pic: _Picture) -> list[str]:
 def _hand_lines(pic: _Picture) -> list[tuple[int, int | None, list[str], str]]:
     """The held card and a knocker's hand card: (holder, value or None, notes, class)."""
     state, viewer = pic.state, pic.opts.viewer
+    words = pic.opts.labels
     out: list[tuple[int, int | None, list[str], str]] = []
     if state.held is not None:
         holder, source = _held_note(pic)
         value: int | None = state.held
-        lines = ["holds", source]
+        lines = [words.holds, source]
         if state.phase is Phase.HOLD_TAKEN and state.held_was_face_down:
             if viewer is not None and viewer != holder:
                 value = None
-                lines = ["holds a card", source, f"unseen by {pic.name(viewer)}"]
+                lines = [words.holds_unseen, source, words.unseen_by.format(name=pic.name(viewer))]
             else:
-                lines.append("(it lay face down)")
+                lines.append(words.lay_face_down)
         if holder is not None:
             out.append((holder, value, lines, "held-card"))
     for knocker, card in state.in_hand:
         hand_value: int | None = card
-        lines = ["in hand:", "the replaced card"]
+        lines = list(words.in_hand)
         if state.hand_was_face_down:
             if viewer is not None and viewer != knocker:
                 hand_value = None
-                lines = ["in hand: a", "replaced card,", f"unseen by {pic.name(viewer)}"]
+                lines = [*words.in_hand_unseen, words.unseen_by.format(name=pic.name(viewer))]
             else:
-                lines.append("(it lay face down)")
+                lines.append(words.lay_face_down)
         out.append((knocker, hand_value, lines, "hand-card"))
     return [entry for entry in out if entry[0] in pic.lay.starts]
 
@@ -652,11 +667,12 @@ def _legend(pic: _Picture) -> str:
 
 def _piles(pic: _Picture) -> list[str]:
     state, lay = pic.state, pic.lay
+    words = pic.opts.labels
     assert lay.piles_x is not None
     out: list[str] = []
     x = lay.piles_x
     y = lay.grid_top + 18
-    out.append(pic.text(x, lay.col_label_y, "piles", 10, fill=_MUTED))
+    out.append(pic.text(x, lay.col_label_y, words.piles, 10, fill=_MUTED))
     draw = len(state.draw_pile)
     if draw:
         for k in (2, 1):
@@ -671,10 +687,10 @@ def _piles(pic: _Picture) -> list[str]:
         out.append('<g class="draw-pile">' + "".join(_gap_shapes(x, y)) + "</g>")
     label_y = y + _CARD_H + lay.size(18)
     count_y = y + _CARD_H + lay.size(32)
-    out.append(pic.text(x + _CARD_W / 2, label_y, "draw", 11, anchor="middle"))
+    out.append(pic.text(x + _CARD_W / 2, label_y, words.draw, 11, anchor="middle"))
     out.append(
         pic.text(
-            x + _CARD_W / 2, count_y, _cards(draw), 11, anchor="middle", fill=_MUTED,
+            x + _CARD_W / 2, count_y, words.count("cards", draw), 11, anchor="middle", fill=_MUTED,
             cls="draw-count",
         )
     )  # fmt: skip
@@ -684,11 +700,11 @@ def _piles(pic: _Picture) -> list[str]:
         out.append('<g class="discard-pile">' + "".join(_gap_shapes(dx, y)) + "</g>")
     else:
         out.append(_loose_card(dx, y, top, "discard-pile"))
-    out.append(pic.text(dx + _CARD_W / 2, label_y, "discard", 11, anchor="middle"))
+    out.append(pic.text(dx + _CARD_W / 2, label_y, words.discard, 11, anchor="middle"))
     out.append(
         pic.text(
-            dx + _CARD_W / 2, count_y, _cards(len(state.discard_pile)), 11, anchor="middle",
-            fill=_MUTED,
+            dx + _CARD_W / 2, count_y, words.count("cards", len(state.discard_pile)), 11,
+            anchor="middle", fill=_MUTED,
         )
     )  # fmt: skip
     if state.out_of_play:
@@ -696,17 +712,13 @@ def _piles(pic: _Picture) -> list[str]:
             pic.text(
                 x,
                 y + _CARD_H + lay.size(56),
-                f"out of play: {_cards(len(state.out_of_play))}",
+                words.out_of_play.format(cards=words.count("cards", len(state.out_of_play))),
                 11,
                 fill=_MUTED,
                 cls="out-of-play",
             )
         )
     return out
-
-
-def _cards(count: int) -> str:
-    return f"{count} card" if count == 1 else f"{count} cards"
 
 
 def _drawing_order(n: int, seats: Iterable[int] | None) -> tuple[int, ...]:
@@ -751,8 +763,10 @@ def _check_options(
     piles: bool,
     zone_sums: bool,
     text_scale: float,
+    labels: str | PictureLabels = "en",
 ) -> _Options:
     n = state.num_players
+    words = labels if isinstance(labels, PictureLabels) else picture_labels(labels)
     if type(reveal) is not bool:
         raise ValueError(f"reveal must be True or False; got {type(reveal).__name__}")
     if viewer is not None:
@@ -777,7 +791,7 @@ def _check_options(
         )
     order = _drawing_order(n, seats)
     if seat_names is None:
-        names = tuple(f"seat {p}" for p in range(n))
+        names = tuple(words.seat.format(seat=p) for p in range(n))
     else:
         if isinstance(seat_names, (str, bytes)) or not isinstance(seat_names, Sequence):
             raise ValueError(f"seat_names must be a sequence of {n} names; got {seat_names!r}")
@@ -806,6 +820,7 @@ def _check_options(
         piles=piles,
         zone_sums=zone_sums,
         scale=float(text_scale),
+        labels=words,
     )
 
 
@@ -856,7 +871,7 @@ def _render(state: GameState, opts: _Options, *, caption: str | None, status: st
         lines_drawn = True
     height = round(y - lay.size(15) + 14 if lines_drawn else bottom + _MARGIN)
     width = round(lay.width)
-    title = f"Allegra, {n} players: {caption or status}"
+    title = f"{opts.labels.count('title', n)}: {caption or status}"
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
@@ -880,6 +895,7 @@ def render_svg(
     piles: bool = True,
     zone_sums: bool = True,
     text_scale: float = 1.0,
+    labels: str | PictureLabels = "en",
 ) -> str:
     """The table of ``state`` as a self-contained SVG picture.
 
@@ -921,6 +937,11 @@ def render_svg(
         zone_sums: draw the bracket under each zone with the sum of its shown cards.
         text_scale: scale every text (labels, notes, caption, legend) by this factor,
             from 0.5 to 3; the cards keep their size.
+        labels: the language of the words drawn in the table (the seat marks, the
+            column and row labels, the notes, the zone sums, the piles and the default
+            seat names): ``"en"`` (the default), ``"de"``, ``"pl"`` or ``"fr"``, or a
+            [`PictureLabels`][allegra_rules.picture_labels.PictureLabels] of your own.
+            The status line, the legend and the caption are not translated.
 
     Returns:
         The SVG document, an XML declaration and one ``<svg>`` element with
@@ -931,8 +952,9 @@ def render_svg(
         ValueError: ``viewer`` is not a seat of the table, ``reveal`` is combined with
             a viewer, a highlighted cell is not on the table or not drawn, ``seats``
             are not neighbouring seats of the table, ``seat_names`` are not one
-            non-empty name per seat, a flag is not a ``bool``, or ``text_scale`` is out
-            of range.
+            non-empty name per seat, a flag is not a ``bool``, ``text_scale`` is out
+            of range, or ``labels`` is neither a built-in language nor a
+            ``PictureLabels``.
 
     Examples:
         >>> from allegra_rules import new_game
@@ -956,6 +978,7 @@ def render_svg(
         piles=piles,
         zone_sums=zone_sums,
         text_scale=text_scale,
+        labels=labels,
     )
     return _render(state, opts, caption=caption, status=_status(state))
 
