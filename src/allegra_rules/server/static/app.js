@@ -357,6 +357,9 @@ function render(view) {
   page.view = view;
   $("status").textContent = statusText(view);
   $("picture").innerHTML = view.svg || "";
+  const svg = $("picture").querySelector("svg");
+  // On a narrow screen the picture keeps readable cards and scrolls sideways.
+  if (svg) svg.style.minWidth = `${view.num_players * 160}px`;
   $("draw-count").textContent = t("cards", { n: view.draw_pile_size });
   const top = view.discard_pile.length ? view.discard_pile[view.discard_pile.length - 1] : "";
   setCard($("discard-top"), top, false);
