@@ -68,6 +68,14 @@ class Http:
             head += f"Authorization: Bearer {token}\r\n"
         self.writer.write(head.encode() + b"\r\n" + data)
         status_line = await self.reader.readline()
+        if not status_line:
+            # The server closed an idle keep-alive connection before reading the request
+            # (uvicorn's keep-alive timeout): connect again and send it again. A request
+            # that had been applied would now be refused as stale, never applied twice.
+            self.writer.close()
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            self.writer.write(head.encode() + b"\r\n" + data)
+            status_line = await self.reader.readline()
         status = int(status_line.split()[1])
         length = 0
         while (line := await self.reader.readline()) not in (b"\r\n", b""):
