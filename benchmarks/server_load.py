@@ -169,7 +169,10 @@ async def run(port: int, tables: int, max_turns: int, think: float, seed: int) -
         "moves_per_s": moves / wall,
         "actions_per_s": total / wall,
         "p50_ms": 1000 * latencies[len(latencies) // 2],
+        "p90_ms": 1000 * latencies[int(len(latencies) * 0.90)],
         "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        "max_ms": 1000 * latencies[-1],
+        "load_average": os.getloadavg()[0],
         "lost": lost,
         "applied_twice": extra,
     }
@@ -226,7 +229,7 @@ def main() -> None:
             process.wait(timeout=10)
     print("medians:")
     for n, results in runs.items():
-        keys = ("moves_per_s", "actions_per_s", "p50_ms", "p99_ms")
+        keys = ("moves_per_s", "actions_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms")
         medians = {k: round(statistics.median(r[k] for r in results), 2) for k in keys}
         games = sum(r["games_completed"] for r in results)
         lost = sum(r["lost"] for r in results)

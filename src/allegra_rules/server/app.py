@@ -217,6 +217,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store.start_checkpoints()
         tables.resume()
         yield
         store.close()

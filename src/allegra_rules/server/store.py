@@ -8,8 +8,10 @@ was told about. Seat tokens are stored as their SHA-256 digests, never in plain 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -88,7 +90,10 @@ class Store:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._path = str(path)
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        self._db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL: a commit survives the process being killed (it is in the WAL, which the
         # operating system holds); only a power cut may lose the last commits.
@@ -96,8 +101,35 @@ class Store:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
 
+    def start_checkpoints(self, every: float = 1.0) -> None:
+        """Copy the WAL into the database from a background thread, every ``every`` seconds.
+
+        SQLite otherwise checkpoints inside a commit now and then, and that commit waits
+        for the disk; here no move does.
+        """
+        if self._checkpointer is not None or self._path == ":memory:":
+            return
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+
+        def run() -> None:
+            db = sqlite3.connect(self._path, isolation_level=None)
+            try:
+                while not self._stop.wait(every):
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            finally:
+                db.close()
+
+        self._checkpointer = threading.Thread(target=run, name="wal-checkpoint", daemon=True)
+        self._checkpointer.start()
+
     def close(self) -> None:
-        """Close the database connection."""
+        """Stop the checkpoints, copy the WAL into the database, and close it."""
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(timeout=10)
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.close()
 
     def add_table(

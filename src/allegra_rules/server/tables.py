@@ -543,6 +543,7 @@ class Tables:
                 sub.queue.put_nowait(None)
                 continue
             sub.queue.put_nowait(table.text(sub.seat, svg=sub.svg, lang=sub.lang))
+        self._forget_if_done(table)
 
     # ------------------------------------------------------------------- bots
 
@@ -590,10 +591,15 @@ class Tables:
         table.subscribers.add(sub)
         return sub
 
-    @staticmethod
-    def unsubscribe(table: Table, sub: Subscriber) -> None:
-        """Stop sending views to ``sub``."""
+    def unsubscribe(self, table: Table, sub: Subscriber) -> None:
+        """Stop sending views to ``sub``; a finished table nobody watches leaves memory."""
         table.subscribers.discard(sub)
+        self._forget_if_done(table)
+
+    def _forget_if_done(self, table: Table) -> None:
+        """Drop a finished, unwatched table from memory (it stays in the database)."""
+        if table.state.is_terminal and not table.subscribers:
+            self._tables.pop(table.id, None)
 
     @staticmethod
     def record_json(table: Table) -> str:
