@@ -57,37 +57,44 @@ class Http:
     async def request(
         self, method: str, path: str, body: Any = None, token: str | None = None
     ) -> tuple[int, Any]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        assert self.reader is not None
         data = b"" if body is None else json.dumps(body).encode()
         head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(data)}\r\n"
         if body is not None:
             head += "Content-Type: application/json\r\n"
         if token is not None:
             head += f"Authorization: Bearer {token}\r\n"
-        self.writer.write(head.encode() + b"\r\n" + data)
-        status_line = await self.reader.readline()
-        if not status_line:
-            # The server closed an idle keep-alive connection before reading the request
-            # (uvicorn's keep-alive timeout): connect again and send it again. A request
-            # that had been applied would now be refused as stale, never applied twice.
-            self.writer.close()
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-            self.writer.write(head.encode() + b"\r\n" + data)
-            status_line = await self.reader.readline()
-        status = int(status_line.split()[1])
-        length = 0
-        while (line := await self.reader.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode().partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        payload = await self.reader.readexactly(length)
-        return status, json.loads(payload) if payload else None
+        message = head.encode() + b"\r\n" + data
+        for attempt in (1, 2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            assert self.reader is not None
+            try:
+                self.writer.write(message)
+                status_line = await self.reader.readline()
+                if not status_line:
+                    raise ConnectionResetError("closed")
+                status = int(status_line.split()[1])
+                length = 0
+                while (line := await self.reader.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.decode().partition(":")
+                    if name.lower() == "content-length":
+                        length = int(value)
+                payload = await self.reader.readexactly(length)
+                return status, json.loads(payload) if payload else None
+            except (ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError):
+                # The server closed an idle keep-alive connection (uvicorn's keep-alive
+                # timeout) before reading the request: connect again and send it again.
+                # A move that had been applied would now be refused as stale (and the
+                # benchmark would stop), never applied twice.
+                self.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+        self.reader = self.writer = None
 
 
 async def play_table(
@@ -104,7 +111,8 @@ async def play_table(
     assert status == 201, claim
     token = claim["token"]
     made: list[tuple[int, Any]] = []
-    async with connect(f"ws://127.0.0.1:{port}/ws/tables/{table}?token={token}") as ws:
+    url = f"ws://127.0.0.1:{port}/ws/tables/{table}?token={token}"
+    async with connect(url, open_timeout=120) as ws:
         view = json.loads(await ws.recv())
         while view["phase"] != "over":
             if view["current_player"] != 0:
