@@ -117,7 +117,7 @@ def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerPr
         browser.wait_until(f"page.view.version > {version} && !page.busy", timeout=15)
     assert clicks >= 6  # two setup reveals and at least one turn in each of three rounds
     over = browser.evaluate("document.getElementById('over').textContent")
-    assert "Game over" in over and "Download the game record" in over
+    assert over.startswith("Game over: ") and "Download the game record" in over
     rows = browser.evaluate("document.querySelectorAll('#scores tr').length")
     assert rows == 1 + 3 + 1  # header, three rounds, total
     screenshot(browser, "over-1280")
@@ -133,7 +133,7 @@ def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerPr
     assert "Spielende" in browser.evaluate("document.getElementById('over').textContent")
     assert not overflows(browser)
     screenshot(browser, "over-390-de")
-    for lang, word in (("pl", "Koniec gry"), ("fr", "Fin de la partie"), ("en", "Game over")):
+    for lang, word in (("pl", "Koniec gry"), ("fr", "Fin de la partie"), ("en", "Game over: ")):
         browser.evaluate(
             f"document.getElementById('lang').value = '{lang}';"
             "document.getElementById('lang').dispatchEvent(new Event('change'));"

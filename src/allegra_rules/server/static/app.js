@@ -27,6 +27,7 @@ const TEXT = {
     holdTakenMe: "Click a card of your zone to swap in the card you took.",
     waiting: "Waiting for {who}.",
     over: "Game over: {list} won with {score}.",
+    overTie: "Game over: {list} share the win with {score}.",
     record: "Download the game record",
     drawDeck: "Draw from the pile", drawDiscard: "Take the {v} from the discard pile",
     knock: "Knock", pass: "Pass", discard: "Discard it", give: "Give it to {who}",
@@ -57,6 +58,7 @@ const TEXT = {
     holdTakenMe: "Klicke eine Karte deines Bereichs an, um die genommene Karte einzutauschen.",
     waiting: "Warte auf {who}.",
     over: "Spielende: {list} gewinnt mit {score}.",
+    overTie: "Spielende: {list} gewinnen gemeinsam mit {score}.",
     record: "Spielprotokoll herunterladen",
     drawDeck: "Vom Stapel ziehen", drawDiscard: "Die {v} vom Ablagestapel nehmen",
     knock: "Klopfen", pass: "Passen", discard: "Ablegen", give: "{who} geben",
@@ -87,6 +89,7 @@ const TEXT = {
     holdTakenMe: "Kliknij kartę swojej strefy, aby wstawić wziętą kartę.",
     waiting: "Czekamy na: {who}.",
     over: "Koniec gry: wygrywa {list} z wynikiem {score}.",
+    overTie: "Koniec gry: wygrywają ex aequo {list} z wynikiem {score}.",
     record: "Pobierz zapis gry",
     drawDeck: "Dobierz z talii", drawDiscard: "Weź {v} ze stosu odrzuconych",
     knock: "Zapukaj", pass: "Pas", discard: "Odrzuć", give: "Oddaj: {who}",
@@ -117,6 +120,7 @@ const TEXT = {
     holdTakenMe: "Cliquez sur une carte de votre zone pour y placer la carte prise.",
     waiting: "En attente de {who}.",
     over: "Fin de la partie : {list} gagne avec {score}.",
+    overTie: "Fin de la partie : {list} gagnent ex æquo avec {score}.",
     record: "Télécharger l’enregistrement de la partie",
     drawDeck: "Piocher", drawDiscard: "Prendre le {v} de la défausse",
     knock: "Frapper", pass: "Passer", discard: "Défausser", give: "Le donner à {who}",
@@ -322,7 +326,8 @@ function statusText(view) {
   const v = view.held;
   switch (view.phase) {
     case "over":
-      return t("over", { list: listSeats(view.winners), score: view.totals[view.winners[0]] });
+      return t(view.winners.length > 1 ? "overTie" : "over",
+        { list: listSeats(view.winners), score: view.totals[view.winners[0]] });
     case "setup": return me ? t("setupMe") : t("setupOther", { who });
     case "draw": {
       const text = me ? t("drawMe") : t("drawOther", { who });
