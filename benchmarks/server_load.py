@@ -152,13 +152,26 @@ def check(result: dict[str, Any]) -> tuple[int, int, int]:
     return len(mine), lost, extra
 
 
-async def run(port: int, tables: int, max_turns: int, think: float, seed: int) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process ``pid`` has used, from /proc (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def run(
+    port: int, pid: int, tables: int, max_turns: int, think: float, seed: int
+) -> dict[str, Any]:
     latencies: list[float] = []
+    cpu_before = cpu_seconds(pid)
     start = time.perf_counter()
     results = await asyncio.gather(
         *(play_table(port, max_turns, think, seed * 100_000 + k, latencies) for k in range(tables))
     )
     wall = time.perf_counter() - start
+    server_cpu = cpu_seconds(pid) - cpu_before
     moves = lost = extra = total = 0
     for result in results:
         m, lo, ex = check(result)
@@ -180,6 +193,7 @@ async def run(port: int, tables: int, max_turns: int, think: float, seed: int) -
         "p90_ms": 1000 * latencies[int(len(latencies) * 0.90)],
         "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
         "max_ms": 1000 * latencies[-1],
+        "server_cpu_ms_per_action": 1000 * server_cpu / max(1, total),
         "load_average": os.getloadavg()[0],
         "lost": lost,
         "applied_twice": extra,
@@ -228,7 +242,7 @@ def main() -> None:
             for r in range(args.repeat):
                 for n in args.tables:
                     result = asyncio.run(
-                        run(port, n, args.max_turns, args.think, seed=r * 1000 + n)
+                        run(port, process.pid, n, args.max_turns, args.think, seed=r * 1000 + n)
                     )
                     runs[n].append(result)
                     print(json.dumps(result), flush=True)
@@ -237,7 +251,15 @@ def main() -> None:
             process.wait(timeout=10)
     print("medians:")
     for n, results in runs.items():
-        keys = ("moves_per_s", "actions_per_s", "p50_ms", "p90_ms", "p99_ms", "max_ms")
+        keys = (
+            "moves_per_s",
+            "actions_per_s",
+            "p50_ms",
+            "p90_ms",
+            "p99_ms",
+            "max_ms",
+            "server_cpu_ms_per_action",
+        )
         medians = {k: round(statistics.median(r[k] for r in results), 2) for k in keys}
         games = sum(r["games_completed"] for r in results)
         lost = sum(r["lost"] for r in results)
