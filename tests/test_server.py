@@ -402,6 +402,15 @@ def test_socket_with_a_wrong_token_closes_before_any_view(
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
     with ws_client.connect(f"{server.ws_base}/ws/tables/{table}") as sock:
         assert json.loads(sock.recv(timeout=10))["viewer"] is None
+        sock.send(b"\x00\x01")  # what a client sends is ignored, text or bytes
+        sock.send("hello")
+        token = claim(client, table, 0)
+        view = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        move = {"action": view["legal_actions"][0], "version": 0}
+        assert client.post(
+            f"/api/tables/{table}/moves", json=move, headers=bearer(token)
+        ).is_success
+        assert json.loads(sock.recv(timeout=10))["version"] == 1
 
 
 # ------------------------------------------------------------ restarts, logs

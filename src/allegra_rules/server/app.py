@@ -191,10 +191,15 @@ def create_app(
         sub = tables.subscribe(table, seat, svg=svg, lang=lang)
 
         async def read() -> None:
-            with contextlib.suppress(WebSocketDisconnect):
-                while True:
-                    await websocket.receive_text()
-            sub.queue.put_nowait(None)
+            # The server expects nothing from a client: whatever it sends is read and
+            # dropped, until the socket closes.
+            try:
+                while (await websocket.receive())["type"] != "websocket.disconnect":
+                    pass
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                pass
+            finally:
+                sub.queue.put_nowait(None)
 
         reader = asyncio.create_task(read())
         try:
