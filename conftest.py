@@ -1,4 +1,4 @@
-"""Root pytest configuration: skip doctest collection of adapters whose extras are missing."""
+"""Root pytest configuration: skip doctest collection of optional parts whose extras are missing."""
 
 from importlib.util import find_spec
 
@@ -6,6 +6,7 @@ _EXTRAS = {
     "src/allegra_rules/adapters/pettingzoo.py": ("pettingzoo", "gymnasium", "numpy"),
     "src/allegra_rules/adapters/gymnasium.py": ("gymnasium", "numpy"),
     "src/allegra_rules/adapters/openspiel.py": ("pyspiel", "numpy"),
+    "src/allegra_rules/server": ("starlette", "uvicorn"),
 }
 
 collect_ignore = [

@@ -278,6 +278,9 @@ PUBLIC_MODULES = (
     "adapters.gymnasium",
     "adapters.pettingzoo",
     "adapters.openspiel",
+    "server.app",
+    "server.tables",
+    "server.store",
 )
 """The public modules of ``allegra_rules``, in the order of the API reference (each has
 its page ``docs/api/<module>.md`` and its entry in the ``nav`` of ``mkdocs.yml``)."""

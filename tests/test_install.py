@@ -119,6 +119,8 @@ def test_the_wheel_ships_the_license_and_index_metadata(built: dict[str, Path]) 
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
     assert "allegra_rules/py.typed" in names
     assert any(n.startswith("allegra_rules/schemas/") for n in names)
+    for page in ("index.html", "app.js", "style.css"):  # the table server's page
+        assert f"allegra_rules/server/static/{page}" in names
 
 
 def test_the_sdist_ships_the_license_and_the_tests(built: dict[str, Path]) -> None:

@@ -10,11 +10,14 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
                            [--save FILE] [--max-turns T]
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
+    allegra-rules serve    [--host H] [--port P] [--db FILE] [--max-tables N]
+                           [--proxy-headers] [--forwarded-allow-ips IPS]
 
 ``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints statistics
 ([`allegra_rules.simulate`][allegra_rules.simulate]); ``play`` lets a person play one seat in the
 terminal; ``rules`` lists the rule options and the presets; ``replay`` narrates a saved game record
-(written by ``--save``).
+(written by ``--save``); ``serve`` runs the table server
+([`allegra_rules.server`][allegra_rules.server], extra ``server``).
 
 Exit codes: 0 success (also when a person quits ``play`` with ``q``); 1 a command
 that failed (an unreadable or invalid record, a file that cannot be written, input
@@ -299,7 +302,51 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="the record's JSON file; - reads stdin")
     replay.set_defaults(handler=_cmd_replay)
+    _serve_parser(commands)
     return parser
+
+
+def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
+    serve = _command(
+        commands,
+        "serve",
+        "run a table server to play in a browser (extra 'server')",
+        "Serve tables to play on in a browser, and their JSON and WebSocket API, until\n"
+        "interrupted. Tables are stored in the SQLite file --db after every move, so a\n"
+        "restarted server carries on where it stopped. Needs the extra 'server'\n"
+        '(pip install ".[server]" in the repository\'s folder).',
+        f"  {PROG} serve\n  {PROG} serve --port 8080 --db /var/lib/allegra/tables.db",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    serve.add_argument(
+        "--db",
+        type=Path,
+        metavar="FILE",
+        default=Path("allegra-tables.sqlite3"),
+        help="SQLite database of the tables (default allegra-tables.sqlite3)",
+    )
+    serve.add_argument(
+        "--max-tables",
+        type=int,
+        metavar="N",
+        default=1000,
+        help="most unfinished tables active in the last day (default 1000)",
+    )
+    serve.add_argument(
+        "--proxy-headers",
+        action="store_true",
+        help="behind a reverse proxy: trust its X-Forwarded-For and X-Forwarded-Proto",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        default=None,
+        help="the proxies whose forwarded headers are trusted (default 127.0.0.1)",
+    )
+    serve.set_defaults(handler=_cmd_serve)
 
 
 # -------------------------------------------------------------------- commands
@@ -405,6 +452,29 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     record = read_record(args.file)
     source = "standard input" if args.file == "-" else args.file
     run_replay(record, sys.stdout, source)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port must be 1..65535; got {args.port}")
+    if args.max_tables < 1:
+        raise UsageError(f"--max-tables must be at least 1; got {args.max_tables}")
+    try:
+        from allegra_rules.server import serve
+    except ImportError as exc:
+        raise CommandError(
+            f"the server needs the extra 'server' ({exc.name or exc} is missing): "
+            'pip install ".[server]" in the repository\'s folder'
+        ) from None
+    serve(
+        args.host,
+        args.port,
+        args.db,
+        proxy_headers=args.proxy_headers,
+        forwarded_allow_ips=args.forwarded_allow_ips,
+        max_open_tables=args.max_tables,
+    )
     return 0
 
 

@@ -1,0 +1,520 @@
+"""The table server over real HTTP and WebSockets: a server process on 127.0.0.1.
+
+Routes and statuses of api.md's "Table server" section, bad input (a JSON error, the
+table unchanged, the server still serving), views (no seat ever receives more than
+``observe(state, seat)``), tokens kept out of the logs, and SQLite surviving SIGKILL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the server extra is not installed")
+pytest.importorskip("uvicorn", reason="the server extra is not installed")
+httpx = pytest.importorskip("httpx")
+ws_client = pytest.importorskip("websockets.sync.client")
+from websockets.exceptions import ConnectionClosed
+
+from allegra_rules import GameRecord, RuleConfig, observe
+from allegra_rules.serialize import state_to_json
+from allegra_rules.server import public_view
+from allegra_rules.server.store import Store
+from allegra_rules.server.tables import token_digest
+from allegra_rules.transitions import new_game
+from server_process import ServerProcess
+
+TOKENS: list[str] = []
+"""Every token the module's server handed out (none may appear in its log)."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("server") / "tables.db") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def client(server: ServerProcess) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.base, timeout=10) as opened:
+        yield opened
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_table(client: httpx.Client, **body: Any) -> str:
+    answer = client.post("/api/tables", json=body)
+    assert answer.status_code == 201, answer.text
+    table: str = answer.json()["table"]
+    return table
+
+
+def claim(client: httpx.Client, table: str, seat: int) -> str:
+    answer = client.post(f"/api/tables/{table}/seats/{seat}")
+    assert answer.status_code in (200, 201), answer.text
+    token: str = answer.json()["token"]
+    TOKENS.append(token)
+    return token
+
+
+def error_of(answer: httpx.Response, status: int, code: str) -> None:
+    assert answer.status_code == status, answer.text
+    body = answer.json()
+    assert set(body) == {"error", "message"}
+    assert body["error"] == code
+    assert isinstance(body["message"], str) and body["message"]
+
+
+# ------------------------------------------------------------------- routes
+
+
+def test_create_claim_and_read_views(client: httpx.Client) -> None:
+    answer = client.post("/api/tables", json={"players": 2, "bots": {"1": "random"}})
+    assert answer.status_code == 201
+    created = answer.json()
+    assert '"seed"' not in answer.text
+    table = created["table"]
+    assert created["seats"][1] == {"seat": 1, "bot": "random", "taken": True}
+
+    token = claim(client, table, 0)
+    assert len(token) >= 22 and re.fullmatch(r"[A-Za-z0-9_-]+", token)  # >= 128 bits, URL-safe
+    error_of(client.post(f"/api/tables/{table}/seats/0"), 409, "seat_taken")
+    error_of(client.post(f"/api/tables/{table}/seats/1"), 409, "seat_is_bot")
+    error_of(client.post(f"/api/tables/{table}/seats/2"), 404, "unknown_seat")
+    error_of(client.post(f"/api/tables/{table}/seats/x"), 404, "unknown_seat")
+
+    mine = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+    assert mine["viewer"] == 0 and mine["version"] == 0 and mine["legal_actions"]
+    public = client.get(f"/api/tables/{table}/view").json()
+    assert public["viewer"] is None and "legal_actions" not in public
+    assert public["version"] == 0
+    error_of(
+        client.get(f"/api/tables/{table}/view", headers=bearer("not-a-token")), 403, "wrong_token"
+    )
+    error_of(
+        client.get(f"/api/tables/{table}/view", headers={"Authorization": "Basic abc"}),
+        401,
+        "bad_authorization",
+    )
+    error_of(client.get(f"/api/tables/{table}/record"), 409, "game_not_over")
+    for path in ("", "/view", "/record"):
+        error_of(client.get(f"/api/tables/nosuchtable{path}"), 404, "unknown_table")
+    error_of(client.post("/api/tables/nosuchtable/seats/0"), 404, "unknown_table")
+    error_of(
+        client.post("/api/tables/nosuchtable/moves", json={}, headers=bearer(token)),
+        404,
+        "unknown_table",
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"{", 400, "malformed_json"),
+        (b"[" * 40000, 400, "malformed_json"),
+        (json.dumps({"players": 2, "pad": "x" * 70000}).encode(), 413, "too_large"),
+        (b"[]", 422, "invalid_table"),
+        (json.dumps({"players": 1}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": True}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": 2, "preset": "nope"}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": 2, "bots": {"2": "random"}}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": 2, "bots": {"1": "nobot"}}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": 2, "colour": "red"}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": 2, "seed": -1}).encode(), 422, "invalid_table"),
+        (json.dumps({"players": 2, "max_turns": 0}).encode(), 422, "invalid_table"),
+    ],
+)
+def test_bad_table_requests(client: httpx.Client, body: bytes, status: int, code: str) -> None:
+    answer = client.post("/api/tables", content=body, headers={"Content-Type": "application/json"})
+    error_of(answer, status, code)
+    assert client.get("/").status_code == 200
+
+
+@pytest.fixture
+def two_people(client: httpx.Client) -> tuple[str, str, str]:
+    table = new_table(client, players=2, seed=12)
+    return table, claim(client, table, 0), claim(client, table, 1)
+
+
+def test_bad_moves_leave_the_table_unchanged(
+    client: httpx.Client, two_people: tuple[str, str, str]
+) -> None:
+    table, first, second = two_people
+    view_url = f"/api/tables/{table}/view"
+    before = client.get(view_url, headers=bearer(first)).json()
+    assert before["current_player"] == 0
+    legal = before["legal_actions"][0]
+    good = {"action": legal, "version": 0}
+    json_type = {"Content-Type": "application/json"}
+    cases: list[tuple[dict[str, str], bytes, int, str]] = [
+        ({}, json.dumps(good).encode(), 401, "missing_token"),
+        (bearer("wrong"), json.dumps(good).encode(), 403, "wrong_token"),
+        ({"Authorization": "Token abc"}, json.dumps(good).encode(), 401, "bad_authorization"),
+        (bearer(first), b"{not json", 400, "malformed_json"),
+        (bearer(first), b"[" * 60000, 400, "malformed_json"),
+        (bearer(first), b"\xff\xfe", 400, "malformed_json"),
+        (bearer(first), b"[1, 2]", 400, "bad_body"),
+        (bearer(first), json.dumps({"action": legal}).encode(), 400, "bad_body"),
+        (bearer(first), json.dumps({"action": legal, "version": "0"}).encode(), 400, "bad_body"),
+        (bearer(first), json.dumps({**good, "pad": "x" * 66000}).encode(), 413, "too_large"),
+        (bearer(first), json.dumps({"action": legal, "version": 3}).encode(), 409, "stale_version"),
+        (bearer(second), json.dumps(good).encode(), 409, "not_your_turn"),
+        (
+            bearer(first),
+            json.dumps({"action": {"type": "fly"}, "version": 0}).encode(),
+            422,
+            "invalid_action",
+        ),
+        (
+            bearer(first),
+            json.dumps({"action": {"type": "draw_deck"}, "version": 0}).encode(),
+            422,
+            "illegal_action",
+        ),
+        (
+            bearer(first),
+            json.dumps(
+                {
+                    "action": {"type": "reveal", "pos": {"player": 1, "row": 0, "col": 0}},
+                    "version": 0,
+                }
+            ).encode(),
+            422,
+            "illegal_action",
+        ),
+    ]
+    for headers, body, status, code in cases:
+        answer = client.post(
+            f"/api/tables/{table}/moves", content=body, headers={**json_type, **headers}
+        )
+        error_of(answer, status, code)
+        assert client.get(view_url, headers=bearer(first)).json() == before  # unchanged
+        assert client.get("/").status_code == 200  # still serving
+    moved = client.post(f"/api/tables/{table}/moves", json=good, headers=bearer(first))
+    assert moved.status_code == 200
+    assert moved.json()["version"] == 1
+    # The same move again is stale; the right version makes it (or the next) legal.
+    error_of(
+        client.post(f"/api/tables/{table}/moves", json=good, headers=bearer(first)),
+        409,
+        "stale_version",
+    )
+
+
+def test_too_many_open_tables(tmp_path: Path) -> None:
+    with (
+        ServerProcess(tmp_path / "few.db", "--max-tables", "2") as small,
+        httpx.Client(base_url=small.base, timeout=10) as c,
+    ):
+        first = new_table(c, players=2)
+        new_table(c, players=3)
+        error_of(c.post("/api/tables", json={"players": 2}), 503, "too_many_tables")
+        assert c.get(f"/api/tables/{first}").status_code == 200
+
+
+# ----------------------------------------------------- whole games, views only
+
+
+def _card_values_in_svg(svg: str, view: dict[str, Any]) -> None:
+    """Every card value the picture shows is one the view shows at the same place."""
+    n = view["num_players"]
+    cells = re.findall(
+        r'<g class="card [^"]*" data-seat="(\d)" data-row="(\d)" data-col="(\d)"'
+        r'(?: data-value="(-?\d+)")?',
+        svg,
+    )
+    assert len(cells) == 12 * n
+    for seat, row, col, value in cells:
+        shown = view["cells"][int(seat) * 12 + int(row) * 4 + int(col)]
+        assert (int(value) if value else None) == shown
+    for cls, value in re.findall(
+        r'<g class="(held-card|hand-card)"(?: data-value="(-?\d+)")?', svg
+    ):
+        if cls == "held-card":
+            assert (int(value) if value else None) == view["held"]
+        else:
+            assert (int(value) if value else None) in [h["card"] for h in view["in_hand"]]
+
+
+def _play_watched_game(
+    client: httpx.Client,
+    server: ServerProcess,
+    body: dict[str, Any],
+    humans: tuple[int, ...],
+    rng: random.Random,
+) -> None:
+    table = new_table(client, **body)
+    tokens = {seat: claim(client, table, seat) for seat in humans}
+    with contextlib.ExitStack() as stack:
+        urls = {seat: f"?svg=1&token={token}" for seat, token in tokens.items()}
+        urls[None] = "?svg=1"
+        sockets: dict[int | None, Any] = {
+            seat: stack.enter_context(ws_client.connect(f"{server.ws_base}/ws/tables/{table}{q}"))
+            for seat, q in urls.items()
+        }
+        received, answers, raw, watcher = _play(client, table, tokens, sockets, rng)
+        over = client.post(
+            f"/api/tables/{table}/moves",
+            json={"action": {"type": "pass"}, "version": watcher["version"]},
+            headers=bearer(tokens[humans[0]]),
+        )
+        error_of(over, 409, "game_over")
+    _check_received(client, table, received, answers, raw)
+
+
+def _play(
+    client: httpx.Client,
+    table: str,
+    tokens: dict[int, str],
+    sockets: dict[int | None, Any],
+    rng: random.Random,
+) -> tuple[
+    dict[int | None, list[dict[str, Any]]],
+    list[tuple[int, dict[str, Any]]],
+    list[str],
+    dict[str, Any],
+]:
+    received: dict[int | None, list[dict[str, Any]]] = {seat: [] for seat in sockets}
+    answers: list[tuple[int, dict[str, Any]]] = []
+    raw: list[str] = []
+    deadline = time.monotonic() + 60
+    watcher: dict[str, Any] = {}
+    for _ in range(2000):
+        assert time.monotonic() < deadline, "the game took too long"
+        target = client.get(f"/api/tables/{table}/view").json()["version"]
+        for seat, sock in sockets.items():
+            while not received[seat] or received[seat][-1]["version"] < target:
+                text = sock.recv(timeout=10)
+                raw.append(text)
+                received[seat].append(json.loads(text))
+        watcher = received[None][-1]
+        if watcher["phase"] == "over":
+            break
+        seat = watcher["current_player"]
+        if seat not in tokens or received[seat][-1]["version"] != watcher["version"]:
+            continue  # a bot's move is on its way
+        mine = received[seat][-1]
+        move = {"action": rng.choice(mine["legal_actions"]), "version": mine["version"]}
+        answer = client.post(
+            f"/api/tables/{table}/moves?svg=1", json=move, headers=bearer(tokens[seat])
+        )
+        assert answer.status_code == 200, answer.text
+        raw.append(answer.text)
+        answers.append((seat, answer.json()))
+    else:
+        pytest.fail("the game did not end")
+    return received, answers, raw, watcher
+
+
+def _check_received(
+    client: httpx.Client,
+    table: str,
+    received: dict[int | None, list[dict[str, Any]]],
+    answers: list[tuple[int, dict[str, Any]]],
+    raw: list[str],
+) -> None:
+    record_text = client.get(f"/api/tables/{table}/record").text
+    record = GameRecord.from_json(record_text)
+    states = list(record.states())
+    assert states[-1].is_terminal
+    seed = str(record.seed)
+    assert all(seed not in text for text in raw if '"phase":"over"' not in text)
+    # Each socket got every version once, in order: 0, 1, ..., the last.
+    for bodies in received.values():
+        assert [b["version"] for b in bodies] == list(range(len(states)))
+    checked = [(seat, dict(body)) for seat, bodies in received.items() for body in bodies]
+    checked += answers
+    for seat, body in checked:
+        state = states[body["version"]]
+        expected = observe(state, seat).to_dict() if seat is not None else public_view(state)
+        svg = body.pop("svg")
+        assert body.pop("version") is not None
+        assert body == expected
+        if svg is not None:
+            _card_values_in_svg(svg, body)
+
+
+def test_whole_games_show_each_seat_only_its_view(
+    client: httpx.Client, server: ServerProcess
+) -> None:
+    rng = random.Random(5)
+    _play_watched_game(
+        client,
+        server,
+        {"players": 3, "bots": {"2": "greedy"}, "max_turns": 6},
+        (0, 1),
+        rng,
+    )
+    simultaneous = RuleConfig(setup_reveals="simultaneous", max_turns_per_round=4)
+    _play_watched_game(
+        client,
+        server,
+        {"players": 2, "config": simultaneous.to_dict()},
+        (0, 1),
+        rng,
+    )
+
+
+def test_public_view_holds_only_what_every_seat_knows() -> None:
+    rng = random.Random(3)
+    from allegra_rules import apply, legal_actions
+
+    for seed in range(4):
+        state = new_game(3, seed=seed)
+        while not state.is_terminal and state.round == 1:
+            public = public_view(state)
+            views = [observe(state, p).to_dict() for p in range(3)]
+            assert public["viewer"] is None and "legal_actions" not in public
+            for key, value in public.items():
+                if key in ("viewer", "held", "held_hidden", "in_hand", "own_setup_named"):
+                    continue
+                assert all(v[key] == value for v in views), key
+            if public["held"] is not None:
+                assert all(v["held"] == public["held"] for v in views)
+            for k, entry in enumerate(public["in_hand"]):
+                if entry["card"] is not None:
+                    assert all(v["in_hand"][k] == entry for v in views)
+            state = apply(state, rng.choice(legal_actions(state)))
+
+
+# ---------------------------------------------------------------- sockets
+
+
+def test_socket_with_a_wrong_token_closes_before_any_view(
+    client: httpx.Client, server: ServerProcess
+) -> None:
+    table = new_table(client, players=2)
+    with (
+        ws_client.connect(f"{server.ws_base}/ws/tables/{table}?token=wrong") as sock,
+        pytest.raises(ConnectionClosed) as closed,
+    ):
+        sock.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    with ws_client.connect(f"{server.ws_base}/ws/tables/{table}") as sock:
+        assert json.loads(sock.recv(timeout=10))["viewer"] is None
+        sock.send(b"\x00\x01")  # what a client sends is ignored, text or bytes
+        sock.send("hello")
+        token = claim(client, table, 0)
+        view = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        move = {"action": view["legal_actions"][0], "version": 0}
+        assert client.post(
+            f"/api/tables/{table}/moves", json=move, headers=bearer(token)
+        ).is_success
+        assert json.loads(sock.recv(timeout=10))["version"] == 1
+
+
+# ------------------------------------------------------------ restarts, logs
+
+
+def test_kill_9_and_restart_resume_every_table(tmp_path: Path) -> None:
+    db = tmp_path / "tables.db"
+    rng = random.Random(9)
+    told = 0
+    made: list[tuple[int, dict[str, Any]]] = []
+    tokens = []
+    first = ServerProcess(db)
+    try:
+        with httpx.Client(base_url=first.base, timeout=10) as c:
+            table = new_table(c, players=2, bots={"1": "random"}, max_turns=3)
+            token = claim(c, table, 0)
+            tokens.append(token)
+            view = c.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+            for _ in range(12):
+                if view["phase"] == "over":
+                    break
+                if view["current_player"] != 0:
+                    view = c.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+                    continue
+                action = rng.choice(view["legal_actions"])
+                made.append((view["version"], action))
+                answer = c.post(
+                    f"/api/tables/{table}/moves",
+                    json={"action": action, "version": view["version"]},
+                    headers=bearer(token),
+                )
+                assert answer.status_code == 200
+                view = answer.json()
+                told = max(told, view["version"])
+    finally:
+        first.kill()
+    assert made
+    with ServerProcess(db) as second, httpx.Client(base_url=second.base, timeout=10) as c:
+        view = c.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        assert view["version"] >= told
+        deadline = time.monotonic() + 30
+        while view["phase"] != "over":
+            assert time.monotonic() < deadline
+            if view["current_player"] != 0:
+                time.sleep(0.01)
+                view = c.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+                continue
+            action = rng.choice(view["legal_actions"])
+            made.append((view["version"], action))
+            view = c.post(
+                f"/api/tables/{table}/moves",
+                json={"action": action, "version": view["version"]},
+                headers=bearer(token),
+            ).json()
+        record = GameRecord.from_json(c.get(f"/api/tables/{table}/record").text)
+        logs = first.log_text() + second.log_text()
+    # Every move the client made is in the record exactly where it was made.
+    recorded = record.to_dict()["actions"]
+    for version, action in made:
+        assert recorded[version] == action
+    states = list(record.states())
+    assert sum(1 for s in states[:-1] if s.current_player == 0) == len(made)  # none twice
+    assert all(t not in logs for t in tokens)
+
+
+def test_bots_move_after_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "waiting.db"
+    state = new_game(2, seed=4)
+    store = Store(db)
+    store.add_table(
+        table_id="waiting",
+        num_players=2,
+        config=state.config.to_json(),
+        preset="seeds@1",
+        seed=4,
+        bots={0: ("greedy", 1)},
+        state=state_to_json(state),
+    )
+    token = "t" * 40
+    store.add_seat("waiting", 1, token_digest(token))
+    store.close()
+    with ServerProcess(db) as running, httpx.Client(base_url=running.base, timeout=10) as c:
+        deadline = time.monotonic() + 20
+        while True:
+            view = c.get("/api/tables/waiting/view", headers=bearer(token)).json()
+            if view["current_player"] == 1:
+                break
+            assert time.monotonic() < deadline, "the bot did not move after the restart"
+            time.sleep(0.05)
+    assert view["version"] == 2  # the bot's two setup reveals
+    assert sum(1 for down in view["face_down"][:12] if not down) == 2
+
+
+def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProcess) -> None:
+    # Runs last in this module: by now the server has handed out and received many tokens.
+    table = new_table(client, players=2)
+    token = claim(client, table, 0)
+    with ws_client.connect(f"{server.ws_base}/ws/tables/{table}?token={token}") as sock:
+        sock.recv(timeout=10)
+    client.get(f"/api/tables/{table}/view", headers=bearer(token))
+    time.sleep(0.2)
+    log = server.log_text()
+    assert "token=[redacted]" in log  # the socket's URL was logged, without its token
+    assert '"GET /api/tables/' in log  # the access log is on
+    assert len(TOKENS) > 5
+    leaked = [t for t in TOKENS if t in log]
+    assert not leaked
