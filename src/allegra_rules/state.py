@@ -7,7 +7,7 @@ parent, so keeping a whole game's history is cheap.
 
 This module imports nothing above it. The few methods of a state that belong to the layers above
 (its full check, its JSON and its picture) call functions that the package binds once
-([`bind`][allegra_rules.state.bind], from ``allegra_rules/__init__.py``), so that the import
+(``bind``, from ``allegra_rules/__init__.py``), so that the import
 graph stays one-way: config and geometry, then the state, then the transitions, then everything
 that reads states.
 """
