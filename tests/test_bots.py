@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-import attrs
 import pytest
 
 from allegra_rules import (
@@ -32,7 +31,7 @@ from allegra_rules import (
     preset,
 )
 from allegra_rules.bots import Bot, GreedyBot, RandomBot
-from helpers import Grid, game, play, setup_reveals
+from helpers import Grid, forged, game, play, setup_reveals
 
 G0: Grid = ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 0))
 G1: Grid = ((2, 3, 4, 5), (6, 7, 8, 9), (10, 11, 0, -1))
@@ -137,7 +136,7 @@ def _exchange(state: GameState, cells: list[int]) -> GameState | None:
             if state.cells[a] != state.cells[b]:
                 grid = list(state.cells)
                 grid[a], grid[b] = grid[b], grid[a]
-                return attrs.evolve(state, cells=tuple(grid))
+                return forged(state, cells=tuple(grid))
     return None
 
 
@@ -152,7 +151,7 @@ def hidden_variants(state: GameState) -> list[GameState]:
         if variant is not None:
             out.append(variant)
     if len(set(state.draw_pile)) > 1:
-        out.append(attrs.evolve(state, draw_pile=state.draw_pile[::-1]))
+        out.append(forged(state, draw_pile=state.draw_pile[::-1]))
     down = _down(state, others)
     if down and state.draw_pile and state.cells[down[0]] != state.draw_pile[0]:
         grid = list(state.cells)
@@ -160,7 +159,7 @@ def hidden_variants(state: GameState) -> list[GameState]:
         hidden = grid[down[0]]
         assert hidden is not None
         grid[down[0]], pile[0] = pile[0], hidden
-        out.append(attrs.evolve(state, cells=tuple(grid), draw_pile=tuple(pile)))
+        out.append(forged(state, cells=tuple(grid), draw_pile=tuple(pile)))
     for variant in out:
         assert variant.all_cards() == state.all_cards()
         assert variant != state

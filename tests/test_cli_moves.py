@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 
-import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -38,6 +37,7 @@ from allegra_rules.cli._moves import (
 )
 from allegra_rules.cli._play import cell_menu
 from allegra_rules.render import describe_action, describe_outcome, render_table
+from helpers import forged
 
 
 def _random_states(
@@ -181,14 +181,14 @@ def _put(state: GameState, slot: tuple[str, int], value: int) -> GameState:
     if kind == "cell":
         cells = list(state.cells)
         cells[k] = value
-        return attrs.evolve(state, cells=tuple(cells))
+        return forged(state, cells=tuple(cells))
     if kind == "draw":
         pile = list(state.draw_pile)
         pile[k] = value
-        return attrs.evolve(state, draw_pile=tuple(pile))
+        return forged(state, draw_pile=tuple(pile))
     if kind == "held":
-        return attrs.evolve(state, held=value)
-    return attrs.evolve(state, in_hand=((state.in_hand[0][0], value),))
+        return forged(state, held=value)
+    return forged(state, in_hand=((state.in_hand[0][0], value),))
 
 
 def _narration(state: GameState, action: Action, viewer: int | None) -> str:
