@@ -40,6 +40,7 @@ from typing import Any, cast
 
 import attrs
 
+import allegra_rules.invariants as inv
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
@@ -468,8 +469,6 @@ def _check_view_types(view: PlayerView) -> None:
     Raises:
         InvalidStateError: the first field of a wrong type, size or range.
     """
-    from allegra_rules import invariants as inv
-
     if not isinstance(view.config, RuleConfig):
         inv.fail("$.config", f"must be a RuleConfig; got {type(view.config).__name__}")
     config = view.config
