@@ -12,8 +12,10 @@ game could reach:
   a gap never lies face down;
 - **rounds and scores**: the finished rounds, totals, winners and the last round's
   table, sums, doubling and scores agree with the scoring rules;
-- **setup**: the start seat, who reveals next, the setup sums against the revealed
-  cards, the named cells of a simultaneous setup;
+- **setup**: the start seat, who reveals next, the named cells of a simultaneous setup,
+  and, in the setup and before the round's first draw, that the seats which have
+  revealed (two cards each, in setup order, each in its own reveal area) can have
+  turned up exactly the cards that are up or gone, with exactly their setup sums;
 - **turns**: whose turn it is after the turns played, the turn cap, how many cards
   can be face up and how many can have left the draw pile by now, the ender and the
   final turns;
