@@ -45,7 +45,6 @@ from allegra_rules.cli._play import option_text
 from allegra_rules.geometry import Pos
 from allegra_rules.render import render_table
 from allegra_rules.simulate import game_seed, play_game, simulate, summarize
-from helpers import forged
 from play_script import script, short_config, typed_lines
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty and signals")
@@ -241,7 +240,7 @@ def test_the_turn_cap_and_the_doubling_are_counted() -> None:
 def test_a_shared_win_is_split_between_the_tied_seats() -> None:
     def fake(totals: tuple[int, ...], winners: tuple[int, ...]) -> Any:
         game = play_game(2, preset("seeds"), 1, ["random", "random"])
-        return forged(game, totals=totals, winners=winners)
+        return attrs.evolve(game, totals=totals, winners=winners)
 
     games = [fake((10, 10), (0, 1)), fake((5, 9), (0,))]
     summary = summarize(games, bots=["random", "random"])

@@ -314,7 +314,7 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "Serve tables to play on in a browser, and their JSON and WebSocket API, until\n"
         "interrupted. Tables are stored in the SQLite file --db after every move, so a\n"
         "restarted server carries on where it stopped. Needs the extra 'server'\n"
-        '(pip install ".[server]" in the repository\'s folder).',
+        '(in a clone of the repository: pip install ".[server]").',
         f"  {PROG} serve\n  {PROG} serve --port 8080 --db /var/lib/allegra/tables.db",
     )
     serve.add_argument(
@@ -465,7 +465,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CommandError(
             f"the server needs the extra 'server' ({exc.name or exc} is missing): "
-            'pip install ".[server]" in the repository\'s folder'
+            '(in a clone of the repository: pip install ".[server]")'
         ) from None
     serve(
         args.host,
