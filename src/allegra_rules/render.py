@@ -268,7 +268,7 @@ def _legend(n: int, viewer: int | None = None, max_width: int | None = None) -> 
     return textwrap.wrap(text, max_width or 80)
 
 
-def _zone_note(state: GameState, seat: int) -> list[str]:
+def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
     shown = 0
     hidden = 0
     cells = state.cells
@@ -282,6 +282,8 @@ def _zone_note(state: GameState, seat: int) -> list[str]:
             shown += value
     if not hidden:
         return [f"sum {shown}"]
+    if compact:
+        return [f"sum {shown}, {hidden} ##"]
     return [f"sum {shown} +", f"{hidden} face-down"]
 
 
@@ -458,6 +460,7 @@ def render_table(
     legend: bool = True,
     viewer: int | None = None,
     max_width: int | None = None,
+    compact: bool = False,
 ) -> str:
     """A plain-text drawing of the table as every player (or one seat) sees it.
 
@@ -481,6 +484,8 @@ def render_table(
         max_width: the widest line allowed (the terminal's width, at least 40): the
             grids are drawn in two bands, one above the other, when one band is
             wider, and long header lines are wrapped. ``None`` never wraps.
+        compact: write each zone's sum and face-down count on one line
+            (``sum 16, 12 ##``), one line shorter per band of grids.
 
     Returns:
         The drawing, lines joined by newlines, without a trailing newline. Face-down
@@ -506,7 +511,7 @@ def render_table(
     for s in range(n):
         name = f"seat {s} you" if s == viewer else f"seat {s}"
         headers.append(f"*{name}*" if s == who else (f"seat {s} (you)" if s == viewer else name))
-    notes = [_zone_note(state, s) for s in range(n)]
+    notes = [_zone_note(state, s, compact is True) for s in range(n)]
     head = [
         f"Round {state.round} of {ROUNDS} | {status_text(state)}",
         _piles(state),
