@@ -708,7 +708,8 @@ def run_play(
             round_over = after.round != state.round or after.is_terminal
             state = after
             if pauses and round_over:
-                report = ["", *render_round_end(state, legend=False, max_width=columns).split("\n")]
+                drawn = render_round_end(state, legend=False, max_width=columns)
+                report = [line for line in drawn.split("\n") if line]  # six seats fit 24 lines
                 session.show_moves([report])
                 for line in report:
                     session.say(line)
