@@ -361,9 +361,8 @@ def _brief(state: GameState, action: Action, sentences: Sequence[str]) -> list[s
         return [f"seat {who} knocks"]
     if isinstance(action, Swap) and phase in (Phase.HOLD_DECK, Phase.HOLD_DISCARD):
         old = state.card(action.pos)
-        where = action.pos if action.pos.player != who else None
         cell = f"({action.pos.row}, {action.pos.col})"
-        if where is not None:
+        if action.pos.player != who:
             cell = f"seat {action.pos.player}'s {cell}"
         text = f"puts it at {cell}, discarding the {old}"
         if state.knockers and phase is Phase.HOLD_DECK:

@@ -377,12 +377,13 @@ class _Session:
             brief += _wrap(line, columns)
         return full.rstrip("\n").split("\n"), brief
 
-    def show_moves(self, screens: Sequence[list[str]]) -> list[str]:
+    def show_moves(self, screens: Sequence[list[str]], then: str = "the table") -> list[str]:
         """Write what happened since the last screen above the first of ``screens`` it fits.
 
         Each screen is the lines to come under it, its prompt not counted. The moves
         are written in full when they fit, else one line per turn; when even that
-        fits no screen, they are written page by page, each page waiting for Enter.
+        fits no screen, they are written page by page, each page waiting for Enter
+        (the last one says that ``then`` comes next).
 
         Returns:
             The screen to write under the moves.
@@ -403,7 +404,7 @@ class _Session:
             for line in page:
                 self.say(line)
             self.pause(
-                "more: press Enter" if lines and len(lines) > room else "press Enter for the table"
+                "more: press Enter" if lines and len(lines) > room else f"press Enter for {then}"
             )
         for line in lines:
             self.say(line)
@@ -664,7 +665,8 @@ def run_play(
     )
     intro.say_wrapped(clockwise_line(num_players))
     intro.say("Type a move by what it does (d, p, k, x, g SEAT, r/s/t ROW COL) or its number;")
-    intro.say("h the rules in short, h moves how to type, l list, v table, q quit.")
+    intro.say("h the rules in short, h moves how to type, l list, v table, m the moves since")
+    intro.say("your last one, q quit.")
     intro.say_wrapped(AUTO_PASS_ON if auto_pass else AUTO_PASS_OFF)
     if history:
         where = f"round {state.round}, turn {state.turns_played + 1}"
@@ -697,20 +699,21 @@ def run_play(
             ):
                 action = Pass()
             else:
-                if session.queued is None:
+                if pauses and session.queued is None:
                     short.flush_turn(state)
                 action = session.choose(state)
                 narrator.say()
             after = apply(state, action)
             narrator.step(state, action, after)
-            short.step(state, action, after)
+            if pauses:
+                short.step(state, action, after)
             actions.append(action)
             round_over = after.round != state.round or after.is_terminal
             state = after
             if pauses and round_over:
                 drawn = render_round_end(state, legend=False, max_width=columns)
                 report = [line for line in drawn.split("\n") if line]  # six seats fit 24 lines
-                session.show_moves([report])
+                session.show_moves([report], then="the scores")
                 for line in report:
                     session.say(line)
                 if state.is_terminal:
