@@ -27,7 +27,7 @@ def test_demo_narrates_every_round_and_names_the_winners(
     out = _demo(capsys, "--seed", "3", "--players", "4")
     lines = out.splitlines()
     assert lines[0] == (
-        "Allegra demo: 4 players, preset seeds@1, seed 3, 3 rounds; the lowest total wins."
+        "Allegra demo: 4 players, preset seeds@1, seed 3, 3 rounds; lowest total wins."
     )
     assert lines[1] == "Seats: 0 greedy, 1 greedy, 2 greedy, 3 greedy."
     for r in (1, 2, 3):
@@ -226,3 +226,19 @@ def test_the_default_demo_and_the_readme_game_show_a_whole_knock_exchange(
     assert _exchanges(_demo(capsys, *args))
     # A game without any exchange finds none: the check can fail.
     assert not _exchanges(_demo(capsys, "--players", "3", "--seed", "1"))
+
+
+def test_six_players_on_80_columns_wrap_the_scores_between_seats(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _demo(capsys, "--players", "6", "--seed", "4", "--quiet")
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    start = next(k for k, line in enumerate(lines) if line.startswith("Final totals: "))
+    assert len(lines[start]) > 60 and lines[start + 1].startswith("  seat ")  # wrapped
+    # Every piece of the wrapped line ends after a whole "seat N: total" item.
+    for line in lines[start : start + 2]:
+        assert re.fullmatch(r"(Final totals:|  )( seat \d: -?\d+,?)+|  seat \d: -?\d+.*", line)
+    joined = " ".join(" ".join(lines[start : start + 2]).split())
+    assert re.fullmatch(r"Final totals: (seat \d: -?\d+, ){5}seat 5: -?\d+", joined)

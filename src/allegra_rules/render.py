@@ -33,6 +33,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -450,8 +451,31 @@ def _fit(lines: Sequence[str], max_width: int | None) -> list[str]:
         if len(line) <= max_width:
             out.append(line)
         else:
-            out += textwrap.wrap(line, max_width, subsequent_indent="  ")
+            out += wrap_words(line, max_width, "  ")
     return out
+
+
+_KEEP_TOGETHER = re.compile(r"\b(seat|seats|Seat) (\d)")
+"""A seat word and its number: a wrapped line never ends between them."""
+
+
+def wrap_words(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` cut at spaces into lines of at most ``width`` characters.
+
+    Continuation lines start with ``indent``. A line never ends between "seat" and
+    its number, so lists such as ``seat 0: 12, seat 1: 9`` break between their items,
+    and a word is never cut (a single word wider than ``width``, such as a long file
+    name, keeps a line of its own).
+
+    Examples:
+        >>> wrap_words("Final totals: seat 0: 70, seat 1: 71", 30)
+        ['Final totals: seat 0: 70,', '  seat 1: 71']
+    """
+    kept = _KEEP_TOGETHER.sub("\\1\u00a0\\2", text)
+    lines = textwrap.wrap(
+        kept, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
+    return [line.replace("\u00a0", " ") for line in lines] or [""]
 
 
 def render_table(

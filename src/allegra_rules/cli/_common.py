@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -20,6 +19,7 @@ from allegra_rules.render import (
     describe_outcome,
     render_round_end,
     render_table,
+    wrap_words,
 )
 from allegra_rules.simulate import BOT_KINDS
 from allegra_rules.state import GameState, Phase
@@ -200,7 +200,7 @@ class Narrator:
             self.say(text)
             return
         indent = "    " if text.startswith("  ") else "  "
-        for line in textwrap.wrap(text, self.max_width, subsequent_indent=indent):
+        for line in wrap_words(text, self.max_width, indent):
             self.say(line)
 
     def round_heading(self, state: GameState) -> None:

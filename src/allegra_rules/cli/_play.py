@@ -37,7 +37,7 @@ from allegra_rules.cli._moves import (
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
-from allegra_rules.render import render_round_end, render_table
+from allegra_rules.render import render_round_end, render_table, wrap_words
 from allegra_rules.simulate import BOT_KINDS, bot_seed
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS, apply, legal_actions, new_game
@@ -539,7 +539,7 @@ def _wrap(text: str, columns: int) -> list[str]:
     if len(text) < columns:
         return [text]
     indent = "    " if text.startswith("  ") else "  "
-    return textwrap.wrap(text, columns - 1, subsequent_indent=indent) or [""]
+    return wrap_words(text, columns - 1, indent)
 
 
 def _replay_bots(
@@ -658,7 +658,7 @@ def run_play(
     rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
     intro.say_wrapped(
         f"Allegra: you play seat {you} of {num_players}; preset {rules}, "
-        f"seed {seed}, {ROUNDS} rounds; the lowest total wins."
+        f"seed {seed}, {ROUNDS} rounds; lowest total wins."
     )
     intro.say_wrapped(
         "Seats: " + ", ".join(f"{seat} {label}" for seat, label in enumerate(labels)) + "."
