@@ -455,23 +455,28 @@ def _fit(lines: Sequence[str], max_width: int | None) -> list[str]:
     return out
 
 
-_KEEP_TOGETHER = re.compile(r"\b(seat|seats|Seat) (\d)")
-"""A seat word and its number: a wrapped line never ends between them."""
+_KEEP_TOGETHER = re.compile(r"\b(seat|seats|Seat) (\d+)(?:(:) (-?\d+))?")
+"""A seat word, its number and a value after a colon: a line never ends between them."""
+_CELL = re.compile(r"\((-?\d+), (-?\d+)\)")
+"""A cell ``(ROW, COL)``: never cut either."""
 
 
 def wrap_words(text: str, width: int, indent: str = "  ") -> list[str]:
     """``text`` cut at spaces into lines of at most ``width`` characters.
 
-    Continuation lines start with ``indent``. A line never ends between "seat" and
-    its number, so lists such as ``seat 0: 12, seat 1: 9`` break between their items,
-    and a word is never cut (a single word wider than ``width``, such as a long file
-    name, keeps a line of its own).
+    Continuation lines start with ``indent``. A line never ends inside "seat N",
+    "seat N: V" or a cell "(R, C)", so lists such as ``seat 0: 12, seat 1: 9``
+    break between their items, and a word is never cut (a single word wider than
+    ``width``, such as a long file name, keeps a line of its own).
 
     Examples:
         >>> wrap_words("Final totals: seat 0: 70, seat 1: 71", 30)
         ['Final totals: seat 0: 70,', '  seat 1: 71']
     """
-    kept = _KEEP_TOGETHER.sub("\\1\u00a0\\2", text)
+    kept = _KEEP_TOGETHER.sub(
+        lambda m: "\u00a0".join(filter(None, (m[1], m[2] + (m[3] or ""), m[4]))), text
+    )
+    kept = _CELL.sub("(\\1,\u00a0\\2)", kept)
     lines = textwrap.wrap(
         kept, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
     )

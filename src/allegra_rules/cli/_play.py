@@ -712,7 +712,9 @@ def run_play(
             state = after
             if pauses and round_over:
                 drawn = render_round_end(state, legend=False, max_width=columns)
-                report = [line for line in drawn.split("\n") if line]  # six seats fit 24 lines
+                report = ["", *drawn.split("\n")]
+                if len(report) >= terminal_size()[1]:
+                    report = [line for line in report if line]  # six seats on 24 lines
                 session.show_moves([report], then="the scores")
                 for line in report:
                     session.say(line)
