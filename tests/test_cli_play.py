@@ -15,8 +15,10 @@ import pytest
 
 from allegra_rules import GameRecord, GameState, Pos, apply, legal_actions, new_game, replay
 from allegra_rules.actions import Discard, DrawDeck, DrawDiscard, Knock, Pass, Swap
+from allegra_rules.cli import run_demo
 from allegra_rules.cli._common import Narrator
 from allegra_rules.cli._play import knock_reason
+from allegra_rules.render import wrap_words
 from allegra_rules.state import Phase
 from play_script import script, short_config, typed_lines
 from test_cli_commands import cli, fails, ok
@@ -212,3 +214,17 @@ def test_knock_reason_asks_for_a_low_card_or_a_triple(
     state = _window(held, face_up)
     assert knock_reason(state, 1) == expected
     assert knock_reason(state, 0) is None  # seat 0 is not asked now
+
+
+@pytest.mark.parametrize("width", [40, 57, 80])
+def test_wrap_words_cuts_only_between_items(width: int) -> None:
+    out = io.StringIO()
+    run_demo(6, 3, "seeds", ["greedy"] * 6, out, style="turns")
+    for text in out.getvalue().splitlines():
+        lines = wrap_words(text, width, "  ")
+        assert " ".join(" ".join(lines).split()) == " ".join(text.split())
+        for line, after in zip(lines, [*lines[1:], ""], strict=True):
+            assert len(line) <= width or " " not in line.strip()
+            assert not re.search(r"\b[Ss]eats?$|\(-?\d+,$", line), line
+            cut_value = re.search(r"\bseat \d+:$", line) and re.match(r" *-?\d", after)
+            assert not cut_value, (line, after)
