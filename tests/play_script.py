@@ -13,10 +13,11 @@ import random
 import attrs
 
 from allegra_rules import GameState, RuleConfig, apply, legal_actions, new_game, preset
-from allegra_rules.actions import Action
+from allegra_rules.actions import Action, Pass
 from allegra_rules.cli._moves import move_number, move_text
-from allegra_rules.cli._play import round_end_warning
+from allegra_rules.cli._play import knock_reason, round_end_warning
 from allegra_rules.simulate import BOT_KINDS, bot_seed
+from allegra_rules.state import Phase
 
 
 @attrs.frozen
@@ -41,21 +42,31 @@ def script(
     bots: str = "greedy",
     pick_seed: int = 0,
     numbers_every: int = 0,
+    auto_pass: bool = False,
+    state: GameState | None = None,
 ) -> tuple[list[Turn], GameState]:
     """The person's decisions of a whole game, with what to type, and the final state.
 
     Every ``numbers_every``-th move (0: never) is typed by its fixed number instead.
-    A move that ends the round is confirmed with ``y``.
+    A move that ends the round is confirmed with ``y``. With ``auto_pass`` the knock
+    windows that ``play --auto-pass`` answers by itself are passed without a line.
+    ``state`` continues a game from there (the bots must not have used their
+    generators yet: the greedy bot only does on ties).
     """
     rng = random.Random(pick_seed)
     players = {
         seat: BOT_KINDS[bots](bot_seed(seed, seat)) for seat in range(num_players) if seat != you
     }
-    state = new_game(num_players, config=config, seed=seed)
+    if state is None:
+        state = new_game(num_players, config=config, seed=seed)
     turns: list[Turn] = []
     while not state.is_terminal:
         seat = state.current_player
         assert seat is not None
+        auto = seat == you and auto_pass and state.phase is Phase.KNOCK
+        if auto and knock_reason(state, you) is None:
+            state = apply(state, Pass())
+            continue
         if seat == you:
             action = rng.choice(legal_actions(state))
             typed = move_text(state, action, you)

@@ -27,7 +27,7 @@ def test_demo_narrates_every_round_and_names_the_winners(
     out = _demo(capsys, "--seed", "3", "--players", "4")
     lines = out.splitlines()
     assert lines[0] == (
-        "Allegra demo: 4 players, preset seeds@1, seed 3, 3 rounds; the lowest total wins."
+        "Allegra demo: 4 players, preset seeds@1, seed 3, 3 rounds; lowest total wins."
     )
     assert lines[1] == "Seats: 0 greedy, 1 greedy, 2 greedy, 3 greedy."
     for r in (1, 2, 3):
@@ -70,7 +70,7 @@ def test_demo_is_deterministic_and_the_seed_matters(capsys: pytest.CaptureFixtur
 
 def test_demo_defaults_and_a_mix_of_bots(capsys: pytest.CaptureFixture[str]) -> None:
     out = _demo(capsys)
-    assert out.startswith("Allegra demo: 3 players, preset seeds@1, seed 1,")
+    assert out.startswith("Allegra demo: 3 players, preset seeds@1, seed 2,")
     mixed = _demo(capsys, "--players", "3", "--bots", "random,greedy,random", "--preset", "fr")
     assert "preset fr@1" in mixed
     assert "Seats: 0 random, 1 greedy, 2 random." in mixed
@@ -191,3 +191,54 @@ def test_a_closed_pipe_stops_the_demo_quietly() -> None:
     assert done.stdout.splitlines()[0].startswith("Allegra demo: 6 players")
     assert "Traceback" not in done.stderr
     assert "BrokenPipeError" not in done.stderr
+
+
+def _exchanges(out: str) -> list[list[str]]:
+    """Every whole knock exchange told in a narration: give, knocker's swap, take, swap."""
+    lines = [line.strip() for line in out.splitlines() if line.startswith("  Seat ")]
+    found = []
+    for k, line in enumerate(lines):
+        give = re.match(r"Seat (\d) gives the (-?\d+) to seat (\d)\.$", line)
+        if not give:
+            continue
+        drawer, card, knocker = give.groups()
+        rest = lines[k + 1 : k + 4]
+        if (
+            len(rest) == 3
+            and rest[0].startswith(f"Seat {knocker} swaps the {card} in at ")
+            and rest[1].startswith(f"Seat {drawer} takes the ")
+            and rest[2].startswith(f"Seat {drawer} swaps the ")
+            and f"seat {knocker} fills the gap" in rest[2]
+        ):
+            found.append([line, *rest])
+    return found
+
+
+@pytest.mark.parametrize("players", [None, "4"])
+def test_the_default_demo_and_the_readme_game_show_a_whole_knock_exchange(
+    capsys: pytest.CaptureFixture[str], players: str | None
+) -> None:
+    # players None: `allegra-rules demo` as is; "4": the README's quick-start game.
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    seed = re.search(r"allegra-rules demo --players 4 --seed (\d+)", readme)
+    assert seed is not None
+    args = [] if players is None else ["--players", players, "--seed", seed.group(1)]
+    assert _exchanges(_demo(capsys, *args))
+    # A game without any exchange finds none: the check can fail.
+    assert not _exchanges(_demo(capsys, "--players", "3", "--seed", "1"))
+
+
+def test_six_players_on_80_columns_wrap_the_scores_between_seats(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _demo(capsys, "--players", "6", "--seed", "4", "--quiet")
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    start = next(k for k, line in enumerate(lines) if line.startswith("Final totals: "))
+    assert len(lines[start]) > 60 and lines[start + 1].startswith("  seat ")  # wrapped
+    # Every piece of the wrapped line ends after a whole "seat N: total" item.
+    for line in lines[start : start + 2]:
+        assert re.fullmatch(r"(Final totals:|  )( seat \d: -?\d+,?)+|  seat \d: -?\d+.*", line)
+    joined = " ".join(" ".join(lines[start : start + 2]).split())
+    assert re.fullmatch(r"Final totals: (seat \d: -?\d+, ){5}seat 5: -?\d+", joined)

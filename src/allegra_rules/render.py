@@ -33,6 +33,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -268,7 +269,7 @@ def _legend(n: int, viewer: int | None = None, max_width: int | None = None) -> 
     return textwrap.wrap(text, max_width or 80)
 
 
-def _zone_note(state: GameState, seat: int) -> list[str]:
+def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
     shown = 0
     hidden = 0
     cells = state.cells
@@ -282,6 +283,8 @@ def _zone_note(state: GameState, seat: int) -> list[str]:
             shown += value
     if not hidden:
         return [f"sum {shown}"]
+    if compact:
+        return [f"sum {shown}, {hidden} ##"]
     return [f"sum {shown} +", f"{hidden} face-down"]
 
 
@@ -448,8 +451,36 @@ def _fit(lines: Sequence[str], max_width: int | None) -> list[str]:
         if len(line) <= max_width:
             out.append(line)
         else:
-            out += textwrap.wrap(line, max_width, subsequent_indent="  ")
+            out += wrap_words(line, max_width, "  ")
     return out
+
+
+_KEEP_TOGETHER = re.compile(r"\b(seat|seats|Seat) (\d+)(?:(:) (-?\d+))?")
+"""A seat word, its number and a value after a colon: a line never ends between them."""
+_CELL = re.compile(r"\((-?\d+), (-?\d+)\)")
+"""A cell ``(ROW, COL)``: never cut either."""
+
+
+def wrap_words(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` cut at spaces into lines of at most ``width`` characters.
+
+    Continuation lines start with ``indent``. A line never ends inside "seat N",
+    "seat N: V" or a cell "(R, C)", so lists such as ``seat 0: 12, seat 1: 9``
+    break between their items, and a word is never cut (a single word wider than
+    ``width``, such as a long file name, keeps a line of its own).
+
+    Examples:
+        >>> wrap_words("Final totals: seat 0: 70, seat 1: 71", 30)
+        ['Final totals: seat 0: 70,', '  seat 1: 71']
+    """
+    kept = _KEEP_TOGETHER.sub(
+        lambda m: "\u00a0".join(filter(None, (m[1], m[2] + (m[3] or ""), m[4]))), text
+    )
+    kept = _CELL.sub("(\\1,\u00a0\\2)", kept)
+    lines = textwrap.wrap(
+        kept, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
+    return [line.replace("\u00a0", " ") for line in lines] or [""]
 
 
 def render_table(
@@ -458,6 +489,7 @@ def render_table(
     legend: bool = True,
     viewer: int | None = None,
     max_width: int | None = None,
+    compact: bool = False,
 ) -> str:
     """A plain-text drawing of the table as every player (or one seat) sees it.
 
@@ -481,6 +513,8 @@ def render_table(
         max_width: the widest line allowed (the terminal's width, at least 40): the
             grids are drawn in two bands, one above the other, when one band is
             wider, and long header lines are wrapped. ``None`` never wraps.
+        compact: write each zone's sum and face-down count on one line
+            (``sum 16, 12 ##``), one line shorter per band of grids.
 
     Returns:
         The drawing, lines joined by newlines, without a trailing newline. Face-down
@@ -506,7 +540,7 @@ def render_table(
     for s in range(n):
         name = f"seat {s} you" if s == viewer else f"seat {s}"
         headers.append(f"*{name}*" if s == who else (f"seat {s} (you)" if s == viewer else name))
-    notes = [_zone_note(state, s) for s in range(n)]
+    notes = [_zone_note(state, s, compact is True) for s in range(n)]
     head = [
         f"Round {state.round} of {ROUNDS} | {status_text(state)}",
         _piles(state),

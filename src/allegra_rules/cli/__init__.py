@@ -7,7 +7,7 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
     allegra-rules simulate [--games N] [--players K] [--preset P] [--seed S] [--jobs J]
                            [--bots B,...] [--json] [--no-progress]
     allegra-rules play     [--players N] [--seat SEAT] [--preset P] [--seed S] [--bots B,...]
-                           [--save FILE] [--max-turns T]
+                           [--save FILE] [--max-turns T] [--auto-pass] [--resume FILE]
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
     allegra-rules serve    [--host H] [--port P] [--db FILE] [--max-tables N]
@@ -46,6 +46,7 @@ from pathlib import Path
 
 import attrs
 
+from allegra_rules.actions import Action
 from allegra_rules.cli._common import (
     PROG,
     CommandError,
@@ -64,9 +65,14 @@ from allegra_rules.cli._play import EndOfInput, PlayResult, run_play
 from allegra_rules.cli._rules import rules_data, rules_text
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset_id, preset_names
+from allegra_rules.records import GameRecord, replay
 from allegra_rules.simulate import BOT_KINDS, default_jobs, simulate, summarize
 
 __all__ = ["BOT_KINDS", "EndOfInput", "PlayResult", "main", "run_demo", "run_play", "run_replay"]
+
+DEMO_SEED = 2
+"""``demo``'s default seed: its game (and the four-player game of the README) shows a
+whole knock exchange: the give, the knocker's swap, the take and the drawer's swap."""
 
 _EXIT_CODES = """\
 exit codes:
@@ -156,7 +162,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "Play one seeded game between computer players and narrate it turn by turn\n"
         "in plain text (--summary: one line per turn; --rounds: one line per round;\n"
         "--quiet: the scores only). The same arguments always print the same game.",
-        f"  {PROG} demo --players 4 --seed 1\n"
+        f"  {PROG} demo --players 4 --seed 2\n"
         f"  {PROG} demo --preset fr --bots greedy,random,greedy --save game.json",
     )
     demo.add_argument(
@@ -165,9 +171,10 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--seed",
         type=int,
-        default=1,
+        default=DEMO_SEED,
         metavar="S",
-        help="seed of the deal and of the bots (default 1)",
+        help=f"seed of the deal and of the bots (default {DEMO_SEED}, a game with a knock "
+        "exchange)",
     )
     demo.add_argument("--preset", default="seeds", metavar="P", help=_preset_help())
     demo.add_argument("--bots", default="greedy", metavar="B,...", help=_bots_help("greedy"))
@@ -242,17 +249,19 @@ def _build_parser() -> argparse.ArgumentParser:
         "terminal. Type a move by what it does: d or p (draw pile, discard pile), k or x\n"
         "(knock, pass), g SEAT (give), r / s / t ROW COL (reveal, swap, take; e.g.\n"
         "s 1 3, s left 0 3), or by its fixed number (l lists them); h explains the\n"
-        "rules, h moves the moves, h options this game's rules; v shows the table, q\n"
-        "quits. The bots' moves are narrated. Without --seed every game is a new deal.",
-        f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json",
+        "rules, h moves the moves, h options this game's rules; v shows the table, m\n"
+        "the moves since your last one, a turns auto-pass on or off, q quits. The bots'\n"
+        "moves are narrated. Without --seed every game is a new deal.",
+        f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json\n"
+        f"  {PROG} play --seat 2 --resume mine.json --auto-pass",
     )
     play.add_argument(
-        "--players", type=int, metavar="N", default=3, help="number of seats (default 3)"
+        "--players", type=int, metavar="N", default=None, help="number of seats (default 3)"
     )
     play.add_argument(
         "--seat", type=int, metavar="SEAT", default=0, help="the seat you play (default 0)"
     )
-    play.add_argument("--preset", default="seeds", metavar="P", help=_preset_help())
+    play.add_argument("--preset", default=None, metavar="P", help=_preset_help())
     play.add_argument(
         "--seed",
         type=int,
@@ -267,9 +276,23 @@ def _build_parser() -> argparse.ArgumentParser:
         "--save",
         type=Path,
         metavar="FILE",
-        help="write the game record (JSON) to FILE when the game ends, you quit, or the input ends",
+        help="write the game record (JSON) to FILE when the game ends, you quit, or the input "
+        "ends (with --resume: the resumed file unless --save names another)",
     )
     _max_turns_option(play)
+    play.add_argument(
+        "--auto-pass",
+        action="store_true",
+        help="pass your knock windows by yourself, except when the drawn card would clearly "
+        "help you (the key a turns it on and off during the game)",
+    )
+    play.add_argument(
+        "--resume",
+        type=Path,
+        metavar="FILE",
+        help="continue the game saved in FILE by 'play --save' (give the same --seat and "
+        "--bots; the players, rules and seed come from the file)",
+    )
     play.set_defaults(handler=_cmd_play)
 
     rules = _command(
@@ -400,14 +423,61 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _resume_record(args: argparse.Namespace) -> GameRecord:
+    """The saved game ``--resume`` names, checked.
+
+    Raises:
+        UsageError: options the record fixes were given, or the file is not a game
+            that can be continued.
+    """
+    given = [
+        option
+        for option, value in (
+            ("--players", args.players),
+            ("--preset", args.preset),
+            ("--seed", args.seed),
+            ("--max-turns", args.max_turns),
+        )
+        if value is not None
+    ]
+    if given:
+        raise UsageError(
+            f"--resume takes the players, rules and seed from the saved game: leave out "
+            f"{', '.join(given)}"
+        )
+    name = f"--resume {str(args.resume)!r}"
+    try:
+        record = read_record(str(args.resume))
+    except CommandError as exc:
+        raise UsageError(f"{name}: {exc}") from None
+    if record.seed is None:
+        raise UsageError(f"{name}: the game was dealt from a stacked deck, not a seed")
+    if replay(record).is_terminal:  # the record's own final state: quick to rebuild
+        raise UsageError(f"{name}: that game is already over (allegra-rules replay shows it)")
+    return record
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
-    config = _config(args)
+    history: tuple[Action, ...] = ()
+    if args.resume is not None:
+        record = _resume_record(args)
+        config = record.config
+        args.players = record.num_players
+        args.preset = record.preset or "seeds"
+        seed: int = record.seed if record.seed is not None else 0
+        history = record.actions
+        if args.save is None:
+            args.save = args.resume
+    else:
+        args.players = 3 if args.players is None else args.players
+        args.preset = "seeds" if args.preset is None else args.preset
+        config = _config(args)
+        seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     check_players(config, args.preset, args.players)
     if not 0 <= args.seat < args.players:
         raise UsageError(f"--seat must be 0..{args.players - 1}; got {args.seat}")
     bot_names = parse_bots(args.bots, args.players - 1, "there are", "bot seats")
     check_save_path(args.save)
-    seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     echo = not sys.stdin.isatty()
     try:
         result: PlayResult = run_play(
@@ -420,7 +490,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
             sys.stdout,
             echo=echo,
             config=config,
+            auto_pass=args.auto_pass,
+            pauses=sys.stdin.isatty() and sys.stdout.isatty(),
+            history=history,
         )
+    except ValueError as exc:
+        if not history:
+            raise
+        raise UsageError(f"--resume {str(args.resume)!r}: {exc}") from None
     except EndOfInput as exc:
         # Like q: the game so far is saved, then the documented exit code 1.
         if args.save is not None and exc.result is not None:

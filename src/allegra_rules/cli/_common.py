@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from allegra_rules.actions import Action
+from allegra_rules.actions import Action, Discard, DrawDeck, Give, Knock, Pass, Swap
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset
 from allegra_rules.records import GameRecord
@@ -20,6 +19,7 @@ from allegra_rules.render import (
     describe_outcome,
     render_round_end,
     render_table,
+    wrap_words,
 )
 from allegra_rules.simulate import BOT_KINDS
 from allegra_rules.state import GameState, Phase
@@ -160,6 +160,11 @@ class Narrator:
             ``"rounds"`` (one line per round) or ``"quiet"`` (the scores only).
         max_width: the widest line of a drawn table (the terminal's width), or
             ``None`` to draw every table in one band.
+        brief: in the ``"turns"`` style, leave out the passes of knock windows and
+            start each line with ``Turn t, seat p:`` only.
+        round_reports: write the revealed table and the scores when a round ends,
+            then the next round's heading (``play`` writes them itself when it
+            waits for a key in between).
     """
 
     def __init__(
@@ -171,8 +176,12 @@ class Narrator:
         you: int | None = None,
         style: str = "full",
         max_width: int | None = None,
+        round_reports: bool = True,
+        brief: bool = False,
     ) -> None:
         self.out = out
+        self.brief = brief
+        self.round_reports = round_reports
         self.tables = tables
         self.names = names
         self.you = you
@@ -191,7 +200,7 @@ class Narrator:
             self.say(text)
             return
         indent = "    " if text.startswith("  ") else "  "
-        for line in textwrap.wrap(text, self.max_width, subsequent_indent=indent):
+        for line in wrap_words(text, self.max_width, indent):
             self.say(line)
 
     def round_heading(self, state: GameState) -> None:
@@ -227,12 +236,13 @@ class Narrator:
     def step(self, state: GameState, action: Action, after: GameState) -> None:
         """Narrate ``action`` taking ``state`` to ``after``, and what settling did."""
         sentences = [describe_action(state, action, viewer=self.you)]
+        sentences += _fate(state, action)
         sentences += describe_outcome(state, action, after)
         round_over = after.round != state.round or after.is_terminal
         if self.style == "full":
             for line in sentences:
                 self.say_wrapped("  " + line)
-            if round_over:
+            if round_over and self.round_reports:
                 self.say()
                 self.say(render_round_end(after, legend=False, max_width=self.max_width))
                 if not after.is_terminal:
@@ -251,8 +261,11 @@ class Narrator:
             return
         self._count(state, action, after)
         if self.style == "turns":
-            self._turn.append(_short(sentences[0], state))
-            self._turn += [_lower(line.rstrip(".")) for line in sentences[1:]]
+            if not self.brief:
+                self._turn.append(_short(sentences[0], state))
+                self._turn += [_lower(line.rstrip(".")) for line in sentences[1:]]
+            else:
+                self._turn += _brief(state, action, sentences)
             if round_over or after.phase is Phase.DRAW:
                 self._flush_turn(state)
         if round_over:
@@ -276,6 +289,8 @@ class Narrator:
         else:
             final = " (last turn)" if state.ender is not None else ""
             head = f"Round {state.round} turn {state.turns_played}{final}, seat {state.drawer}: "
+            if self.brief:
+                head = f"Turn {state.turns_played}{final}, seat {state.drawer}: "
         self.say_wrapped(head + "; ".join(self._turn) + ".")
         self._turn = []
 
@@ -291,15 +306,85 @@ class Narrator:
             self.say("=" * 20 + " Game over " + "=" * 20)
         if self.style in ("full", "quiet"):
             for number, scores in enumerate(state.round_scores, start=1):
-                self.say(
+                self.say_wrapped(
                     f"Round {number}: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(scores))
                 )
-        self.say("Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(state.totals)))
+        self.say_wrapped(
+            "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(state.totals))
+        )
         winners = state.winners
         best = state.totals[winners[0]]
         names = ", ".join(self._seat(s) for s in winners)
         verb = "wins" if len(winners) == 1 else "share the win"
-        self.say(f"Winner: {names} {verb} with {best} points.")
+        self.say_wrapped(f"Winner: {names} {verb} with {best} points.")
+
+    def flush_turn(self, state: GameState) -> None:
+        """Write the part of the turn told so far (``"turns"`` style), as a line of its own."""
+        if self.style == "turns":
+            self._flush_turn(state)
+
+
+def _fate(state: GameState, action: Action) -> list[str]:
+    """What became of a drawn card that others knocked for, when the drawer keeps it.
+
+    A give says so itself; a swap or a discard after knocks gets a sentence saying
+    that the knockers do not get the card.
+    """
+    if state.phase is not Phase.HOLD_DECK or not state.knockers:
+        return []
+    if not isinstance(action, (Swap, Discard)):
+        return []
+    knockers = [f"seat {seat}" for seat in state.knockers]
+    who = knockers[0] if len(knockers) == 1 else ", ".join(knockers[:-1]) + " and " + knockers[-1]
+    verb = "does" if len(knockers) == 1 else "do"
+    kept = "keeps it" if isinstance(action, Swap) else "discards it"
+    return [
+        f"{who[:1].upper()}{who[1:]} knocked for the {state.held} but {verb} not get it: "
+        f"seat {state.drawer} {kept}."
+    ]
+
+
+def _brief(state: GameState, action: Action, sentences: Sequence[str]) -> list[str]:
+    """The fewest words for an action in a one-line turn (passes say nothing).
+
+    The common moves get short forms (``draws a 7``, ``puts it at (1, 2), discarding the
+    9``); the rest keep their full sentence. Every card named is one the sentence for
+    this seat names too.
+    """
+    held = state.held
+    phase = state.phase
+    who = state.current_player
+    rest = [_lower(line.rstrip(".")) for line in sentences[1:]]
+    if isinstance(action, Pass):
+        return []
+    if isinstance(action, Knock):
+        return [f"seat {who} knocks"]
+    if isinstance(action, Swap) and phase in (Phase.HOLD_DECK, Phase.HOLD_DISCARD):
+        old = state.card(action.pos)
+        cell = f"({action.pos.row}, {action.pos.col})"
+        if action.pos.player != who:
+            cell = f"seat {action.pos.player}'s {cell}"
+        text = f"puts it at {cell}, discarding the {old}"
+        if state.knockers and phase is Phase.HOLD_DECK:
+            rest = [f"keeps it ({_seats(state.knockers)} knocked)", *rest[1:]]
+        return [text, *rest]
+    if isinstance(action, Discard) and phase is Phase.HOLD_DECK:
+        text = "discards it" if held is not None else _short(sentences[0], state)
+        if state.knockers:
+            rest = [f"({_seats(state.knockers)} knocked)", *rest[1:]]
+        return [text, *rest]
+    if isinstance(action, Give):
+        return [f"gives it to seat {action.player}", *rest]
+    first = _short(sentences[0], state)
+    if isinstance(action, DrawDeck):
+        first = first.replace(" from the draw pile", "")
+    return [first, *rest]
+
+
+def _seats(seats: Sequence[int]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(str(seat) for seat in seats)
 
 
 def _plural(count: int, noun: str) -> str:

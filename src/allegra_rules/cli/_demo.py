@@ -50,15 +50,15 @@ def play_demo(
     columns, _ = terminal_size()
     narrator = Narrator(out, names=bot_names, style=style, max_width=columns)
     rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
-    narrator.say(
+    narrator.say_wrapped(
         f"Allegra demo: {num_players} players, preset {rules}, "
-        f"seed {seed}, {ROUNDS} rounds; the lowest total wins."
+        f"seed {seed}, {ROUNDS} rounds; lowest total wins."
     )
-    narrator.say(
+    narrator.say_wrapped(
         "Seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(bot_names)) + "."
     )
     if style == "full":
-        narrator.say(clockwise_line(num_players))
+        narrator.say_wrapped(clockwise_line(num_players))
     narrator.round_heading(state)
     actions: list[Action] = []
     while not state.is_terminal:
@@ -151,11 +151,11 @@ def run_replay(record: GameRecord, out: TextIO, source: str = "the record") -> G
     )
     dealt = f"seed {record.seed}" if record.deck is None else "a stacked deck"
     narrator = Narrator(out, max_width=terminal_size()[0])
-    narrator.say(
+    narrator.say_wrapped(
         f"Allegra replay of {source}: {n} players, {rules}, {dealt}, "
-        f"{len(record.actions)} actions; the lowest total wins."
+        f"{len(record.actions)} actions; lowest total wins."
     )
-    narrator.say(clockwise_line(n))
+    narrator.say_wrapped(clockwise_line(n))
     narrator.round_heading(state)
     for action in record.actions:
         narrator.turn_heading(state)

@@ -70,8 +70,12 @@ Or type a move's number (l lists them). The numbers never change: a grid's
 cells are 1-12 row by row (1-4 the top row) and its left neighbour's column 3
 is 13-15; d and k are 1, p and x are 2, discarding a drawn card 16, giving it
 17 (18, ... for later knockers).
+p ROW COL does two moves in one line: take the discard pile's top and swap it
+in there, or discard the card you drew and turn up that cell.
 Other keys: h help, h moves, h options, l the numbered list, v the table with
-its legend, q quit. With --save, q and the end of input (Ctrl-D) save the game.
+its legend, m every action since your last move, a auto-pass on/off (knock
+windows passed for you unless the card clearly helps), q quit. With --save, q
+and the end of input (Ctrl-D) save the game.
 """
 
 

@@ -1,0 +1,230 @@
+"""``allegra-rules play``: auto-pass, the fate of a drawn card, ``p ROW COL``, ``--resume``.
+
+The games are mirrored in this process (``play_script``), so each test knows every
+decision the person faces and what the game must end in.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import attrs
+import pytest
+
+from allegra_rules import GameRecord, GameState, Pos, apply, legal_actions, new_game, replay
+from allegra_rules.actions import Discard, DrawDeck, DrawDiscard, Knock, Pass, Swap
+from allegra_rules.cli import run_demo
+from allegra_rules.cli._common import Narrator
+from allegra_rules.cli._play import knock_reason
+from allegra_rules.render import wrap_words
+from allegra_rules.state import Phase
+from play_script import script, short_config, typed_lines
+from test_cli_commands import cli, fails, ok
+
+ASKS = "Auto-pass asks you this time: "
+
+
+def _totals_line(totals: tuple[int, ...]) -> str:
+    return "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
+
+
+def test_auto_pass_asks_only_the_knock_windows_that_matter() -> None:
+    config = short_config(30)
+    turns, final = script(4, 0, 5, config, auto_pass=True)
+    asked = [turn for turn in turns if turn.state.phase is Phase.KNOCK]
+    assert asked and all(knock_reason(turn.state, 0) for turn in asked)
+    stdin = "\n".join(typed_lines(turns)) + "\n"
+    args = ["play", "--players", "4", "--seed", "5", "--max-turns", "30", "--auto-pass"]
+    out = ok(*args, stdin=stdin)
+    assert _totals_line(final.totals) in " ".join(out.split())
+    assert "Auto-pass is on: knock windows are passed for you" in out
+    # A knock prompt is shown exactly for the windows that matter, each saying why,
+    # and they are a small part of the windows seat 0 answered.
+    windows = len(re.findall(r"^  Seat 0 (knocks for the|does not knock)", out, re.M))
+    assert out.count(ASKS) == len(asked) < windows / 3
+    for reason in re.findall(re.escape(ASKS) + r"(.*)\.", out):
+        assert re.fullmatch(r"the -?\d+ (is \d+ lower than|swapped in at) .*", reason)
+    assert out.count("   a    auto-pass: turn it off") == len(asked)
+
+
+def test_without_auto_pass_every_window_asks_and_a_turns_it_on() -> None:
+    config = short_config(30)
+    turns, final = script(4, 0, 5, config, auto_pass=True)
+    # "a" at the first prompt turns auto-pass on: the rest is the auto-pass game.
+    stdin = "a\n" + "\n".join(typed_lines(turns)) + "\n"
+    out = ok("play", "--players", "4", "--seed", "5", "--max-turns", "30", stdin=stdin)
+    assert "Auto-pass is off: you answer every knock window" in out
+    assert "Auto-pass is on: knock windows are passed for you" in out
+    assert _totals_line(final.totals) in " ".join(out.split())
+
+
+def test_the_narration_says_what_became_of_a_card_others_knocked_for() -> None:
+    found = {"keeps it": 0, "discards it": 0}
+    state = new_game(3, seed=1)
+    for _ in range(3000):
+        if state.is_terminal or all(found.values()):
+            break
+        legal = list(legal_actions(state))
+        if state.phase is Phase.DRAW:
+            action = DrawDeck()
+        elif state.phase is Phase.KNOCK:
+            action = Knock()
+        elif state.phase is Phase.HOLD_DECK and state.knockers:
+            # Keep the card one time, discard it the next.
+            wanted = Swap if found["keeps it"] <= found["discards it"] else Discard
+            action = next(a for a in legal if isinstance(a, wanted))
+            out = io.StringIO()
+            Narrator(out).step(state, action, apply(state, action))
+            text = " ".join(out.getvalue().split())
+            fate = "keeps it" if wanted is Swap else "discards it"
+            knockers = " and ".join(f"seat {k}" for k in state.knockers)
+            verb = "does" if len(state.knockers) == 1 else "do"
+            assert (
+                f"{knockers[:1].upper()}{knockers[1:]} knocked for the {state.held} but {verb} "
+                f"not get it: seat {state.drawer} {fate}."
+            ) in text
+            found[fate] += 1
+        else:
+            action = legal[len(legal) // 2]
+        state = apply(state, action)
+    assert all(found.values()), found
+
+
+def test_p_row_col_takes_the_discard_pile_and_swaps_in_one_line() -> None:
+    state = new_game(2, seed=3)
+    lines = []
+    while state.phase is Phase.SETUP:
+        seat = state.current_player
+        action = legal_actions(state)[0]
+        if seat == 0:
+            lines.append(f"r {action.pos.row} {action.pos.col}")
+        state = apply(state, action)
+    assert state.current_player == 0 and DrawDiscard() in list(legal_actions(state))
+    top = state.discard_top
+    out = ok(
+        "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 2 3", "q"]) + "\n"
+    )
+    assert f"  Seat 0 takes the {top} from the discard pile." in out
+    assert f"  Seat 0 swaps the {top} in at (2, 3) and discards the " in out
+    # One prompt answered both: the swap was not asked for.
+    assert "Your move (h help, l list, v table, q quit): p 2 3\n" in out
+    assert out.count("swap the " + str(top) + " in (the card there is discarded)") == 0
+
+
+def _partial(tmp_path: Path, cut: int) -> tuple[Path, list[str], GameState]:
+    config = short_config(12)
+    turns, final = script(3, 1, 8, config)
+    lines = typed_lines(turns)
+    path = tmp_path / "game.json"
+    args = ["play", "--players", "3", "--seat", "1", "--seed", "8", "--max-turns", "12"]
+    ok(*args, "--save", str(path), stdin="\n".join([*lines[:cut], "q"]) + "\n")
+    return path, lines[cut:], final
+
+
+def test_resume_continues_a_saved_game_to_the_same_end(tmp_path: Path) -> None:
+    path, rest, final = _partial(tmp_path, 20)
+    saved = GameRecord.from_json(path.read_text())
+    assert not replay(saved).is_terminal
+    out = ok("play", "--seat", "1", "--resume", str(path), stdin="\n".join(rest) + "\n")
+    assert f"Resuming the saved game after {len(saved.actions)} actions" in out
+    assert _totals_line(final.totals) in " ".join(out.split())
+    assert out.rstrip().endswith(f"Saved the game record to {str(path)!r}.")
+    record = GameRecord.from_json(path.read_text())
+    assert record.actions[: len(saved.actions)] == saved.actions
+    assert replay(record) == final and record.config == saved.config and record.seed == 8
+
+
+def test_resume_refuses_bad_files_and_options_with_exit_2(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.json"
+    assert "--resume" in fails(2, "play", "--resume", str(missing), stdin="q\n")
+    assert "cannot read" in fails(2, "play", "--resume", str(missing), stdin="q\n")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert "is not a valid game record" in fails(2, "play", "--resume", str(broken), stdin="")
+    done = tmp_path / "done.json"
+    ok("demo", "--players", "2", "--seed", "3", "--max-turns", "3", "--save", str(done))
+    assert "that game is already over" in fails(2, "play", "--resume", str(done), stdin="")
+    path, _, _ = _partial(tmp_path, 20)
+    message = fails(2, "play", "--resume", str(path), "--players", "3", stdin="")
+    assert "leave out --players" in message
+    # Resumed from another seat, the bots' recorded moves are not what they play.
+    message = fails(2, "play", "--seat", "0", "--resume", str(path), stdin="q\n")
+    assert "is not what the greedy bot at seat 1 plays" in message
+    assert cli("play", "--seat", "1", "--resume", str(path), stdin="q\n").returncode == 0
+
+
+def test_the_greedy_bot_knocks_only_where_auto_pass_asks() -> None:
+    from allegra_rules.bots import GreedyBot
+
+    bot = GreedyBot(0)
+    for seed in range(6):
+        state = new_game(4, seed=seed)
+        while not state.is_terminal:
+            if state.phase is Phase.KNOCK:
+                seat = state.current_player
+                assert seat is not None
+                if bot.choose(state) == Knock():
+                    assert knock_reason(state, seat) is not None
+            state = apply(state, bot.choose(state) if state.phase is not Phase.KNOCK else Pass())
+
+
+def _window(held: int, face_up: dict[tuple[int, int], int]) -> GameState:
+    """A knock window of a 3-player game where seat 1 is asked about ``held``.
+
+    Seat 1's grid is face down but for ``face_up`` ((row, col) -> value).
+    """
+    state = new_game(3, seed=2)
+    while state.phase is not Phase.KNOCK or state.current_player != 1:
+        legal = legal_actions(state)
+        state = apply(state, DrawDeck() if DrawDeck() in legal else legal[0])
+    geo = state.geometry
+    cells = list(state.cells)
+    face_down = state.face_down
+    for i in geo.own[1]:
+        cells[i] = 4
+        face_down |= 1 << i
+    for (row, col), value in face_up.items():
+        i = Pos(1, row, col).index
+        cells[i] = value
+        face_down &= ~(1 << i)
+    # Seat 1's zone also holds seat 2's column 3: face down for these cases.
+    for i in geo.zone[1]:
+        if i not in geo.own[1]:
+            face_down |= 1 << i
+    return attrs.evolve(state, cells=tuple(cells), face_down=face_down, held=held)
+
+
+@pytest.mark.parametrize(
+    ("held", "face_up", "expected"),
+    [
+        (1, {(0, 1): 9}, "the 1 is 8 lower than the 9 at (0, 1)"),
+        (2, {(2, 2): 8, (0, 0): 3}, "the 2 is 6 lower than the 8 at (2, 2)"),
+        (-1, {(0, 1): 7}, None),  # nothing high enough to replace
+        (3, {(0, 1): 11}, None),  # not low enough
+        (5, {(0, 0): 5, (1, 0): 5}, "the 5 swapped in at (2, 0) would complete a triple"),
+        (-1, {(0, 0): -1, (1, 0): -1}, None),  # a triple of -1s would cost points
+        (5, {(0, 0): 5, (1, 1): 5}, None),  # not in a line
+    ],
+)
+def test_knock_reason_asks_for_a_low_card_or_a_triple(
+    held: int, face_up: dict[tuple[int, int], int], expected: str | None
+) -> None:
+    state = _window(held, face_up)
+    assert knock_reason(state, 1) == expected
+    assert knock_reason(state, 0) is None  # seat 0 is not asked now
+
+
+@pytest.mark.parametrize("width", [40, 57, 80])
+def test_wrap_words_cuts_only_between_items(width: int) -> None:
+    out = io.StringIO()
+    run_demo(6, 3, "seeds", ["greedy"] * 6, out, style="turns")
+    for text in out.getvalue().splitlines():
+        lines = wrap_words(text, width, "  ")
+        assert " ".join(" ".join(lines).split()) == " ".join(text.split())
+        for line, after in zip(lines, [*lines[1:], ""], strict=True):
+            assert len(line) <= width or " " not in line.strip()
+            assert not re.search(r"\b[Ss]eats?$|\(-?\d+,$", line), line
+            cut_value = re.search(r"\bseat \d+:$", line) and re.match(r" *-?\d", after)
+            assert not cut_value, (line, after)
