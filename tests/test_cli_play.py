@@ -10,7 +10,6 @@ import io
 import re
 from pathlib import Path
 
-import attrs
 import pytest
 
 from allegra_rules import GameRecord, GameState, Pos, apply, legal_actions, new_game, replay
@@ -20,6 +19,7 @@ from allegra_rules.cli._common import Narrator
 from allegra_rules.cli._play import knock_reason
 from allegra_rules.render import wrap_words
 from allegra_rules.state import Phase
+from helpers import forged
 from play_script import script, short_config, typed_lines
 from test_cli_commands import cli, fails, ok
 
@@ -193,7 +193,7 @@ def _window(held: int, face_up: dict[tuple[int, int], int]) -> GameState:
     for i in geo.zone[1]:
         if i not in geo.own[1]:
             face_down |= 1 << i
-    return attrs.evolve(state, cells=tuple(cells), face_down=face_down, held=held)
+    return forged(state, cells=tuple(cells), face_down=face_down, held=held)
 
 
 @pytest.mark.parametrize(
