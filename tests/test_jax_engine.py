@@ -67,6 +67,8 @@ def was_chance(before: GameState, action: object, after: GameState) -> bool:
 def check_step(env: Env, s: GameState, action: object, after: GameState, got: State) -> None:
     """The batched step from ``s`` agrees with ``apply``: exactly, or up to the shuffle."""
     mine = env.to_state(got)
+    mask = tuple(int(x) for x in np.asarray(got.legal_action_mask))
+    assert mask == legal_action_mask(mine)
     if was_chance(s, action, after):
         diff = differing(mine, after)
         assert set(diff) <= set(SHUFFLED), diff

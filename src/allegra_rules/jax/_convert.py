@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import jax.numpy as jnp
+import jax
 import numpy as np
 
+from allegra_rules.encoding import legal_action_mask
 from allegra_rules.jax._state import NONE, OVER, State
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS
@@ -139,12 +140,10 @@ def from_state(env: Env, s: object) -> State:
         "_seed": _seed_words(s.seed),
         "_illegal": np.bool_(False),
     }
-    state = State(
-        legal_action_mask=jnp.zeros(env.num_actions, bool),
-        _spec=env._spec,
-        **{name: jnp.asarray(value) for name, value in fields.items()},
-    )
-    return state.replace(legal_action_mask=env._jit_mask(state))
+    # The scalar engine's mask: exact by definition, and no compiled program needed here.
+    fields["legal_action_mask"] = np.array(legal_action_mask(s), bool)
+    arrays = jax.device_put(fields)
+    return State(_spec=env._spec, **arrays)
 
 
 def to_state(env: Env, state: State) -> GameState:

@@ -43,6 +43,100 @@ def _i8(x: Any) -> jax.Array:
     return jnp.asarray(x, I8)
 
 
+def _get(arr: jax.Array, i: jax.Array) -> jax.Array:
+    """``arr[i]`` by a select over the whole vector (no gather: fast under vmap on a CPU)."""
+    hit = jnp.arange(arr.shape[0]) == i
+    if arr.dtype == jnp.bool_:
+        return (arr & hit).any()
+    return jnp.sum(jnp.where(hit, arr, 0), dtype=arr.dtype)
+
+
+def _set(arr: jax.Array, i: jax.Array, value: Any) -> jax.Array:
+    """``arr`` with ``arr[i] = value``, by a select (no scatter)."""
+    return jnp.where(jnp.arange(arr.shape[0]) == i, jnp.asarray(value, arr.dtype), arr)
+
+
+def _row(table: jax.Array, p: jax.Array) -> jax.Array:
+    """Row ``p`` of a bool ``(n, cells)`` table, by a select."""
+    return (table & (jnp.arange(table.shape[0]) == p)[:, None]).any(axis=0)
+
+
+def _mix(h: jax.Array) -> jax.Array:
+    """MurmurHash3's 32-bit finalizer."""
+    h = h ^ (h >> 16)
+    h = h * jnp.uint32(0x85EBCA6B)
+    h = h ^ (h >> 13)
+    h = h * jnp.uint32(0xC2B2AE35)
+    return h ^ (h >> 16)
+
+
+def _key_words(key: jax.Array) -> jax.Array:
+    """The raw uint32 words of a PRNG key (typed or a legacy uint32 key)."""
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    return key.reshape(-1).astype(jnp.uint32)
+
+
+def _shuffle_one(words: jax.Array, src: jax.Array, length: jax.Array) -> jax.Array:
+    """``src[:length]`` in a uniformly random order drawn from the key ``words``.
+
+    Each card gets a 32-bit sort key, a hash of its position and the key's words; the
+    cards past ``length`` get the largest key and stay behind (a stable sort).
+    """
+    d = src.shape[0]
+    h = jnp.arange(d, dtype=jnp.uint32) * jnp.uint32(0x9E3779B9) ^ words[0]
+    h = _mix(_mix(h) ^ words[-1])
+    keys = jnp.where(jnp.arange(d) < length, h, jnp.uint32(0xFFFFFFFF))
+    return src[jnp.argsort(keys, stable=True)]
+
+
+@jax.custom_batching.custom_vmap
+def _shuffle_if(needed: jax.Array, words: jax.Array, src: jax.Array, length: jax.Array) -> Any:
+    """``src`` shuffled as ``_shuffle_one`` does when ``needed``, else unchanged."""
+    return jnp.where(needed, _shuffle_one(words, src, length), src)
+
+
+@_shuffle_if.def_vmap
+def _shuffle_if_batched(
+    axis_size: int,
+    in_batched: list[bool],
+    needed: jax.Array,
+    words: jax.Array,
+    src: jax.Array,
+    length: jax.Array,
+) -> tuple[jax.Array, bool]:
+    """Under ``vmap``: sort only the few tables that need a shuffle in this step.
+
+    A refill or a deal is rare, so the tables that need one are gathered into a small
+    block (``axis_size // 64`` rows, at least 8) and only that block is sorted; when more
+    tables need a shuffle, every table is. The result is the same as the plain rule's.
+    """
+
+    def full(x: jax.Array, batched: bool) -> jax.Array:
+        x = jnp.asarray(x)
+        return x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
+
+    needed, words, src, length = (
+        full(x, b) for x, b in zip((needed, words, src, length), in_batched, strict=True)
+    )
+    k = min(axis_size, max(8, axis_size // 64))
+    rows = jnp.nonzero(needed, size=k, fill_value=axis_size)[0]
+    shuffle = jax.vmap(_shuffle_one)
+
+    def few() -> jax.Array:
+        sub = shuffle(
+            words.at[rows].get(mode="fill", fill_value=0),
+            src.at[rows].get(mode="fill", fill_value=0),
+            length.at[rows].get(mode="fill", fill_value=0),
+        )
+        return src.at[rows].set(sub, mode="drop")
+
+    def every() -> jax.Array:
+        return jnp.where(needed[:, None], shuffle(words, src, length), src)
+
+    return jax.lax.cond(needed.sum() <= k, few, every), True
+
+
 def _first_from(members: jax.Array, origin: jax.Array, n: int) -> jax.Array:
     """The first seat of the bool set ``members`` clockwise from ``origin`` (itself first)."""
     key = jnp.where(members, (jnp.arange(n) - origin) % n, n + 1)
@@ -111,7 +205,6 @@ class Env:
                 zone[p, left * 12 + r * 4 + 3] = True
         self._zone = zone
         self._own = own
-        self._jit_mask = jax.jit(self._legal_mask)
         self._jit_observe = jax.jit(self.observe)
         _ENVS[self._spec] = self
 
@@ -137,13 +230,6 @@ class Env:
         return give, reveal, swap, take
 
     # ------------------------------------------------------------------ deal
-
-    def _shuffle(self, key: jax.Array, src: jax.Array, length: jax.Array) -> jax.Array:
-        """``src[:length]`` in a uniformly random order (the rest after it)."""
-        d = self.deck_size
-        bits = jax.random.bits(key, (d,), jnp.uint32)
-        keys = jnp.where(jnp.arange(d) < length, bits, jnp.uint32(0xFFFFFFFF))
-        return src[jnp.argsort(keys, stable=True)]
 
     def _deal_fields(self, order: jax.Array, round_number: jax.Array) -> dict[str, jax.Array]:
         """The fields of a freshly dealt round from the whole deck in ``order``."""
@@ -187,7 +273,7 @@ class Env:
     def init(self, key: jax.Array) -> State:
         """Deal round 1 of a new game, shuffled from ``key``."""
         n, c = self.num_players, self.num_cells
-        order = self._shuffle(key, jnp.asarray(self._cards), jnp.asarray(self.deck_size))
+        order = _shuffle_one(_key_words(key), jnp.asarray(self._cards), self.deck_size)
         fields = self._deal_fields(order, jnp.asarray(1, I8))
         state = State(
             legal_action_mask=jnp.zeros(self.num_actions, bool),
@@ -270,7 +356,7 @@ class Env:
         own = vals.sum(axis=(1, 2))
         return own + jnp.roll(vals[:, :, 3].sum(axis=1), -1)
 
-    def _score_round(self, f: dict[str, jax.Array], ender: jax.Array, key: jax.Array) -> None:
+    def _score_round(self, f: dict[str, jax.Array], ender: jax.Array, order: jax.Array) -> None:
         """Score the round, then deal the next one or end the game (in ``f``)."""
         config, n, c = self.config, self.num_players, self.num_cells
         turned_up = f["_cells"]
@@ -281,7 +367,7 @@ class Env:
         sums = self._zone_sums(f["_cells"])
         has_ender = ender >= 0
         e = jnp.maximum(ender, 0)
-        mine = sums[e]
+        mine = _get(sums, e)
         best_other = jnp.min(jnp.where(jnp.arange(n) == e, jnp.iinfo(I32).max, sums))
         lowest = mine <= best_other if config.ender_tie == "not_doubled" else mine < best_other
         sign_ok = True if config.double_nonpositive == "yes" else mine > 0
@@ -289,7 +375,9 @@ class Env:
         scores = jnp.where(doubled & (jnp.arange(n) == e), 2 * sums, sums)
         totals = f["_totals"] + scores
         rnd = f["_round"]
-        f["_round_scores"] = f["_round_scores"].at[rnd.astype(I32) - 1].set(scores)
+        f["_round_scores"] = jnp.where(
+            (jnp.arange(ROUNDS) == rnd.astype(I32) - 1)[:, None], scores, f["_round_scores"]
+        )
         f["_totals"] = totals
         f["_has_last"] = jnp.asarray(True)
         f["_last_round"] = rnd
@@ -304,7 +392,6 @@ class Env:
         ).astype(jnp.float32)
         last = rnd >= ROUNDS
         # The next round's deal, or the end of the game.
-        order = self._shuffle(key, jnp.asarray(self._cards), jnp.asarray(self.deck_size))
         deal = self._deal_fields(order, (rnd + 1).astype(I8))
         over = {
             "_phase": _i8(OVER),
@@ -335,10 +422,9 @@ class Env:
 
     # ------------------------------------------------------------------ steps
 
-    def _end_turn(self, f: dict[str, jax.Array], key: jax.Array) -> None:
-        """Settle at the end of the drawer's turn: triples, round end, then pass on."""
+    def _end_turn(self, f: dict[str, jax.Array]) -> None:
+        """At the end of the drawer's turn, triples settled: the round end, then pass on."""
         config, n = self.config, self.num_players
-        self._settle_triples(f)
         drawer = f["_drawer"]
         ender = f["_ender"]
         due = f["_final_due"]
@@ -353,7 +439,7 @@ class Env:
         if config.round_end == "zone":
             down = down | jnp.roll(fd[:, :, 3].any(axis=1), -1)
         done = ~down
-        new_ender = jnp.where(done[drawer], drawer, _first_from(done, drawer, n))
+        new_ender = jnp.where(_get(done, drawer), drawer, _first_from(done, drawer, n))
         triggered = ~had_ender & done.any()
         ender = jnp.where(triggered, new_ender, ender).astype(I8)
         due = jnp.where(had_ender, due_after, jnp.where(triggered, seats != ender, due))
@@ -403,7 +489,6 @@ class Env:
         f["rewards"] = jnp.zeros(n, jnp.float32)
         phase = s._phase
         player = s.current_player
-        key_refill, key_deal = jax.random.split(key)
         a = action.astype(I32)
         cell = jnp.clip(
             jnp.where(a >= take0, a - take0, jnp.where(a >= swap0, a - swap0, a - reveal0)),
@@ -414,23 +499,28 @@ class Env:
         is_swap = (a >= swap0) & (a < take0)
         is_take = a >= take0
         is_give = (a >= give0) & (a < reveal0)
+        old = _get(s._cells, cell)
+        old_down = _get(s._face_down, cell)
+        swapped_cells = _set(s._cells, cell, s._held)
 
         # Each kind of action, as a dict of the fields it changes (or None).
         branches: list[tuple[jax.Array, dict[str, Any]]] = []
 
         # DrawDeck (A29: refill from the discard pile but its top when empty).
+        words = _key_words(key)
         empty = s._draw_len == 0
         refill_len = s._discard_len - 1
-        shuffled = self._shuffle(key_refill, s._discard, refill_len)
-        top = s._discard[jnp.maximum(s._discard_len - 1, 0)]
+        drawing = (phase == DRAW) & (a == 0)
+        shuffled = _shuffle_if(drawing & empty, words, s._discard, refill_len)
+        top = _get(s._discard, s._discard_len - 1)
         draw = jnp.where(empty, shuffled, s._draw)
         draw_len = jnp.where(empty, refill_len, s._draw_len)
         knock = self._knocking
         dd: dict[str, Any] = {
             "_draw": draw,
             "_draw_len": (draw_len - 1).astype(I16),
-            "_held": draw[jnp.maximum(draw_len - 1, 0)],
-            "_discard": jnp.where(empty, s._discard.at[0].set(top), s._discard),
+            "_held": _get(draw, draw_len - 1),
+            "_discard": jnp.where(empty, _set(s._discard, 0, top), s._discard),
             "_discard_len": jnp.where(empty, 1, s._discard_len).astype(I16),
             "_refills": (s._refills + empty).astype(I16),
             "_turns_played": s._turns_played + 1,
@@ -442,7 +532,7 @@ class Env:
         # DrawDiscard.
         ddc: dict[str, Any] = {
             "_discard_len": (s._discard_len - 1).astype(I16),
-            "_held": s._discard[jnp.maximum(s._discard_len - 1, 0)],
+            "_held": top,
             "_turns_played": s._turns_played + 1,
             "_phase": _i8(HOLD_DISCARD),
         }
@@ -470,11 +560,11 @@ class Env:
         # Take(t).
         tk: dict[str, Any] = {
             "_phase": _i8(HOLD_TAKEN),
-            "_cells": s._cells.at[cell].set(_GAP),
-            "_face_down": s._face_down.at[cell].set(False),
-            "_held": s._cells[cell],
+            "_cells": _set(s._cells, cell, _GAP),
+            "_face_down": _set(s._face_down, cell, False),
+            "_held": old,
             "_taken_at": cell.astype(I16),
-            "_held_was_face_down": s._face_down[cell],
+            "_held_was_face_down": old_down,
         }
         branches.append((is_take, tk))
 
@@ -482,13 +572,13 @@ class Env:
         ks: dict[str, Any] = {
             "_phase": _i8(TAKE),
             "current_player": s._drawer,
-            "_cells": s._cells.at[cell].set(s._held),
-            "_face_down": s._face_down.at[cell].set(False),
+            "_cells": swapped_cells,
+            "_face_down": _set(s._face_down, cell, False),
             "_held": _i8(_GAP),
             "_hand_owner": player,
-            "_hand_card": s._cells[cell],
+            "_hand_card": old,
             "_given_at": cell.astype(I16),
-            "_hand_was_face_down": s._face_down[cell],
+            "_hand_was_face_down": old_down,
         }
         branches.append((is_swap & (phase == KNOCKER_SWAP), ks))
 
@@ -497,7 +587,7 @@ class Env:
         simultaneous = config.setup_reveals == "simultaneous"
         if simultaneous:
             nm: dict[str, Any] = {
-                "_setup_named": s._setup_named.at[named_count - 1].set(cell.astype(I16)),
+                "_setup_named": _set(s._setup_named, named_count - 1, cell.astype(I16)),
                 "current_player": ((s._start_seat + named_count // 2) % n).astype(I8),
                 "_setup_reveals": named_count.astype(I8),
             }
@@ -514,38 +604,40 @@ class Env:
         turn_end_swap = is_swap & ((phase == HOLD_DECK) | (phase == HOLD_DISCARD))
         taken_swap = is_swap & (phase == HOLD_TAKEN)
         discard = a == 4
-        flip_reveal = is_reveal & (phase == FLIP)
         reveal_area = self._area(config.reveal_area)
-        can_flip = (s._face_down & reveal_area[jnp.maximum(player, 0)]).any()
+        can_flip = (s._face_down & _row(reveal_area, player)).any()
+        flip_reveal = is_reveal & (phase == FLIP)
+        ends_turn = turn_end_swap | taken_swap | flip_reveal | (discard & ~can_flip)
 
         g: dict[str, Any] = dict(f)
         cells = s._cells
         face_down = s._face_down
         # Setup reveal(s).
         if simultaneous:
-            named = s._setup_named.at[2 * n - 1].set(cell.astype(I16))
+            named = _set(s._setup_named, 2 * n - 1, cell.astype(I16))
             namer = (s._start_seat + jnp.arange(2 * n) // 2) % n
-            hit = jnp.zeros((n, c), I32).at[namer, named].add(1) > 0
+            hit = (
+                (namer[:, None, None] == jnp.arange(n)[None, :, None])
+                & (named[:, None, None] == jnp.arange(c)[None, None, :])
+            ).any(axis=0)
             turned = hit.any(axis=0)
             sums = s._setup_sums + jnp.where(hit, s._cells.astype(I32), 0).sum(axis=1)
         else:
             turned = jnp.arange(c) == cell
-            sums = s._setup_sums.at[jnp.maximum(player, 0)].add(s._cells[cell].astype(I32))
+            sums = s._setup_sums + jnp.where(jnp.arange(n) == player, old.astype(I32), 0)
         setup_fd = face_down & ~turned
         # Turn ends: swap (drawer's), the exchange's last swap, discard, flip.
-        swapped_cells = s._cells.at[cell].set(s._held)
-        hand_fill = swapped_cells.at[jnp.maximum(s._taken_at, 0)].set(s._hand_card)
+        hand_fill = _set(swapped_cells, s._taken_at, s._hand_card)
         te_cells = jnp.where(
             taken_swap, hand_fill, jnp.where(turn_end_swap, swapped_cells, s._cells)
         )
         te_fd = jnp.where(
-            turn_end_swap | taken_swap | flip_reveal, face_down.at[cell].set(False), face_down
+            turn_end_swap | taken_swap | flip_reveal, _set(face_down, cell, False), face_down
         )
-        old = s._cells[cell]
         push_old = turn_end_swap | taken_swap
         push_card = jnp.where(push_old, old, s._held)
         push = push_old | discard
-        te_discard = jnp.where(push, s._discard.at[s._discard_len].set(push_card), s._discard)
+        te_discard = jnp.where(push, _set(s._discard, s._discard_len, push_card), s._discard)
         te_discard_len = (s._discard_len + push).astype(I16)
 
         g["_cells"] = jnp.where(setup_settle, cells, te_cells)
@@ -556,10 +648,12 @@ class Env:
         self._settle_triples(g)
         h = dict(g)
         self._after_setup(g, s._setup_reveals.astype(I32) + 1)
-        self._end_turn(h, key_deal)
+        self._end_turn(h)
         # Scoring (rare, but computed for every table: vmap runs both sides anyway).
         sc = dict(h)
-        self._score_round(sc, sc["_score_ender"], key_deal)
+        deal_needed = ends_turn & h["_scoring"] & (s._round < ROUNDS)
+        order = _shuffle_if(deal_needed, words, jnp.asarray(self._cards), self.deck_size)
+        self._score_round(sc, sc["_score_ender"], order)
         for name in sc:
             h[name] = jnp.where(h["_scoring"], sc[name], h[name])
 
@@ -571,7 +665,6 @@ class Env:
         fl["_held"] = _i8(_GAP)
         fl["_phase"] = _i8(FLIP)
 
-        ends_turn = turn_end_swap | taken_swap | flip_reveal | (discard & ~can_flip)
         out: dict[str, Any] = {}
         for name in _DATA_FIELDS:
             value = f[name]
@@ -597,15 +690,15 @@ class Env:
         forbidden = config.take_given_card == "forbidden"
 
         # Reveal.
-        reveal_ok = fd & reveal_area[player]
+        reveal_ok = fd & _row(reveal_area, player)
         if config.setup_reveals == "simultaneous":
-            last = s._setup_named[jnp.maximum(s._setup_reveals.astype(I32) - 1, 0)]
+            last = _get(s._setup_named, s._setup_reveals.astype(I32) - 1)
             odd = (phase == SETUP) & (s._setup_reveals % 2 == 1)
             reveal_ok = reveal_ok & ~(odd & (jnp.arange(c) == last))
         reveal_ok = reveal_ok & ((phase == SETUP) | (phase == FLIP))
         # Draws.
         deck_ok = (s._draw_len > 0) | (s._discard_len >= 2)
-        own_swap = swap_area[player] & present
+        own_swap = _row(swap_area, player) & present
         target = own_swap.any() | (config.discard_draw == "may_discard")
         discard_ok = (s._discard_len > 0) & target
         in_draw = phase == DRAW
@@ -614,7 +707,7 @@ class Env:
             (phase == HOLD_DECK) | (phase == HOLD_DISCARD) | (phase == HOLD_TAKEN)
         )
         # The exchange (A14-A16): what the drawer could take from each knocker.
-        drawer_area = swap_area[drawer]
+        drawer_area = _row(swap_area, drawer)
         targets_left = (drawer_area & present).sum()
         takeable = take_area & present[None, :] & ((targets_left - drawer_area) >= 1)[None, :]
         num_take = takeable.sum(axis=1)
@@ -624,24 +717,26 @@ class Env:
         kswaps = kswaps & ~(blocked[:, None] & (jnp.arange(c)[None, :] == first_take[:, None]))
         can_give = s._knockers & kswaps.any(axis=1)
         knocker = jnp.maximum(s._knocker, 0)
-        kswap_ok = kswaps[knocker] & (phase == KNOCKER_SWAP)
-        take_ok = takeable[knocker]
+        kswap_ok = _row(kswaps, knocker) & (phase == KNOCKER_SWAP)
+        take_ok = _row(takeable, knocker)
         if forbidden:
             take_ok = take_ok & (jnp.arange(c) != s._given_at)
         take_ok = take_ok & (phase == TAKE)
 
-        mask = jnp.zeros(self.num_actions, bool)
-        mask = mask.at[0].set(in_draw & deck_ok)
-        mask = mask.at[1].set(in_draw & discard_ok)
-        mask = mask.at[2].set(phase == KNOCK)
-        mask = mask.at[3].set(phase == KNOCK)
         may = config.discard_draw == "may_discard"
-        mask = mask.at[4].set((phase == HOLD_DECK) | ((phase == HOLD_DISCARD) & may))
-        mask = mask.at[give0:reveal0].set(can_give & (phase == HOLD_DECK))
-        mask = mask.at[reveal0:swap0].set(reveal_ok)
-        mask = mask.at[swap0:take0].set(swap_ok | kswap_ok)
-        mask = mask.at[take0:].set(take_ok)
-        return mask
+        fixed = jnp.stack(
+            [
+                in_draw & deck_ok,
+                in_draw & discard_ok,
+                phase == KNOCK,
+                phase == KNOCK,
+                (phase == HOLD_DECK) | ((phase == HOLD_DISCARD) & may),
+            ]
+        )
+        del give0, reveal0, swap0, take0
+        return jnp.concatenate(
+            [fixed, can_give & (phase == HOLD_DECK), reveal_ok, swap_ok | kswap_ok, take_ok]
+        )
 
     # ------------------------------------------------------------------ public
 
@@ -655,7 +750,7 @@ class Env:
         n = self.num_players
         action = jnp.asarray(action, I32)
         in_range = (action >= 0) & (action < self.num_actions)
-        legal = in_range & state.legal_action_mask[jnp.clip(action, 0, self.num_actions - 1)]
+        legal = in_range & _get(state.legal_action_mask, action)
         fields = self._step_fields(state, action, key)
         new = state.replace(**fields)
         new = new.replace(legal_action_mask=self._legal_mask(new))
@@ -731,7 +826,7 @@ def observe_current(state: State) -> jax.Array:
     extra = state.current_player.ndim
 
     def one(s: State) -> jax.Array:
-        return env.observe(s, jnp.maximum(s.current_player, 0))
+        return env._jit_observe(s, jnp.maximum(s.current_player, 0))
 
     fn = one
     for _ in range(extra):
