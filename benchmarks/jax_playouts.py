@@ -5,11 +5,11 @@ Run from the repository root (needs the ``jax`` extra):
     python benchmarks/jax_playouts.py                          # 4 players, seeds
     python benchmarks/jax_playouts.py --batch 1024 8192 65536 --rounds 5 --json
 
-A *step* is one action of one table that is not over: a uniformly random legal action
-(drawn from the legal-action mask) plus ``env.step``. The batched loop is
-``jax.jit`` of a ``jax.lax.scan`` over ``--scan`` steps of ``jax.vmap(env.step)``;
-between scans, the tables whose game ended are dealt anew (pgx's auto-reset, once per
-scan). Only steps of tables not yet over count.
+A *step* is one action of one table: a uniformly random legal action (drawn from the
+legal-action mask) plus ``env.step_auto_reset`` (``env.step``; a table whose game ended
+is dealt a new game at once, so every table plays at every step). The batched loop is
+``jax.jit`` of a ``jax.lax.scan`` over ``--scan`` steps of
+``jax.vmap(env.step_auto_reset)``.
 
 The scalar figure is ``benchmarks/playouts.py``'s loop (``legal_actions``, a
 ``random.Random.choice`` and ``apply``, whole seeded games) in the same process. The
@@ -44,40 +44,47 @@ from allegra_rules import preset  # noqa: E402
 from allegra_rules.jax import Env, State  # noqa: E402
 
 
-def random_actions(key: jax.Array, mask: jax.Array) -> jax.Array:
+def _mix(h: jax.Array) -> jax.Array:
+    h = h ^ (h >> 16)
+    h = h * jnp.uint32(0x85EBCA6B)
+    h = h ^ (h >> 13)
+    h = h * jnp.uint32(0xC2B2AE35)
+    return h ^ (h >> 16)
+
+
+def table_bits(key: jax.Array, tables: int) -> jax.Array:
+    """Three uint32 words per table from one key: a hash of the table's number."""
+    w = jax.random.bits(key, (3,), jnp.uint32)
+    i = jnp.arange(tables, dtype=jnp.uint32)
+    return jnp.stack([_mix(i * jnp.uint32(0x9E3779B9) ^ w[k]) for k in range(3)], axis=1)
+
+
+def random_actions(bits: jax.Array, mask: jax.Array) -> jax.Array:
     """One uniformly random legal action id per table (0 where none is legal)."""
     count = mask.sum(axis=-1)
-    pick = jax.random.randint(key, count.shape, 0, jnp.maximum(count, 1))
+    pick = (bits.astype(jnp.float32) * (1.0 / 2**32) * count).astype(jnp.int32)
     return jnp.argmax(jnp.cumsum(mask, axis=-1) > pick[:, None], axis=-1)
 
 
 def make_runner(env: Env, scan: int) -> Any:
-    """``run(states, key) -> (states, steps)``: ``scan`` batched steps, then auto-reset."""
-    vstep = jax.vmap(env.step)
-    vinit = jax.vmap(env.init)
+    """``run(states, key) -> (states, steps)``: ``scan`` batched steps with auto-reset.
 
-    def body(carry: tuple[State, jax.Array], key: jax.Array) -> tuple[Any, jax.Array]:
-        states, steps = carry
-        k_act, k_step = jax.random.split(key)
-        actions = random_actions(k_act, states.legal_action_mask)
-        keys = jax.random.split(k_step, actions.shape[0])
-        live = (~states.terminated).sum()
-        return (vstep(states, actions, keys), steps + live), live
+    Each step is ``jax.vmap(env.step_auto_reset)``: ``env.step``, and a table whose game
+    ended is dealt a new one. Per-table keys and the random action come from a hash of
+    the table's number and one key per step (one threefry call per step, not per table).
+    """
+    vstep = jax.vmap(env.step_auto_reset)
+
+    def body(states: State, key: jax.Array) -> tuple[State, None]:
+        tables = states.terminated.shape[0]
+        bits = table_bits(key, tables)
+        actions = random_actions(bits[:, 0], states.legal_action_mask)
+        keys = jax.random.wrap_key_data(bits[:, 1:])
+        return vstep(states, actions, keys), None
 
     def run(states: State, key: jax.Array) -> tuple[State, jax.Array]:
-        k_scan, k_reset = jax.random.split(key)
-        (states, steps), _ = jax.lax.scan(
-            body, (states, jnp.asarray(0, jnp.int32)), jax.random.split(k_scan, scan)
-        )
-        fresh = vinit(jax.random.split(k_reset, states.terminated.shape[0]))
-        states = jax.tree_util.tree_map(
-            lambda new, old: jnp.where(
-                states.terminated.reshape((-1,) + (1,) * (old.ndim - 1)), new, old
-            ),
-            fresh,
-            states,
-        )
-        return states, steps
+        states, _ = jax.lax.scan(body, states, jax.random.split(key, scan))
+        return states, jnp.asarray(scan * states.terminated.shape[0], jnp.int32)
 
     return jax.jit(run)
 

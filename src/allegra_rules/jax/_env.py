@@ -272,8 +272,11 @@ class Env:
 
     def init(self, key: jax.Array) -> State:
         """Deal round 1 of a new game, shuffled from ``key``."""
+        return self._fresh(_shuffle_one(_key_words(key), jnp.asarray(self._cards), self.deck_size))
+
+    def _fresh(self, order: jax.Array) -> State:
+        """A new game dealt from the whole deck in ``order``."""
         n, c = self.num_players, self.num_cells
-        order = _shuffle_one(_key_words(key), jnp.asarray(self._cards), self.deck_size)
         fields = self._deal_fields(order, jnp.asarray(1, I8))
         state = State(
             legal_action_mask=jnp.zeros(self.num_actions, bool),
@@ -300,32 +303,54 @@ class Env:
     # ------------------------------------------------------------------ triples
 
     def _triples(self, cells: jax.Array, up: jax.Array) -> jax.Array:
-        """Every card in a triple on the whole table (bool per cell), by static slices."""
+        """Every card in a triple on the whole table (bool per cell).
+
+        Written with static slices and elementwise operations only: each of the five
+        places of a zone row and each grid column is an ``(n, 3)`` or ``(n, 4)`` array,
+        and the comparisons are unrolled in Python (small reductions over short axes
+        are slow under ``vmap`` on a CPU).
+        """
         n = self.num_players
         g = cells.reshape(n, 3, 4)
         u = up.reshape(n, 3, 4)
-        shared_v = jnp.roll(g[:, :, 3], -1, axis=0)
-        shared_u = jnp.roll(u[:, :, 3], -1, axis=0)
-        zv = jnp.concatenate([shared_v[..., None], g], axis=-1)
-        zu = jnp.concatenate([shared_u[..., None], u], axis=-1)
+        # Zone row places: the left neighbour's column 3, then the own columns 0..3.
+        zv = [jnp.roll(g[:, :, 3], -1, axis=0)] + [g[:, :, j] for j in range(4)]
+        zu = [jnp.roll(u[:, :, 3], -1, axis=0)] + [u[:, :, j] for j in range(4)]
         if self.config.row_match == "anywhere":
-            same = (zv[..., :, None] == zv[..., None, :]) & zu[..., None, :]
-            mark = zu & (same.sum(-1) >= 3)
+            mark = []
+            for j in range(5):
+                count = sum(((zv[j] == zv[k]) & zu[k]).astype(I8) for k in range(5) if k != j)
+                mark.append(zu[j] & (count >= 2))
         else:
-            win = (
-                zu[..., 0:3]
-                & zu[..., 1:4]
-                & zu[..., 2:5]
-                & (zv[..., 0:3] == zv[..., 1:4])
-                & (zv[..., 1:4] == zv[..., 2:5])
-            )
-            wp = jnp.pad(win, ((0, 0), (0, 0), (2, 2)))
-            mark = wp[..., 0:5] | wp[..., 1:6] | wp[..., 2:7]
-        shared_mark = jnp.roll(mark[..., 0], 1, axis=0)
-        zeros = jnp.zeros((n, 3, 3), bool)
-        grid = mark[..., 1:] | jnp.concatenate([zeros, shared_mark[..., None]], axis=-1)
-        col = u.all(axis=1) & (g[:, 0, :] == g[:, 1, :]) & (g[:, 1, :] == g[:, 2, :])
-        return (grid | col[:, None, :]).reshape(-1)
+            win = [
+                zu[w] & zu[w + 1] & zu[w + 2] & (zv[w] == zv[w + 1]) & (zv[w + 1] == zv[w + 2])
+                for w in range(3)
+            ]
+            mark = [
+                win[0],
+                win[0] | win[1],
+                win[0] | win[1] | win[2],
+                win[1] | win[2],
+                win[2],
+            ]
+        col = (
+            u[:, 0, :]
+            & u[:, 1, :]
+            & u[:, 2, :]
+            & (g[:, 0, :] == g[:, 1, :])
+            & (g[:, 1, :] == g[:, 2, :])
+        )
+        shared = jnp.roll(mark[0], 1, axis=0)
+        grid = jnp.stack(
+            [
+                mark[1] | col[:, None, 0],
+                mark[2] | col[:, None, 1],
+                mark[3] | col[:, None, 2],
+                mark[4] | shared | col[:, None, 3],
+            ],
+            axis=-1,
+        )
+        return grid.reshape(-1)
 
     @staticmethod
     def _push(pile: jax.Array, length: jax.Array, cards: jax.Array, mask: jax.Array) -> Any:
@@ -652,7 +677,9 @@ class Env:
         # Scoring (rare, but computed for every table: vmap runs both sides anyway).
         sc = dict(h)
         deal_needed = ends_turn & h["_scoring"] & (s._round < ROUNDS)
-        order = _shuffle_if(deal_needed, words, jnp.asarray(self._cards), self.deck_size)
+        order = _shuffle_if(
+            deal_needed, words, jnp.asarray(self._cards), jnp.asarray(self.deck_size, I32)
+        )
         self._score_round(sc, sc["_score_ender"], order)
         for name in sc:
             h[name] = jnp.where(h["_scoring"], sc[name], h[name])
@@ -778,6 +805,27 @@ class Env:
             new,
             bad,
             done,
+        )
+
+    def step_auto_reset(self, state: State, action: jax.Array, key: jax.Array) -> State:
+        """``step``; when that ends the game, a new game dealt from ``key`` instead.
+
+        The new game keeps the final step's ``rewards`` (its ``terminated`` is False), so
+        a learner sees the last round's rewards and play goes on at once. It is pgx's
+        auto-reset, but under ``vmap`` only the tables whose game ended pay for the deal
+        (``jax.lax.cond`` inside ``vmap`` would deal for every table at every step).
+        """
+        after = self.step(state, action, key)
+        words = _key_words(key)
+        order = _shuffle_if(
+            after.terminated,
+            words ^ jnp.uint32(0x5BD1E995),
+            jnp.asarray(self._cards),
+            jnp.asarray(self.deck_size, I32),
+        )
+        fresh = self._fresh(order).replace(rewards=after.rewards)
+        return jax.tree_util.tree_map(
+            lambda new, old: jnp.where(after.terminated, new, old), fresh, after
         )
 
     def observe(self, state: State, player: jax.Array | int) -> jax.Array:
