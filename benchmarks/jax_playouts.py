@@ -38,10 +38,10 @@ import jax.numpy as jnp
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from playouts import allegra_burst  # noqa: E402
+from playouts import allegra_burst
 
-from allegra_rules import preset  # noqa: E402
-from allegra_rules.jax import Env, State  # noqa: E402
+from allegra_rules import preset
+from allegra_rules.jax import Env, State
 
 
 def _mix(h: jax.Array) -> jax.Array:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from functools import cache
 from typing import Any
 
@@ -134,7 +136,6 @@ def lockstep(
 def own_games(n: int, config: RuleConfig, seed: int, tables: int, steps: int) -> int:
     """The batched engine's own random games: every state loads and agrees with ``apply``."""
     env = env_for(n, config)
-    step, _ = jitted(env)
     vstep = jax.jit(jax.vmap(env.step))
     key = jax.random.key(seed)
     states = jax.vmap(env.init)(jax.random.split(key, tables))
@@ -164,38 +165,48 @@ def own_games(n: int, config: RuleConfig, seed: int, tables: int, steps: int) ->
 # ------------------------------------------------------------------------ the default run
 
 
+# Seat counts per preset in the default run: few compiled programs (de@1 and pl@1 equal
+# seeds, so they share its Env); every preset at every seat count runs in the slow sweep.
+DEFAULT_SEATS = {"seeds": 4, "de": 4, "pl": 4, "fr": 3, "published": 5}
+
+
 @pytest.mark.parametrize("name", preset_names())
 def test_lockstep_every_preset(name: str) -> None:
-    config = preset(name)
-    n = 2 + sorted(preset_names()).index(name) % 5
-    assert lockstep(n, config, seed=11) > 100
+    assert lockstep(DEFAULT_SEATS.get(name, 4), preset(name), seed=11) > 100
 
 
-@pytest.mark.parametrize("n", [2, 3, 5, 6])
+@pytest.mark.parametrize("n", [2, 6])
 def test_lockstep_seat_counts(n: int) -> None:
     assert lockstep(n, preset("seeds"), seed=n) > 100
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, 2])
 def test_lockstep_random_options(seed: int) -> None:
     rng = random.Random(1000 + seed)
     config = random_config(rng)
-    lockstep(rng.choice((2, 3, 4)), config, seed=seed)
+    lockstep(3, config, seed=seed)
+
+
+SHORT = RuleConfig(
+    max_turns_per_round=6,
+    setup_reveals="simultaneous",
+    first_player="highest_reveal",
+    scoring_triples="removed",
+    removed_cards="discard",
+    knock_winner="first_clockwise",
+    take_given_card="forbidden",
+)
+"""Rounds capped at 6 turns, with options the presets do not use."""
 
 
 def test_lockstep_short_rounds_and_simultaneous_setup() -> None:
-    config = RuleConfig(
-        max_turns_per_round=6,
-        setup_reveals="simultaneous",
-        first_player="highest_reveal",
-        scoring_triples="removed",
-        removed_cards="discard",
-    )
-    assert lockstep(3, config, seed=5) > 30
+    for seed in range(4):
+        assert lockstep(3, SHORT, seed=seed, views_every=2) > 30
 
 
 def test_own_random_games_load_and_agree() -> None:
-    assert own_games(3, preset("seeds"), seed=1, tables=4, steps=60) > 100
+    assert own_games(4, preset("seeds"), seed=1, tables=4, steps=40) > 100
+    assert own_games(3, SHORT, seed=1, tables=4, steps=40) > 100
 
 
 def test_round_trip_keeps_every_seed() -> None:
@@ -207,25 +218,38 @@ def test_round_trip_keeps_every_seed() -> None:
         env.from_state(new_game(2, seed=2**127))
 
 
+def test_importing_the_package_does_not_import_jax() -> None:
+    code = (
+        "import sys, allegra_rules, allegra_rules.adapters.features; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib') "
+        "or m.startswith('allegra_rules.jax')]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_bad_arguments_raise_value_error() -> None:
     for args in ((1,), (7,), ("4",), (True,), (4, "seeds")):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"num_players|config"):
             Env(*args)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="int8"):
         Env(2, RuleConfig(deck={200: 40}, min_players=2, max_players=2))
     env = env_for(2, preset("seeds"))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="3-player game"):
         env.from_state(new_game(3))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="GameState"):
         env.from_state("state")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"allegra_rules\.jax\.State"):
         env.to_state("state")  # type: ignore[arg-type]
+    batch = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
+    with pytest.raises(ValueError, match="one table"):
+        env.to_state(batch)
 
 
 def test_auto_reset_and_terminated_steps() -> None:
     """pgx's auto_reset pattern: a terminated table is dealt anew; a step on it changes nothing."""
-    config = RuleConfig(max_turns_per_round=2)
-    env = env_for(2, config)
+    config = SHORT
+    env = env_for(3, config)
     tables = 8
 
     def auto_reset_step(state: State, action: jax.Array, key: jax.Array) -> State:
@@ -237,17 +261,27 @@ def test_auto_reset_and_terminated_steps() -> None:
     key = jax.random.key(3)
     states = jax.vmap(env.init)(jax.random.split(key, tables))
     resets = 0
-    for _ in range(200):
+    auto = jax.jit(jax.vmap(env.step_auto_reset))
+    for _ in range(120):
         key, k_act, k_step = jax.random.split(key, 3)
         actions = jax.random.categorical(k_act, jnp.where(states.legal_action_mask, 0.0, -jnp.inf))
+        keys = jax.random.split(k_step, tables)
         before_rounds = np.asarray(states._round)
-        states = run(states, actions, jax.random.split(k_step, tables))
+        plain = run(states, actions, keys)
+        states = auto(states, actions, keys)
         assert not np.asarray(states.terminated).any()
         assert np.asarray(states.legal_action_mask).any(axis=1).all()
-        resets += int(((np.asarray(states._round) == 1) & (before_rounds == 3)).sum())
+        reset = (np.asarray(states._round) == 1) & (before_rounds == 3)
+        resets += int(reset.sum())
+        # step_auto_reset agrees with the lax.cond pattern but for the new deal, and it
+        # keeps the last step's rewards.
+        assert ((np.asarray(plain._round) == np.asarray(states._round)) | reset).all()
+        rewards = np.asarray(states.rewards)
+        np.testing.assert_allclose(rewards[~reset], np.asarray(plain.rewards)[~reset])
+        assert (np.abs(rewards[reset]).sum(axis=1) > 0).all()
     assert resets > 0
     # A step on a terminated state: nothing changes, no reward.
-    s = new_game(2, config=config, seed=2)
+    s = new_game(3, config=config, seed=2)
     rng = random.Random(0)
     while not s.is_terminal:
         s = apply(s, rng.choice(legal_actions(s)))

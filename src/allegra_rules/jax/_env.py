@@ -51,7 +51,7 @@ def _get(arr: jax.Array, i: jax.Array) -> jax.Array:
     return jnp.sum(jnp.where(hit, arr, 0), dtype=arr.dtype)
 
 
-def _set(arr: jax.Array, i: jax.Array, value: Any) -> jax.Array:
+def _set(arr: jax.Array, i: jax.Array | int, value: Any) -> jax.Array:
     """``arr`` with ``arr[i] = value``, by a select (no scatter)."""
     return jnp.where(jnp.arange(arr.shape[0]) == i, jnp.asarray(value, arr.dtype), arr)
 
@@ -72,12 +72,12 @@ def _mix(h: jax.Array) -> jax.Array:
 
 def _key_words(key: jax.Array) -> jax.Array:
     """The raw uint32 words of a PRNG key (typed or a legacy uint32 key)."""
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.key_data(key)
     return key.reshape(-1).astype(jnp.uint32)
 
 
-def _shuffle_one(words: jax.Array, src: jax.Array, length: jax.Array) -> jax.Array:
+def _shuffle_one(words: jax.Array, src: jax.Array, length: jax.Array | int) -> jax.Array:
     """``src[:length]`` in a uniformly random order drawn from the key ``words``.
 
     Each card gets a 32-bit sort key, a hash of its position and the key's words; the
@@ -393,7 +393,7 @@ class Env:
         has_ender = ender >= 0
         e = jnp.maximum(ender, 0)
         mine = _get(sums, e)
-        best_other = jnp.min(jnp.where(jnp.arange(n) == e, jnp.iinfo(I32).max, sums))
+        best_other = jnp.min(jnp.where(jnp.arange(n) == e, np.iinfo(np.int32).max, sums))
         lowest = mine <= best_other if config.ender_tie == "not_doubled" else mine < best_other
         sign_ok = True if config.double_nonpositive == "yes" else mine > 0
         doubled = has_ender & ~lowest & sign_ok
@@ -800,12 +800,13 @@ class Env:
         )
         done = state.replace(rewards=jnp.zeros(n, jnp.float32))
         pick_bad = ~legal & ~state.terminated
-        return jax.tree_util.tree_map(
+        out: State = jax.tree_util.tree_map(
             lambda a, b, d: jnp.where(state.terminated, d, jnp.where(pick_bad, b, a)),
             new,
             bad,
             done,
         )
+        return out
 
     def step_auto_reset(self, state: State, action: jax.Array, key: jax.Array) -> State:
         """``step``; when that ends the game, a new game dealt from ``key`` instead.
@@ -824,9 +825,10 @@ class Env:
             jnp.asarray(self.deck_size, I32),
         )
         fresh = self._fresh(order).replace(rewards=after.rewards)
-        return jax.tree_util.tree_map(
+        out: State = jax.tree_util.tree_map(
             lambda new, old: jnp.where(after.terminated, new, old), fresh, after
         )
+        return out
 
     def observe(self, state: State, player: jax.Array | int) -> jax.Array:
         """float32 features of ``player``'s view: ``Encoder.features(observe(...))``."""
@@ -874,9 +876,11 @@ def observe_current(state: State) -> jax.Array:
     extra = state.current_player.ndim
 
     def one(s: State) -> jax.Array:
-        return env._jit_observe(s, jnp.maximum(s.current_player, 0))
+        out: jax.Array = env._jit_observe(s, jnp.maximum(s.current_player, 0))
+        return out
 
-    fn = one
+    fn: Any = one
     for _ in range(extra):
         fn = jax.vmap(fn)
-    return fn(state)
+    result: jax.Array = fn(state)
+    return result
