@@ -241,6 +241,9 @@ def test_bad_arguments_raise_value_error() -> None:
         env.from_state("state")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"allegra_rules\.jax\.State"):
         env.to_state("state")  # type: ignore[arg-type]
+    for player in (2, -1, True):
+        with pytest.raises(ValueError, match="seat"):
+            env.observe(env.init(jax.random.key(0)), player)
     batch = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
     with pytest.raises(ValueError, match="one table"):
         env.to_state(batch)

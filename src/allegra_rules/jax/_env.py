@@ -17,7 +17,7 @@ import numpy as np
 
 from allegra_rules.adapters.features import Encoder, round_score_bounds
 from allegra_rules.config import RuleConfig
-from allegra_rules.encoding import num_distinct_actions
+from allegra_rules.encoding import legal_action_mask, num_distinct_actions
 from allegra_rules.geometry import CELLS_PER_SEAT
 from allegra_rules.jax._state import (
     DRAW,
@@ -34,7 +34,7 @@ from allegra_rules.jax._state import (
     State,
 )
 from allegra_rules.presets import preset
-from allegra_rules.transitions import ROUNDS
+from allegra_rules.transitions import ROUNDS, new_game
 
 I8, I16, I32 = jnp.int8, jnp.int16, jnp.int32
 
@@ -205,6 +205,8 @@ class Env:
                 zone[p, left * 12 + r * 4 + 3] = True
         self._zone = zone
         self._own = own
+        # Every new game's first mask: seat 0 reveals, every card face down.
+        self._fresh_mask = np.array(legal_action_mask(new_game(n, config=config)), bool)
         self._jit_observe = jax.jit(self.observe)
         _ENVS[self._spec] = self
 
@@ -279,7 +281,7 @@ class Env:
         n, c = self.num_players, self.num_cells
         fields = self._deal_fields(order, jnp.asarray(1, I8))
         state = State(
-            legal_action_mask=jnp.zeros(self.num_actions, bool),
+            legal_action_mask=jnp.asarray(self._fresh_mask),
             rewards=jnp.zeros(n, jnp.float32),
             terminated=jnp.asarray(False),
             truncated=jnp.asarray(False),
@@ -298,7 +300,7 @@ class Env:
             _spec=self._spec,
             **fields,
         )
-        return state.replace(legal_action_mask=self._legal_mask(state))
+        return state
 
     # ------------------------------------------------------------------ triples
 
@@ -831,8 +833,18 @@ class Env:
         return out
 
     def observe(self, state: State, player: jax.Array | int) -> jax.Array:
-        """float32 features of ``player``'s view: ``Encoder.features(observe(...))``."""
+        """float32 features of ``player``'s view: ``Encoder.features(observe(...))``.
+
+        Raises:
+            ValueError: ``player`` is a Python int (or bool) that is not a seat. A traced
+                ``player`` is not checked.
+        """
         from allegra_rules.jax._features import features
+
+        if isinstance(player, (int, np.integer)) and (
+            isinstance(player, bool) or not 0 <= int(player) < self.num_players
+        ):
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}; got {player!r}")
 
         return features(self, state, jnp.asarray(player, I32))
 
