@@ -8,7 +8,6 @@ per rule config and seat count.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import jax
@@ -707,7 +706,6 @@ class Env:
 
     def _legal_mask(self, s: State) -> jax.Array:
         config, n, c = self.config, self.num_players, self.num_cells
-        give0, reveal0, swap0, take0 = self._ids()
         phase = s._phase
         player = jnp.maximum(s.current_player, 0)
         drawer = jnp.maximum(s._drawer, 0)
@@ -762,7 +760,6 @@ class Env:
                 (phase == HOLD_DECK) | ((phase == HOLD_DISCARD) & may),
             ]
         )
-        del give0, reveal0, swap0, take0
         return jnp.concatenate(
             [fixed, can_give & (phase == HOLD_DECK), reveal_ok, swap_ok | kswap_ok, take_ok]
         )
@@ -876,9 +873,8 @@ _DATA_FIELDS = [
 _ENVS: dict[tuple[int, RuleConfig], Env] = {}
 
 
-@functools.cache
 def env_for(spec: tuple[int, RuleConfig]) -> Env:
-    """The ``Env`` of a state's ``(num_players, config)``."""
+    """The ``Env`` of a state's ``(num_players, config)`` (the latest one built for it)."""
     return _ENVS.get(spec) or Env(*spec)
 
 
