@@ -204,6 +204,26 @@ def test_lockstep_short_rounds_and_simultaneous_setup() -> None:
         assert lockstep(3, SHORT, seed=seed, views_every=2) > 30
 
 
+def test_lockstep_small_deck_refills_often() -> None:
+    """A 40-card deck: the draw pile runs out and is refilled many times a game."""
+    config = RuleConfig(
+        deck={-2: 4, 0: 6, 5: 10, 7: 10, 11: 10},
+        min_players=2,
+        max_players=2,
+        max_turns_per_round=60,
+    )
+    refills = 0
+    for seed in range(2):
+        s = new_game(2, config=config, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_terminal:
+            action = rng.choice(legal_actions(s))
+            refills += isinstance(action, DrawDeck) and not s.draw_pile
+            s = apply(s, action)
+        lockstep(2, config, seed=seed, views_every=3)
+    assert refills >= 4
+
+
 def test_own_random_games_load_and_agree() -> None:
     assert own_games(4, preset("seeds"), seed=1, tables=4, steps=40) > 100
     assert own_games(3, SHORT, seed=1, tables=4, steps=40) > 100
