@@ -281,6 +281,7 @@ PUBLIC_MODULES = (
     "server.app",
     "server.tables",
     "server.store",
+    "jax",
 )
 """The public modules of ``allegra_rules``, in the order of the API reference (each has
 its page ``docs/api/<module>.md`` and its entry in the ``nav`` of ``mkdocs.yml``)."""
@@ -296,6 +297,8 @@ def module_names(module: str) -> list[str]:
     import ast
 
     path = ROOT / "src" / "allegra_rules" / (module.replace(".", "/") + ".py")
+    if not path.is_file():  # a subpackage: its names are those of its __init__
+        path = path.with_suffix("") / "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     defined: list[str] = []
     for node in tree.body:

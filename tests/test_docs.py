@@ -418,6 +418,7 @@ OPTIONAL_MODULES = {
     "ray",
     "torch",
     "supersuit",
+    "jax",
 }
 """Modules of optional extras: an example needing one is skipped when it is absent."""
 

@@ -1,0 +1,363 @@
+"""The batched engine in lock-step with the scalar one: every field, every mask, every observation.
+
+Along scalar games, at every step: ``to_state(from_state(s)) == s``, the legal-action mask,
+the observation, the rewards, and the state after each action (exactly; when a shuffle
+happened, up to the order of the shuffled cards). Along the batched engine's own random
+games: every state it reaches is one the scalar loader accepts, and the scalar engine
+agrees with each step. One ``Env`` (one compiled program) per seat count and config,
+shared by every test; the big sweeps are marked ``slow``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from functools import cache
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+jax = pytest.importorskip("jax")
+
+import jax.numpy as jnp
+import numpy as np
+
+from allegra_rules import DrawDeck, GameState, RuleConfig, apply, legal_actions, new_game
+from allegra_rules import observe as scalar_observe
+from allegra_rules.adapters.features import Encoder
+from allegra_rules.adapters.pettingzoo import RewardScale
+from allegra_rules.config import OPTION_CHOICES
+from allegra_rules.encoding import action_from_id, action_to_id, legal_action_mask
+from allegra_rules.invariants import check_state
+from allegra_rules.jax import Env, State
+from allegra_rules.presets import preset, preset_names
+
+SHUFFLED = ("cells", "draw_pile", "discard_pile", "held")
+
+
+@cache
+def env_for(n: int, config: RuleConfig) -> Env:
+    """One Env per seat count and config for the whole run."""
+    return Env(n, config)
+
+
+@cache
+def jitted(env: Env) -> tuple[Any, Any]:
+    return jax.jit(env.step), jax.jit(env.observe)
+
+
+def random_config(rng: random.Random) -> RuleConfig:
+    options: dict[str, Any] = {name: rng.choice(values) for name, values in OPTION_CHOICES.items()}
+    options["max_turns_per_round"] = rng.choice((500, 500, 12, 30))
+    return RuleConfig(**options)
+
+
+def differing(a: GameState, b: GameState) -> list[str]:
+    names = [f for f in GameState.__attrs_attrs__ if f.init]  # type: ignore[attr-defined]
+    return [f.name for f in names if getattr(a, f.name) != getattr(b, f.name)]
+
+
+def was_chance(before: GameState, action: object, after: GameState) -> bool:
+    """Whether ``apply`` shuffled: a refill, or the next round's deal."""
+    refill = isinstance(action, DrawDeck) and not before.draw_pile
+    return refill or after.round != before.round
+
+
+def check_step(env: Env, s: GameState, action: object, after: GameState, got: State) -> None:
+    """The batched step from ``s`` agrees with ``apply``: exactly, or up to the shuffle."""
+    mine = env.to_state(got)
+    mask = tuple(int(x) for x in np.asarray(got.legal_action_mask))
+    assert mask == legal_action_mask(mine)
+    if was_chance(s, action, after):
+        diff = differing(mine, after)
+        assert set(diff) <= set(SHUFFLED), diff
+        assert mine.all_cards() == after.all_cards()
+        for name in ("cells", "draw_pile", "discard_pile"):
+            assert len(getattr(mine, name)) == len(getattr(after, name)), name
+        assert (mine.held is None) == (after.held is None)
+        assert [v is None for v in mine.cells] == [v is None for v in after.cells]
+        check_state(mine)
+    else:
+        assert mine == after, differing(mine, after)
+    scale = RewardScale(env.config, "scaled")
+    rewards = np.asarray(got.rewards)
+    if len(after.round_scores) > len(s.round_scores):
+        want = [scale.round_reward(x) for x in after.round_scores[-1]]
+        np.testing.assert_allclose(rewards, want, rtol=1e-5, atol=1e-6)
+    else:
+        assert not rewards.any()
+    assert bool(got.terminated) == after.is_terminal
+    assert not bool(got.truncated)
+
+
+def check_views(env: Env, s: GameState, js: State, observe_fn: Any) -> None:
+    mask = tuple(int(x) for x in np.asarray(js.legal_action_mask))
+    assert mask == legal_action_mask(s)
+    seat = 0 if s.current_player is None else s.current_player
+    assert int(js.current_player) == (-1 if s.current_player is None else s.current_player)
+    want = Encoder(env.config, env.num_players).features(scalar_observe(s, seat))
+    got = np.asarray(observe_fn(js, seat))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def lockstep(
+    n: int, config: RuleConfig, seed: int, *, max_steps: int = 10_000, views_every: int = 7
+) -> int:
+    """Play a scalar game with random moves; check the batched engine at every step."""
+    env = env_for(n, config)
+    step, observe_fn = jitted(env)
+    rng = random.Random(seed)
+    s = new_game(n, config=config, seed=seed)
+    key = jax.random.key(seed)
+    steps = 0
+    while not s.is_terminal and steps < max_steps:
+        js = env.from_state(s)
+        assert env.to_state(js) == s
+        if steps % views_every == 0:
+            check_views(env, s, js, observe_fn)
+        else:
+            mask = np.asarray(js.legal_action_mask)
+            assert tuple(int(x) for x in mask) == legal_action_mask(s)
+        action = rng.choice(legal_actions(s))
+        key, sub = jax.random.split(key)
+        after = apply(s, action)
+        check_step(env, s, action, after, step(js, action_to_id(action, n), sub))
+        s = after
+        steps += 1
+    js = env.from_state(s)
+    assert env.to_state(js) == s
+    check_views(env, s, js, observe_fn)
+    return steps
+
+
+def own_games(n: int, config: RuleConfig, seed: int, tables: int, steps: int) -> int:
+    """The batched engine's own random games: every state loads and agrees with ``apply``."""
+    env = env_for(n, config)
+    vstep = jax.jit(jax.vmap(env.step))
+    key = jax.random.key(seed)
+    states = jax.vmap(env.init)(jax.random.split(key, tables))
+    checked = 0
+    for t in range(steps):
+        key, k_act, k_step = jax.random.split(key, 3)
+        logits = jnp.where(states.legal_action_mask, 0.0, -jnp.inf)
+        actions = jax.random.categorical(k_act, logits)
+        keys = jax.random.split(k_step, tables)
+        nxt = vstep(states, actions, keys)
+        for i in range(tables):
+            one = jax.tree_util.tree_map(lambda x, i=i: x[i], states)
+            if bool(one.terminated):
+                continue
+            s = env.to_state(one)
+            check_state(s)
+            assert env.to_state(env.from_state(s)) == s
+            a = action_from_id(int(actions[i]), n)
+            after = apply(s, a)
+            check_step(env, s, a, after, jax.tree_util.tree_map(lambda x, i=i: x[i], nxt))
+            checked += 1
+        states = nxt
+        del t
+    return checked
+
+
+# ------------------------------------------------------------------------ the default run
+
+
+# Seat counts per preset in the default run: few compiled programs (de@1 and pl@1 equal
+# seeds, so they share its Env); every preset at every seat count runs in the slow sweep.
+DEFAULT_SEATS = {"seeds": 4, "de": 4, "pl": 4, "fr": 3, "published": 5}
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_lockstep_every_preset(name: str) -> None:
+    assert lockstep(DEFAULT_SEATS.get(name, 4), preset(name), seed=11) > 100
+
+
+@pytest.mark.parametrize("n", [2, 6])
+def test_lockstep_seat_counts(n: int) -> None:
+    assert lockstep(n, preset("seeds"), seed=n) > 100
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_lockstep_random_options(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    config = random_config(rng)
+    lockstep(3, config, seed=seed)
+
+
+SHORT = RuleConfig(
+    max_turns_per_round=6,
+    setup_reveals="simultaneous",
+    first_player="highest_reveal",
+    scoring_triples="removed",
+    removed_cards="discard",
+    knock_winner="first_clockwise",
+    take_given_card="forbidden",
+)
+"""Rounds capped at 6 turns, with options the presets do not use."""
+
+
+def test_lockstep_short_rounds_and_simultaneous_setup() -> None:
+    for seed in range(4):
+        assert lockstep(3, SHORT, seed=seed, views_every=2) > 30
+
+
+def test_lockstep_small_deck_refills_often() -> None:
+    """A 40-card deck: the draw pile runs out and is refilled many times a game."""
+    config = RuleConfig(
+        deck={-2: 4, 0: 6, 5: 10, 7: 10, 11: 10},
+        min_players=2,
+        max_players=2,
+        max_turns_per_round=60,
+    )
+    refills = 0
+    for seed in range(2):
+        s = new_game(2, config=config, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_terminal:
+            action = rng.choice(legal_actions(s))
+            refills += isinstance(action, DrawDeck) and not s.draw_pile
+            s = apply(s, action)
+        lockstep(2, config, seed=seed, views_every=3)
+    assert refills >= 4
+
+
+def test_own_random_games_load_and_agree() -> None:
+    assert own_games(4, preset("seeds"), seed=1, tables=4, steps=40) > 100
+    assert own_games(3, SHORT, seed=1, tables=4, steps=40) > 100
+
+
+def test_round_trip_keeps_every_seed() -> None:
+    env = env_for(2, preset("seeds"))
+    for seed in (0, 1, -1, 2**63, 2**64 + 5, -(2**127), 2**127 - 1):
+        s = new_game(2, seed=seed)
+        assert env.to_state(env.from_state(s)) == s
+    with pytest.raises(ValueError, match="seed"):
+        env.from_state(new_game(2, seed=2**127))
+
+
+def test_importing_the_package_does_not_import_jax() -> None:
+    code = (
+        "import sys, allegra_rules, allegra_rules.adapters.features; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib') "
+        "or m.startswith('allegra_rules.jax')]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_bad_arguments_raise_value_error() -> None:
+    for args in ((1,), (7,), ("4",), (True,), (4, "seeds")):
+        with pytest.raises(ValueError, match=r"num_players|config"):
+            Env(*args)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="int8"):
+        Env(2, RuleConfig(deck={200: 40}, min_players=2, max_players=2))
+    env = env_for(2, preset("seeds"))
+    with pytest.raises(ValueError, match="3-player game"):
+        env.from_state(new_game(3))
+    with pytest.raises(ValueError, match="GameState"):
+        env.from_state("state")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"allegra_rules\.jax\.State"):
+        env.to_state("state")  # type: ignore[arg-type]
+    for player in (2, -1, True):
+        with pytest.raises(ValueError, match="seat"):
+            env.observe(env.init(jax.random.key(0)), player)
+    batch = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
+    with pytest.raises(ValueError, match="one table"):
+        env.to_state(batch)
+
+
+def test_auto_reset_and_terminated_steps() -> None:
+    """pgx's auto_reset pattern: a terminated table is dealt anew; a step on it changes nothing."""
+    config = SHORT
+    env = env_for(3, config)
+    tables = 8
+
+    def auto_reset_step(state: State, action: jax.Array, key: jax.Array) -> State:
+        k_step, k_init = jax.random.split(key)
+        state = env.step(state, action, k_step)
+        return jax.lax.cond(state.terminated, lambda: env.init(k_init), lambda: state)
+
+    run = jax.jit(jax.vmap(auto_reset_step))
+    key = jax.random.key(3)
+    states = jax.vmap(env.init)(jax.random.split(key, tables))
+    resets = 0
+    auto = jax.jit(jax.vmap(env.step_auto_reset))
+    for _ in range(120):
+        key, k_act, k_step = jax.random.split(key, 3)
+        actions = jax.random.categorical(k_act, jnp.where(states.legal_action_mask, 0.0, -jnp.inf))
+        keys = jax.random.split(k_step, tables)
+        before_rounds = np.asarray(states._round)
+        plain = run(states, actions, keys)
+        states = auto(states, actions, keys)
+        assert not np.asarray(states.terminated).any()
+        assert np.asarray(states.legal_action_mask).any(axis=1).all()
+        reset = (np.asarray(states._round) == 1) & (before_rounds == 3)
+        resets += int(reset.sum())
+        # step_auto_reset agrees with the lax.cond pattern but for the new deal, and it
+        # keeps the last step's rewards.
+        assert ((np.asarray(plain._round) == np.asarray(states._round)) | reset).all()
+        rewards = np.asarray(states.rewards)
+        np.testing.assert_allclose(rewards[~reset], np.asarray(plain.rewards)[~reset])
+        assert (np.abs(rewards[reset]).sum(axis=1) > 0).all()
+    assert resets > 0
+    # A step on a terminated state: nothing changes, no reward.
+    s = new_game(3, config=config, seed=2)
+    rng = random.Random(0)
+    while not s.is_terminal:
+        s = apply(s, rng.choice(legal_actions(s)))
+    over = env.from_state(s)
+    assert bool(over.terminated) and not np.asarray(over.legal_action_mask).any()
+    after = env.step(over, 0, jax.random.key(0))
+    assert env.to_state(after) == s
+    assert not np.asarray(after.rewards).any()
+
+
+def test_illegal_action_ends_the_game_at_the_worst_return() -> None:
+    env = env_for(2, preset("seeds"))
+    s = new_game(2, seed=4)
+    js = env.from_state(s)
+    bad = int(np.flatnonzero(~np.asarray(js.legal_action_mask))[0])
+    out = env.step(js, bad, jax.random.key(0))
+    assert bool(out.terminated)
+    np.testing.assert_allclose(np.asarray(out.rewards), [-1.0, 0.0])
+    with pytest.raises(ValueError, match="illegal"):
+        env.to_state(out)
+
+
+def test_observation_property_is_the_current_players_features() -> None:
+    env = env_for(2, preset("seeds"))
+    s = new_game(2, seed=9)
+    for action in legal_actions(s)[:1]:
+        s = apply(s, action)
+    js = env.from_state(s)
+    want = Encoder(env.config, 2).features(scalar_observe(s, s.current_player or 0))
+    np.testing.assert_allclose(np.asarray(js.observation), want, rtol=1e-6, atol=1e-6)
+    batch = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), js)
+    assert batch.observation.shape == (2, len(want))
+
+
+# ------------------------------------------------------------------------ the slow sweeps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(40))
+def test_lockstep_random_options_sweep(seed: int) -> None:
+    rng = random.Random(5000 + seed)
+    lockstep(rng.choice((2, 3, 4, 5, 6)), random_config(rng), seed=seed, views_every=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("name", preset_names())
+def test_lockstep_every_preset_and_seat_count(name: str, n: int) -> None:
+    lockstep(n, preset(name), seed=100 + n, views_every=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_own_random_games_sweep(seed: int) -> None:
+    rng = random.Random(7000 + seed)
+    own_games(rng.choice((2, 3, 4, 5, 6)), random_config(rng), seed=seed, tables=8, steps=300)
