@@ -139,6 +139,10 @@ def engine_burst(engine: ModuleType) -> Burst:
     return burst
 
 
+allegra_burst: Burst = engine_burst(sys.modules["allegra_rules"])
+"""The loop of :func:`playouts` on this tree's engine."""
+
+
 def load_baseline(revision: str) -> ModuleType:
     """``allegra_rules`` as it was at a git ``revision``, loaded beside this one.
 
@@ -351,8 +355,7 @@ def main() -> int:
     group.add_argument("--rounds", type=int, default=10, help="bursts per engine")
     args = parser.parse_args()
     if args.side_by_side:
-        current = engine_burst(sys.modules["allegra_rules"])
-        engines: dict[str, Callable[[int], Burst]] = {"allegra_rules": lambda n: current}
+        engines: dict[str, Callable[[int], Burst]] = {"allegra_rules": lambda n: allegra_burst}
         if args.baseline:
             before = engine_burst(load_baseline(args.baseline))
             engines[f"at {args.baseline}"] = lambda n: before
