@@ -19,6 +19,7 @@ import fcntl
 import json
 import os
 import select
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -220,3 +221,35 @@ class Browser:
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def find_chromium() -> str | None:
+    """The path of a Chromium on this machine, or None."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def require_chromium() -> str:
+    """Chromium's path; skips the calling test module when there is none.
+
+    With ``ALLEGRA_REQUIRE_BROWSER=1`` (as in CI) a missing Chromium is an error instead.
+    """
+    import pytest
+
+    found = find_chromium()
+    if found is None:
+        if os.environ.get("ALLEGRA_REQUIRE_BROWSER") == "1":
+            raise RuntimeError("ALLEGRA_REQUIRE_BROWSER=1 but chromium is not installed")
+        pytest.skip("chromium is not installed", allow_module_level=True)
+    return found
+
+
+def save_screenshot(browser: Browser, name: str) -> None:
+    """Save a screenshot named ``name`` when ``ALLEGRA_SCREENSHOTS`` names a folder."""
+    folder = os.environ.get("ALLEGRA_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        browser.screenshot(Path(folder) / f"{name}.png", full_page=True)

@@ -21,7 +21,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -35,21 +34,9 @@ pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip insta
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+from cdp import Browser, require_chromium, save_screenshot
 
-
-CHROMIUM = _chromium()
-if CHROMIUM is None:
-    if os.environ.get("ALLEGRA_REQUIRE_BROWSER") == "1":
-        raise RuntimeError("ALLEGRA_REQUIRE_BROWSER=1 but chromium is not installed")
-    pytest.skip("chromium is not installed", allow_module_level=True)
-
-from cdp import Browser
+CHROMIUM = require_chromium()
 from helpers import thorough_run
 
 GUIDE = "how-to-play/"
@@ -98,17 +85,11 @@ def site(built: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    assert CHROMIUM is not None
     with Browser(CHROMIUM, tmp_path_factory.mktemp("profile")) as opened:
         yield opened
 
 
-def screenshot(browser: Browser, name: str) -> None:
-    """Save a screenshot when ``ALLEGRA_SCREENSHOTS`` names a folder."""
-    folder = os.environ.get("ALLEGRA_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        browser.screenshot(Path(folder) / f"{name}.png", full_page=True)
+screenshot = save_screenshot
 
 
 def translated(generator: ModuleType) -> dict[str, bool]:

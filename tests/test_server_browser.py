@@ -8,12 +8,9 @@ at 1280 and 390 px into ``DIR``.
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -21,16 +18,10 @@ pytest.importorskip("starlette", reason="the server extra is not installed")
 pytest.importorskip("uvicorn", reason="the server extra is not installed")
 httpx = pytest.importorskip("httpx")
 
-CHROMIUM = next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
-)
-if CHROMIUM is None:
-    if os.environ.get("ALLEGRA_REQUIRE_BROWSER") == "1":
-        raise RuntimeError("ALLEGRA_REQUIRE_BROWSER=1 but chromium is not installed")
-    pytest.skip("chromium is not installed", allow_module_level=True)
-
 from allegra_rules import GameRecord
-from cdp import Browser
+from cdp import Browser, require_chromium, save_screenshot
+
+CHROMIUM = require_chromium()
 from server_process import ServerProcess
 
 CLICKABLE = "#actions button:not([disabled]), #picture g.card.highlighted"
@@ -44,16 +35,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    assert CHROMIUM is not None
     with Browser(CHROMIUM, tmp_path_factory.mktemp("profile")) as opened:
         yield opened
 
 
 def screenshot(browser: Browser, name: str) -> None:
-    folder = os.environ.get("ALLEGRA_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        browser.screenshot(Path(folder) / f"server-{name}.png", full_page=True)
+    save_screenshot(browser, f"server-{name}")
 
 
 def click(browser: Browser, element: str) -> None:
