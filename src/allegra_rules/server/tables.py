@@ -130,7 +130,7 @@ def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str | No
     a card that lay face down), there is no such seat and the answer is ``None``.
     """
     names = _seat_names(state.num_players, viewer, lang)
-    options: dict[str, Any] = {"status": False, "legend": False, "piles": False}
+    options: dict[str, Any] = {"status": False, "legend": False, "piles": False, "labels": lang}
     if viewer is None:
         private = set()
         if state.held is not None and state.held_was_face_down and state.drawer is not None:
