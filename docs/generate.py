@@ -192,6 +192,7 @@ PUBLIC_MODULES = (
     "render",
     "svg",
     "bots",
+    "search",
     "simulate",
     "adapters.features",
     "adapters.gymnasium",

@@ -61,6 +61,7 @@ from allegra_rules.actions import Give, Knock
 from allegra_rules.bots import Bot, GreedyBot, RandomBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.records import preset_id_of
+from allegra_rules.search import level_constructor
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, new_game
 
@@ -79,8 +80,21 @@ __all__ = [
     "summarize",
 ]
 
-BOT_KINDS: dict[str, Callable[[int], Bot]] = {"greedy": GreedyBot, "random": RandomBot}
-"""Bot names (as ``--bots`` takes them), each mapped to a constructor taking a seed."""
+BOT_KINDS: dict[str, Callable[[int], Bot]] = {
+    "greedy": GreedyBot,
+    "random": RandomBot,
+    "search": level_constructor("medium"),
+    "search-easy": level_constructor("easy"),
+    "search-medium": level_constructor("medium"),
+    "search-hard": level_constructor("hard"),
+}
+"""Bot names (as ``--bots`` takes them), each mapped to a constructor taking a seed.
+
+``search`` is [`SearchBot`][allegra_rules.search.SearchBot]'s default level, the same as
+``search-medium``; ``search-easy`` and ``search-hard`` are its other levels
+([`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS]). A table server offering bots for
+empty seats can build any of them as ``BOT_KINDS[name](seed)``.
+"""
 
 
 def game_seed(seed: int, index: int) -> int:
