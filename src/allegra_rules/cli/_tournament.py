@@ -190,15 +190,22 @@ def report(
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The tournament's results as JSON-ready data."""
-    rated = ratings(games, bots)
     totals = overall(games, bots)
-    ladder = sorted(bots, key=lambda name: -rated[name]["ordinal"])
+    if _have("openskill"):
+        rated = ratings(games, bots)
+        model = "openskill PlackettLuce (ordinal = mu - 3 sigma)"
+    else:
+        rated = {name: {} for name in bots}
+        model = "none: ratings need openskill (pip install 'allegra-rules[ladder]')"
+    ladder = sorted(
+        bots, key=lambda name: (-rated[name].get("ordinal", 0.0), -totals[name]["share"])
+    )
     return {
         "settings": dict(settings),
         "bots": [{"bot": name, **totals[name], **rated[name]} for name in ladder],
         "pairs": [pair.to_dict() for pair in pair_results(games)],
         "unavailable": dict(missing),
-        "rating_model": "openskill PlackettLuce (ordinal = mu - 3 sigma)",
+        "rating_model": model,
     }
 
 
@@ -226,9 +233,9 @@ def write_text(data: Mapping[str, Any], out: TextIO) -> None:
     bot_rows = [
         [
             b["bot"],
-            f"{b['ordinal']:.1f}",
-            f"{b['mu']:.1f}",
-            f"{b['sigma']:.1f}",
+            f"{b['ordinal']:.1f}" if "ordinal" in b else "-",
+            f"{b['mu']:.1f}" if "mu" in b else "-",
+            f"{b['sigma']:.1f}" if "sigma" in b else "-",
             str(b["games"]),
             _pct(b["share"]),
             f"{b['margin']:+.1f}",
@@ -241,18 +248,21 @@ def write_text(data: Mapping[str, Any], out: TextIO) -> None:
     settings = data["settings"]
     title = (
         f"Round robin: {settings['players']} players, preset {settings['preset']}, "
-        f"{settings['deals']} deals per pair, seed {settings['seed']}"
+        f"{settings['deals']} deals per pair, seed {settings['seed']}, "
+        f"{settings['games']} games"
     )
-    if importlib.util.find_spec("rich") is not None:
+    out.write(title + "\n")
+    out.write(f"Ratings: {data['rating_model']}\n")
+    if _have("rich"):
         _rich_tables(
             out,
             [
-                (f"{title}: ratings (openskill Plackett-Luce)", bot_header, bot_rows, 1),
+                ("Bots, by rating", bot_header, bot_rows, 1),
                 ("Pairs (A's share of the wins; ties count half)", pair_header, pair_rows, 2),
             ],
         )
     else:
-        out.write(title + "\n\n")
+        out.write("\n")
         for header, rows in ((bot_header, bot_rows), (pair_header, pair_rows)):
             widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
             for row in [header, *rows]:
