@@ -219,3 +219,15 @@ def test_levels_by_name() -> None:
         search_level("impossible")
     with pytest.raises(ValueError, match="level"):
         level_constructor("expert")
+
+
+def test_cli_commands_take_the_search_bots(capsys: pytest.CaptureFixture[str]) -> None:
+    from allegra_rules.cli import main
+
+    argv = ["demo", "--players", "2", "--bots", "search-easy,greedy", "--max-turns", "3"]
+    assert main([*argv, "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "search-easy" in out
+    # simulate and play read --bots with the same parser (and refuse unknown names alike).
+    assert main(["simulate", "--games", "1", "--bots", "search-expert"]) == 2
+    assert "known bots: greedy, random, search, search-easy" in capsys.readouterr().err
