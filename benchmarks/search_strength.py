@@ -17,8 +17,9 @@ A game's share is the search bot's part of the win (a shared win is split, so a 
 tie counts half); the interval is the 95 % Wilson interval of the mean share over the
 games. The margin is the others' mean total minus the search bot's (points, positive:
 the search bot did better), with its standard error. The time per move is measured on
-the search bot's decisions that had a choice (mean, 95th percentile and maximum); the
-machine's load average is printed with it, since other work slows it down.
+the search bot's decisions that had a choice (mean, 95th percentile and maximum), in wall
+time and in the process's CPU time; the machine's load average is printed with it, since
+other work slows the wall time down (the CPU time is what one idle core would take).
 """
 
 from __future__ import annotations
@@ -46,13 +47,14 @@ class TimedSearch(SearchBot):
 
     def __init__(self, seed: int, *, simulations: int) -> None:
         super().__init__(seed, simulations=simulations)
-        self.times: list[float] = []
+        self.times: list[tuple[float, float]] = []
 
     def choose(self, state: GameState) -> Action:
         start = time.perf_counter()
+        cpu = time.process_time()
         action = super().choose(state)
         if len(legal_actions(state)) > 1:
-            self.times.append(time.perf_counter() - start)
+            self.times.append((time.perf_counter() - start, time.process_time() - cpu))
         return action
 
 
@@ -94,7 +96,8 @@ def run_arm(
     else:
         results = [task(f) for f in fixtures]
     games: list[TournamentGame] = [r["game"] for r in results]
-    times = sorted(t for r in results for t in r["times"])
+    times = sorted(t for r in results for t, _ in r["times"])
+    cpu = sorted(c for r in results for _, c in r["times"])
     n = len(games)
     wins = sum(g.share(subject) for g in games)
     margins = [g.margin(subject) for g in games]
@@ -115,6 +118,8 @@ def run_arm(
         "ms_per_move_mean": round(1000 * sum(times) / max(1, len(times)), 1),
         "ms_per_move_p95": round(1000 * times[int(0.95 * (len(times) - 1))], 1) if times else 0,
         "ms_per_move_max": round(1000 * times[-1], 1) if times else 0,
+        "cpu_ms_per_move_mean": round(1000 * sum(cpu) / max(1, len(cpu)), 1),
+        "cpu_ms_per_move_p95": round(1000 * cpu[int(0.95 * (len(cpu) - 1))], 1) if cpu else 0,
         "seconds": round(time.perf_counter() - start, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
@@ -122,7 +127,8 @@ def run_arm(
         f"{name}: {subject} {n} games, share {100 * wins / n:.1f} % "
         f"[{100 * low:.1f}, {100 * high:.1f}], margin {mean:+.1f} ± {stderr:.1f}, "
         f"{row['ms_per_move_mean']} ms/move (p95 {row['ms_per_move_p95']}, "
-        f"max {row['ms_per_move_max']}), {row['seconds']} s, load {row['load_average']}",
+        f"max {row['ms_per_move_max']}; CPU {row['cpu_ms_per_move_mean']} ms, "
+        f"p95 {row['cpu_ms_per_move_p95']}), {row['seconds']} s, load {row['load_average']}",
         file=sys.stderr,
         flush=True,
     )

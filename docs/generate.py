@@ -194,6 +194,7 @@ PUBLIC_MODULES = (
     "bots",
     "search",
     "simulate",
+    "tournament",
     "adapters.features",
     "adapters.gymnasium",
     "adapters.pettingzoo",

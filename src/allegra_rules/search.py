@@ -53,7 +53,7 @@ from allegra_rules.views import PlayerView, observe
 
 __all__ = ["DEFAULT_LEVEL", "SEARCH_LEVELS", "SearchBot", "level_constructor", "search_level"]
 
-SEARCH_LEVELS: dict[str, int] = {"easy": 4, "medium": 16, "hard": 64}
+SEARCH_LEVELS: dict[str, int] = {"easy": 16, "medium": 64, "hard": 128}
 """The named levels, each a number of simulations per decision.
 
 ``medium`` is the default level (``SearchBot()`` with no budget). The docs page "How strong
@@ -258,7 +258,7 @@ def search_level(name: str, seed: int = 0) -> SearchBot:
 
     Examples:
         >>> search_level("hard", 3)
-        SearchBot(seed=3, simulations=64)
+        SearchBot(seed=3, simulations=128)
     """
     if not isinstance(name, str) or name not in SEARCH_LEVELS:
         raise ValueError(f"unknown search level {name!r}; levels: {', '.join(SEARCH_LEVELS)}")
