@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -123,6 +124,8 @@ def test_plays_whole_games_of_every_option(name: str, wanted: int) -> None:
     """Every choice of the search bot is legal, at 2 to 6 seats."""
     config = CONFIGS[name] if name in CONFIGS else preset(name)
     n = players_for(config, wanted)
+    if n >= 4:  # big tables: rounds capped at 12 turns, to keep the suite fast
+        config = attrs.evolve(config, max_turns_per_round=12)
     state = new_game(n, config=config, seed=len(name) * 31 + n)
     # SearchBot at seat 0 (and 2 at small tables), GreedyBot elsewhere: fast enough.
     searchers = {0, 2} if n <= 3 else {0}
@@ -231,3 +234,18 @@ def test_cli_commands_take_the_search_bots(capsys: pytest.CaptureFixture[str]) -
     # simulate and play read --bots with the same parser (and refuse unknown names alike).
     assert main(["simulate", "--games", "1", "--bots", "search-expert"]) == 2
     assert "known bots: greedy, random, search, search-easy" in capsys.readouterr().err
+
+
+def test_the_default_level_is_capped_in_time() -> None:
+    from allegra_rules.search import DEFAULT_TIME_LIMIT
+
+    # A six-seat table: the slowest playouts. The cap is 0.45 s; the bound is generous
+    # because the machine may be busy (a speed goal is measured by the benchmark).
+    state = next(
+        s
+        for s in game_states(SEEDS, 6, 3)
+        if s.phase is Phase.HOLD_DECK and len(legal_actions(s)) > 3
+    )
+    begin = time.perf_counter()
+    assert SearchBot(1).choose(state) in legal_actions(state)
+    assert time.perf_counter() - begin < DEFAULT_TIME_LIMIT + 2.0

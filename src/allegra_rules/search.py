@@ -51,7 +51,14 @@ from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions
 from allegra_rules.views import PlayerView, observe
 
-__all__ = ["DEFAULT_LEVEL", "SEARCH_LEVELS", "SearchBot", "level_constructor", "search_level"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_TIME_LIMIT",
+    "SEARCH_LEVELS",
+    "SearchBot",
+    "level_constructor",
+    "search_level",
+]
 
 SEARCH_LEVELS: dict[str, int] = {"easy": 16, "medium": 64, "hard": 128}
 """The named levels, each a number of simulations per decision.
@@ -62,6 +69,9 @@ are the bots" gives each level's measured strength and time per move.
 
 DEFAULT_LEVEL = "medium"
 """The level ``SearchBot`` plays when given no budget."""
+
+DEFAULT_TIME_LIMIT = 0.45
+"""Seconds a move at most for ``SearchBot()`` with no budget (its default level, capped)."""
 
 _MAX_PLAYOUT_STEPS = 400
 """A bound on a playout's actions (a horizon of two turns per player needs far fewer)."""
@@ -107,8 +117,13 @@ class SearchBot:
             always run when there is a choice; a very small limit therefore may be
             exceeded by one simulation's time, about a millisecond).
 
-    With neither budget it plays its default level (``SEARCH_LEVELS["medium"]``
-    simulations). With both, it stops at whichever comes first.
+    With neither budget it plays its default level: ``SEARCH_LEVELS["medium"]``
+    simulations, but never more than ``DEFAULT_TIME_LIMIT`` seconds a move (on a fast
+    idle core the simulations end first; on a slow or busy one the time does, and the
+    moves then depend on the machine). The named levels
+    ([`search_level`][allegra_rules.search.search_level], the ``search`` bot names) have
+    no time cap, so they play the same on every machine. With both budgets it stops at
+    whichever comes first.
 
     Raises:
         ValueError: ``seed`` is not an int, ``simulations`` is not an int from 1 to
@@ -139,9 +154,11 @@ class SearchBot:
         self.seed = seed
         self.simulations = sims
         self.time_limit = limit
-        self._budget = (
-            sims if sims is not None or limit is not None else (SEARCH_LEVELS[DEFAULT_LEVEL])
-        )
+        self._budget = sims
+        self._limit = limit
+        if sims is None and limit is None:
+            self._budget = SEARCH_LEVELS[DEFAULT_LEVEL]
+            self._limit = DEFAULT_TIME_LIMIT
         self._rng = random.Random(seed)
 
     def __repr__(self) -> str:
@@ -181,7 +198,7 @@ class SearchBot:
         if len(candidates) == 1:
             return candidates[0]
         totals = [0.0] * len(candidates)
-        limit = self.time_limit
+        limit = self._limit
         deadline = start + limit if limit is not None else math.inf
         budget = self._budget
         done = 0
