@@ -143,3 +143,18 @@ def test_cli_tournament_usage_errors(
 
 def test_fixture_is_plain_data() -> None:
     assert Fixture(0, 5, ("a", "b")) == Fixture(0, 5, ("a", "b"))
+
+
+def test_the_ismcts_entrant_answers_legally_from_the_view() -> None:
+    pytest.importorskip("pyspiel")
+    from allegra_rules import GreedyBot, Phase, apply, legal_actions, new_game
+    from allegra_rules.cli._tournament import IsmctsBot, entrants
+
+    makers, missing = entrants(2, "seeds", None)
+    assert "ismcts" in makers and "ismcts" not in missing
+    assert "ppo" in makers or "ppo" in missing
+    state = new_game(2, seed=4)
+    while state.phase is Phase.SETUP:
+        state = apply(state, GreedyBot(0).choose(state))
+    bot = IsmctsBot(3, players=2, preset="seeds")
+    assert bot.choose(state) in legal_actions(state)
