@@ -12,6 +12,8 @@ Arms (each on the same fixed deals, ``game_seed(--seed, d)``; bots seeded by sea
   once at every seat of each deal (par 25 %; goal at least 70 %).
 - ``hard-vs-default``: the strongest level against the default level, heads-up, seats
   swapped.
+- ``timing`` (not run by default): seconds per decision of every level, and of the
+  capped ``SearchBot()``, on the same positions at 2, 4 and 6 players, levels alternating.
 
 A game's share is the search bot's part of the win (a shared win is split, so a heads-up
 tie counts half); the interval is the 95 % Wilson interval of the mean share over the
@@ -30,12 +32,13 @@ import json
 import math
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from allegra_rules import GameState, GreedyBot, legal_actions, preset
+from allegra_rules import GameState, GreedyBot, apply, legal_actions, new_game, preset
 from allegra_rules.actions import Action
 from allegra_rules.search import DEFAULT_LEVEL, SEARCH_LEVELS, SearchBot
 from allegra_rules.simulate import game_seed
@@ -135,17 +138,78 @@ def run_arm(
     return row
 
 
-def heads_up(a: str, b: str, deals: int, seed: int) -> list[Fixture]:
+def timing(players: int, decisions: int, seed: int) -> list[dict[str, Any]]:
+    """Seconds per decision of every level on the same positions, levels alternating.
+
+    The positions are the decisions with a choice of GreedyBot self-play games; on each
+    the levels run in turn (A B C A B C ...), so a change of the machine's load hits
+    them alike. Reported per level: the median, 95th percentile and maximum, in wall
+    time and CPU time, and the same for ``SearchBot()`` (the capped default).
+    """
+    states: list[GameState] = []
+    game = 0
+    while len(states) < decisions:
+        state = new_game(players, config=preset("seeds"), seed=game_seed(seed, 1000 + game))
+        bots = [GreedyBot(p) for p in range(players)]
+        while not state.is_terminal and len(states) < decisions:
+            if len(legal_actions(state)) > 1:
+                states.append(state)
+            state = apply(state, bots[state.current_player or 0].choose(state))
+        game += 1
+    arms: dict[str, Any] = {
+        **{f"search-{name}": sims for name, sims in SEARCH_LEVELS.items()},
+        "SearchBot()": None,
+    }
+    wall: dict[str, list[float]] = {name: [] for name in arms}
+    cpu: dict[str, list[float]] = {name: [] for name in arms}
+    for k, state in enumerate(states):
+        for name, sims in arms.items():
+            bot = SearchBot(k) if sims is None else SearchBot(k, simulations=sims)
+            start, used = time.perf_counter(), time.process_time()
+            bot.choose(state)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - used)
+    rows = []
+    for name in arms:
+        w, c = sorted(wall[name]), sorted(cpu[name])
+        p95 = int(0.95 * (len(w) - 1))
+        row = {
+            "arm": "timing",
+            "subject": name,
+            "players": players,
+            "decisions": len(w),
+            "wall_ms_median": round(1000 * statistics.median(w), 1),
+            "wall_ms_p95": round(1000 * w[p95], 1),
+            "wall_ms_max": round(1000 * w[-1], 1),
+            "cpu_ms_median": round(1000 * statistics.median(c), 1),
+            "cpu_ms_p95": round(1000 * c[p95], 1),
+            "cpu_ms_max": round(1000 * c[-1], 1),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
+        print(
+            f"timing {players}p {name}: wall median {row['wall_ms_median']} ms, "
+            f"p95 {row['wall_ms_p95']}, max {row['wall_ms_max']}; CPU median "
+            f"{row['cpu_ms_median']} ms, p95 {row['cpu_ms_p95']}, max {row['cpu_ms_max']}",
+            file=sys.stderr,
+            flush=True,
+        )
+        rows.append(row)
+    return rows
+
+
+def heads_up(a: str, b: str, deals: int, seed: int, first: int = 0) -> list[Fixture]:
     out = []
-    for d in range(deals):
+    for d in range(first, first + deals):
         deal = game_seed(seed, d)
         out += [Fixture(len(out), deal, (a, b)), Fixture(len(out) + 1, deal, (b, a))]
     return out
 
 
-def one_against(a: str, b: str, players: int, deals: int, seed: int) -> list[Fixture]:
+def one_against(
+    a: str, b: str, players: int, deals: int, seed: int, first: int = 0
+) -> list[Fixture]:
     out = []
-    for d in range(deals):
+    for d in range(first, first + deals):
         deal = game_seed(seed, d)
         for seat in range(players):
             bots = tuple(a if p == seat else b for p in range(players))
@@ -160,6 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", default=",".join(SEARCH_LEVELS))
     parser.add_argument(
         "--arms", default="heads-up,one-vs-three,hard-vs-default", help="arms to run"
+    )
+    parser.add_argument(
+        "--first-deal", type=int, default=0, help="play deals first..first+N-1 (to extend a run)"
+    )
+    parser.add_argument(
+        "--timing-decisions", type=int, default=40, help="positions per table size (timing)"
     )
     parser.add_argument("--preset", default="seeds")
     parser.add_argument("--seed", type=int, default=11)
@@ -177,24 +247,37 @@ def main(argv: list[str] | None = None) -> int:
     def save() -> None:
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:
-                json.dump({"preset": args.preset, "seed": args.seed, "rows": rows}, f, indent=2)
+                json.dump(
+                    {
+                        "preset": args.preset,
+                        "seed": args.seed,
+                        "first_deal": args.first_deal,
+                        "rows": rows,
+                    },
+                    f,
+                    indent=2,
+                )
 
     default = f"search-{DEFAULT_LEVEL}"
     strongest = f"search-{list(SEARCH_LEVELS)[-1]}"
+    if "timing" in arms:
+        for players in (2, 4, 6):
+            rows += timing(players, args.timing_decisions, args.seed)
+            save()
     if "heads-up" in arms:
         for level in levels:
             name = f"search-{level}"
-            fixtures = heads_up(name, "greedy", args.deals, args.seed)
+            fixtures = heads_up(name, "greedy", args.deals, args.seed, args.first_deal)
             rows.append(run_arm("heads-up", fixtures, 2, makers, name, args.jobs, config))
             save()
     if "one-vs-three" in arms:
         for level in levels:
             name = f"search-{level}"
-            fixtures = one_against(name, "greedy", 4, args.deals_4p, args.seed)
+            fixtures = one_against(name, "greedy", 4, args.deals_4p, args.seed, args.first_deal)
             rows.append(run_arm("one-vs-three", fixtures, 4, makers, name, args.jobs, config))
             save()
     if "hard-vs-default" in arms:
-        fixtures = heads_up(strongest, default, args.deals, args.seed + 1)
+        fixtures = heads_up(strongest, default, args.deals, args.seed + 1, args.first_deal)
         rows.append(run_arm("hard-vs-default", fixtures, 2, makers, strongest, args.jobs, config))
         save()
     print(json.dumps(rows, indent=2))
