@@ -2,15 +2,14 @@
 
 Run from the repository root::
 
-    python benchmarks/greedy_knock.py --deals 1000 --players 2 3 4
+    python benchmarks/greedy_knock.py --deals 500 --players 2 3
 
 Both bots are GreedyBot except for the knock window: ``never-knocks`` always passes.
 They play a round robin of ``allegra_rules.tournament`` (the same deals, every seat, ties
 counted half): heads-up each deal is played twice with the seats swapped; at 3 or more
 seats one bot sits against copies of the other, both ways round, from every seat. Printed
 per table size: the games, GreedyBot's share of the wins with its 95 % Wilson interval,
-its mean margin in points with the standard error, and the knocks per game of the
-knocking copy.
+and its mean margin in points with the standard error.
 """
 
 from __future__ import annotations
