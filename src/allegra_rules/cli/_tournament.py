@@ -279,7 +279,7 @@ def _rich_tables(
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=out, width=max(100, Console(file=out).width))
+    console = Console(file=out)
     for heading, header, rows, text_columns in tables:
         table = Table(title=heading, title_justify="left")
         for k, column in enumerate(header):
