@@ -134,7 +134,16 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for option in ("--players", "--seed", "--preset", "--bots"):
         assert option in out
-    assert set(BOT_KINDS) == {"greedy", "random"}
+    assert set(BOT_KINDS) == {
+        "greedy",
+        "random",
+        "search",
+        "search-easy",
+        "search-medium",
+        "search-hard",
+    }
+    for name in BOT_KINDS:
+        assert name in out
 
 
 def test_python_dash_m_runs_the_same_demo(capsys: pytest.CaptureFixture[str]) -> None:

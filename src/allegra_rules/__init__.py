@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from allegra_rules.invariants import InvalidStateError, check_state
     from allegra_rules.records import GameRecord, preset_id_of, replay, state_digest
     from allegra_rules.render import describe_action, render_table
+    from allegra_rules.search import SearchBot
     from allegra_rules.serialize import (
         MAX_DOCUMENT_BYTES,
         SCHEMA_VERSION,
@@ -128,6 +129,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("InvalidStateError", "check_state"), "invariants"),
     **dict.fromkeys(("GameRecord", "preset_id_of", "replay", "state_digest"), "records"),
     **dict.fromkeys(("describe_action", "render_table"), "render"),
+    "SearchBot": "search",
     **dict.fromkeys(
         (
             "MAX_DOCUMENT_BYTES",
@@ -221,6 +223,7 @@ __all__ = [
     "RoundEnd",
     "RuleConfig",
     "SaveFormatError",
+    "SearchBot",
     "Swap",
     "Take",
     "__version__",

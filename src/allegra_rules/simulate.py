@@ -52,7 +52,7 @@ import multiprocessing
 import os
 import signal
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
@@ -61,6 +61,7 @@ from allegra_rules.actions import Give, Knock
 from allegra_rules.bots import Bot, GreedyBot, RandomBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.records import preset_id_of
+from allegra_rules.search import level_constructor
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, new_game
 
@@ -68,6 +69,7 @@ __all__ = [
     "BOT_KINDS",
     "GameStats",
     "RoundStats",
+    "Runner",
     "SeatSummary",
     "Summary",
     "bot_seed",
@@ -79,8 +81,21 @@ __all__ = [
     "summarize",
 ]
 
-BOT_KINDS: dict[str, Callable[[int], Bot]] = {"greedy": GreedyBot, "random": RandomBot}
-"""Bot names (as ``--bots`` takes them), each mapped to a constructor taking a seed."""
+BOT_KINDS: dict[str, Callable[[int], Bot]] = {
+    "greedy": GreedyBot,
+    "random": RandomBot,
+    "search": level_constructor("medium"),
+    "search-easy": level_constructor("easy"),
+    "search-medium": level_constructor("medium"),
+    "search-hard": level_constructor("hard"),
+}
+"""Bot names (as ``--bots`` takes them), each mapped to a constructor taking a seed.
+
+``search`` is [`SearchBot`][allegra_rules.search.SearchBot]'s default level, the same as
+``search-medium``; ``search-easy`` and ``search-hard`` are its other levels
+([`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS]). A table server offering bots for
+empty seats can build any of them as ``BOT_KINDS[name](seed)``.
+"""
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -252,6 +267,11 @@ def play_game(
 _Chunk = tuple[int, RuleConfig, int, tuple[str, ...], int, int]
 """``(num_players, config, simulation seed, bots, first game, end)``: games first..end-1."""
 
+Runner = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
+"""An ordered ``map``: ``runner(function, tasks)`` yields ``function(task)`` for every task, in
+the tasks' order (``function`` and the tasks can be pickled). The builtin ``map`` is one; the
+CLI's ``--ray`` option passes one that runs every task as a Ray task."""
+
 CHUNKS_PER_WORKER = 4
 """How many chunks of consecutive games each worker gets at least, for an even load."""
 MAX_CHUNK = 50
@@ -307,6 +327,7 @@ def simulate(
     bots: Sequence[str],
     jobs: int = 1,
     on_game: Callable[[GameStats], None] | None = None,
+    runner: Runner | None = None,
 ) -> list[GameStats]:
     """Play ``games`` seeded games between bots, in this process or in ``jobs`` workers.
 
@@ -325,6 +346,9 @@ def simulate(
         jobs: worker processes; 1 plays every game in this process.
         on_game: called with each game's statistics as soon as it is in, in game
             order (for a progress bar; with workers, a chunk's games arrive together).
+        runner: runs the chunks elsewhere instead of in local worker processes: an
+            ordered ``map`` (see [`Runner`][allegra_rules.simulate.Runner]), such as the
+            CLI's Ray runner; ``jobs`` then sets how many chunks there are.
 
     Returns:
         One [`GameStats`][allegra_rules.simulate.GameStats] per game, in game order.
@@ -349,6 +373,15 @@ def simulate(
     # Fails fast, in this process, on bad arguments.
     collect(play_game(num_players, config, game_seed(seed, 0), names, 0))
     workers = min(jobs, games - 1)
+    if runner is not None and games > 1:
+        tasks = [
+            (num_players, config, seed, names, first, end)
+            for first, end in chunk_bounds(games, max(1, workers))
+        ]
+        for chunk in runner(_run_chunk, tasks):
+            for game in chunk:
+                collect(game)
+        return results
     if workers <= 1:
         for index in range(1, games):
             collect(play_game(num_players, config, game_seed(seed, index), names, index))

@@ -5,7 +5,10 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
     allegra-rules demo     [--players N] [--seed S] [--preset P] [--bots B,...] [--save FILE]
                            [--summary] [--rounds] [--quiet] [--max-turns T]
     allegra-rules simulate [--games N] [--players K] [--preset P] [--seed S] [--jobs J]
-                           [--bots B,...] [--json] [--no-progress]
+                           [--bots B,...] [--ray [ADDRESS]] [--json] [--no-progress]
+    allegra-rules tournament [--bots B,...] [--deals N] [--players K] [--preset P] [--seed S]
+                           [--jobs J] [--ray [ADDRESS]] [--json FILE] [--ppo-model FILE]
+                           [--no-progress]
     allegra-rules play     [--players N] [--seat SEAT] [--preset P] [--seed S] [--bots B,...]
                            [--save FILE] [--max-turns T] [--auto-pass] [--resume FILE]
     allegra-rules rules    [--preset P] [--json]
@@ -14,9 +17,10 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
                            [--proxy-headers] [--forwarded-allow-ips IPS]
 
 ``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints statistics
-([`allegra_rules.simulate`][allegra_rules.simulate]); ``play`` lets a person play one seat in the
-terminal; ``rules`` lists the rule options and the presets; ``replay`` narrates a saved game record
-(written by ``--save``); ``serve`` runs the table server
+([`allegra_rules.simulate`][allegra_rules.simulate]); ``tournament`` plays round robins between
+bots and rates them ([`allegra_rules.tournament`][allegra_rules.tournament]); ``play`` lets a
+person play one seat in the terminal; ``rules`` lists the rule options and the presets; ``replay``
+narrates a saved game record (written by ``--save``); ``serve`` runs the table server
 ([`allegra_rules.server`][allegra_rules.server], extra ``server``).
 
 Exit codes: 0 success (also when a person quits ``play`` with ``q``); 1 a command
@@ -38,11 +42,13 @@ Public names:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
 import sys
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -232,6 +238,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="worker processes; 0 means one per CPU (default 1)",
     )
     sim.add_argument("--bots", default="greedy", metavar="B,...", help=_bots_help("greedy"))
+    _ray_option(sim)
     sim.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
     sim.add_argument(
         "--no-progress",
@@ -239,6 +246,66 @@ def _build_parser() -> argparse.ArgumentParser:
         help="no progress bar (it is only ever drawn when standard error is a terminal)",
     )
     sim.set_defaults(handler=_cmd_simulate)
+
+    tour = _command(
+        commands,
+        "tournament",
+        "play round robins between bots and rate them",
+        "Play a round robin between bots: every pair plays the same deals, each bot\n"
+        "from every seat (at tables of three or more: one bot against copies of the\n"
+        "other, both ways round). Prints every bot's openskill Plackett-Luce rating,\n"
+        "games, win share and mean margin, and for every pair the first bot's share of\n"
+        "the wins (ties count half) with its 95 % Wilson interval and its mean margin\n"
+        "in points (positive: it had the lower totals). The results do not depend on\n"
+        "--jobs or --ray. Bots: the --bots names plus ismcts (OpenSpiel, extra\n"
+        "openspiel) and ppo (a MaskablePPO model, --ppo-model); a bot whose extra is\n"
+        "missing is listed as unavailable.",
+        f"  {PROG} tournament --deals 20\n"
+        f"  {PROG} tournament --bots greedy,search --deals 100 --jobs 0 --json ladder.json\n"
+        f"  {PROG} tournament --players 4 --bots greedy,search --deals 10 --ray",
+    )
+    tour.add_argument(
+        "--bots",
+        default="random,greedy,search-easy,search,search-hard",
+        metavar="B,...",
+        help="comma-separated bots, two or more different ones "
+        "(default random,greedy,search-easy,search,search-hard)",
+    )
+    tour.add_argument(
+        "--deals", type=int, metavar="N", default=10, help="deals every pair plays (default 10)"
+    )
+    tour.add_argument(
+        "--players", type=int, metavar="N", default=2, help="number of seats (default 2)"
+    )
+    tour.add_argument("--preset", default="seeds", metavar="P", help=_preset_help())
+    tour.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="seed the deals derive from (default 1)"
+    )
+    tour.add_argument(
+        "--jobs",
+        type=int,
+        metavar="J",
+        default=1,
+        help="worker processes; 0 means one per CPU (default 1)",
+    )
+    _ray_option(tour)
+    tour.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="also write the results as JSON to FILE ('-' for standard output, "
+        "instead of the tables)",
+    )
+    tour.add_argument(
+        "--ppo-model", type=Path, metavar="FILE", default=None, help="a saved MaskablePPO model"
+    )
+    tour.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is only ever drawn when standard error is a terminal)",
+    )
+    tour.set_defaults(handler=_cmd_tournament)
 
     play = _command(
         commands,
@@ -394,6 +461,77 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ray_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the games as Ray tasks (extra ray): on the cluster at ADDRESS, or on "
+        "a local Ray started for this command when no address is given",
+    )
+
+
+def _runner(args: argparse.Namespace) -> contextlib.AbstractContextManager[Any]:
+    if args.ray is None:
+        return contextlib.nullcontext((None, None))
+    from allegra_rules.cli._ray import ray_runner
+
+    return ray_runner(args.ray)
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from allegra_rules.cli._progress import progress_bar
+    from allegra_rules.cli._tournament import entrants, report, write_json, write_text
+    from allegra_rules.tournament import round_robin, schedule
+
+    config = load_config(args.preset)
+    check_players(config, args.preset, args.players)
+    if args.deals < 1:
+        raise UsageError(f"--deals must be at least 1; got {args.deals}")
+    if args.jobs < 0:
+        raise UsageError(f"--jobs must be 0 (one per CPU) or more; got {args.jobs}")
+    names = [name.strip() for name in args.bots.split(",") if name.strip()]
+    makers, missing = entrants(args.players, args.preset, args.ppo_model)
+    unknown = [n for n in names if n not in makers and n not in missing]
+    if unknown:
+        known = ", ".join([*makers, *missing])
+        raise UsageError(f"unknown bot {unknown[0]!r} in --bots; known bots: {known}")
+    playing = list(dict.fromkeys(n for n in names if n in makers))
+    skipped = {n: missing[n] for n in names if n in missing}
+    if len(playing) < 2:
+        raise UsageError(f"--bots must name two or more available bots; got {names}")
+    total = len(schedule(playing, num_players=args.players, deals=args.deals, seed=args.seed))
+    with _runner(args) as (runner, cpus):
+        jobs = cpus if runner is not None else (args.jobs or default_jobs())
+        with progress_bar(total, "games", sys.stderr, enabled=not args.no_progress) as advance:
+            games = round_robin(
+                playing,
+                config=config,
+                deals=args.deals,
+                seed=args.seed,
+                num_players=args.players,
+                jobs=jobs,
+                makers=makers,
+                on_game=lambda _: advance(),
+                runner=runner,
+            )
+    settings = {
+        "players": args.players,
+        "preset": args.preset,
+        "deals": args.deals,
+        "seed": args.seed,
+        "games": len(games),
+    }
+    data = report(games, playing, skipped, settings)
+    if args.json is not None:
+        write_json(data, args.json)
+    if args.json is None or str(args.json) != "-":
+        write_text(data, sys.stdout)
+    return 0
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from allegra_rules.cli._progress import progress_bar
 
@@ -403,17 +541,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"--games must be at least 1; got {args.games}")
     if args.jobs < 0:
         raise UsageError(f"--jobs must be 0 (one per CPU) or more; got {args.jobs}")
-    jobs = args.jobs or default_jobs()
     bot_names = parse_bots(args.bots, args.players)
-    with progress_bar(args.games, "games", sys.stderr, enabled=not args.no_progress) as advance:
+    with (
+        _runner(args) as (runner, cpus),
+        progress_bar(args.games, "games", sys.stderr, enabled=not args.no_progress) as advance,
+    ):
         stats = simulate(
             args.players,
             games=args.games,
             config=config,
             seed=args.seed,
             bots=bot_names,
-            jobs=jobs,
+            jobs=cpus if runner is not None else (args.jobs or default_jobs()),
             on_game=lambda _: advance(),
+            runner=runner,
         )
     summary = summarize(stats, bots=bot_names, config=config, seed=args.seed)
     if args.json:

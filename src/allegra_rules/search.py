@@ -1,0 +1,295 @@
+"""A search bot: determinized Monte-Carlo look-ahead over what its seat cannot see.
+
+Public names:
+
+* [`SearchBot`][allegra_rules.search.SearchBot]: the bot,
+  ``SearchBot(seed=0, *, simulations=None, time_limit=None)``.
+* [`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS]: the named levels (easy, medium,
+  hard), each a number of simulations.
+* [`search_level`][allegra_rules.search.search_level]: a level's bot from its name.
+
+How it decides (one decision, for the seat to act):
+
+1. It looks at the seat's view only, ``observe(state, seat)``.
+2. It draws a full state consistent with that view
+   ([`determinize`][allegra_rules.determinize.determinize]) and ranks the legal actions there
+   with [`GreedyBot`][allegra_rules.bots.GreedyBot]'s one-step heuristic, keeping the best
+   ``CANDIDATES`` (in the knock window: both answers).
+3. Each simulation draws another such state and plays every candidate in it, then plays on
+   with GreedyBot at every seat for ``HORIZON`` turns per player (or to the round's end).
+   Every candidate sees the same sampled cards and the same later draws, so their
+   differences are not drowned by the luck of the draw.
+4. A playout is scored by the seat's margin: the other seats' mean zone sum minus its own,
+   face-down cards counted as the mean of the cards the seat has not seen (the exact round
+   scores, doubling included, when the round ended during the playout).
+5. The candidate with the best mean margin is played; a tie goes to GreedyBot's order.
+
+Rollouts to the round's end were tried and lose: a rollout's margin varies by more than
+a dozen points where the actions differ by one to three. The short horizon and the
+estimated sums keep that noise small.
+
+Examples:
+    >>> from allegra_rules import new_game, apply, legal_actions
+    >>> state = new_game(2, seed=4)
+    >>> bot = SearchBot(1, simulations=2)
+    >>> bot.choose(state) in legal_actions(state)
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import time
+from collections.abc import Callable
+
+from allegra_rules.actions import Action, Knock, Pass
+from allegra_rules.bots import GreedyBot, _deck, _View
+from allegra_rules.determinize import determinize
+from allegra_rules.state import GameState, Phase
+from allegra_rules.transitions import apply, legal_actions
+from allegra_rules.views import PlayerView, observe
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_TIME_LIMIT",
+    "SEARCH_LEVELS",
+    "SearchBot",
+    "level_constructor",
+    "search_level",
+]
+
+SEARCH_LEVELS: dict[str, int] = {"easy": 16, "medium": 64, "hard": 128}
+"""The named levels, each a number of simulations per decision.
+
+``medium`` is the default level (``SearchBot()`` with no budget). The docs page "How strong
+are the bots" gives each level's measured strength and time per move.
+"""
+
+DEFAULT_LEVEL = "medium"
+"""The level ``SearchBot`` plays when given no budget."""
+
+DEFAULT_TIME_LIMIT = 0.45
+"""Seconds a move at most for ``SearchBot()`` with no budget (its default level, capped)."""
+
+_MAX_PLAYOUT_STEPS = 400
+"""A bound on a playout's actions (a horizon of two turns per player needs far fewer)."""
+
+
+def _check_budget(simulations: object, time_limit: object) -> tuple[int | None, float | None]:
+    sims: int | None = None
+    if simulations is not None:
+        if type(simulations) is not int or not 1 <= simulations <= 1_000_000:
+            raise ValueError(
+                f"simulations must be None or an int from 1 to 1000000; got {simulations!r}"
+            )
+        sims = simulations
+    limit: float | None = None
+    if time_limit is not None:
+        if type(time_limit) not in (int, float):
+            raise ValueError(
+                f"time_limit must be None or a number of seconds; got {type(time_limit).__name__}"
+            )
+        limit = float(time_limit)  # type: ignore[arg-type]
+        if not (math.isfinite(limit) and 0 < limit <= 3600):
+            raise ValueError(
+                f"time_limit must be None or a number of seconds above 0, at most 3600; "
+                f"got {time_limit!r}"
+            )
+    return sims, limit
+
+
+class SearchBot:
+    """A determinized Monte-Carlo search over the states its seat cannot tell apart.
+
+    It reads nothing of the state but the seat's view
+    (``observe(state, state.current_player)``): two states that look the same to the seat
+    get the same move for the same seed and budget. See the module's description for the
+    method; the docs page "How strong are the bots" for its measured strength.
+
+    Args:
+        seed: seeds the bot's own ``random.Random`` (the samples and the playouts).
+        simulations: the number of sampled states per decision (each plays every
+            candidate); deterministic for a given seed and view.
+        time_limit: seconds per decision: the search stops when the next simulation
+            would not fit, and answers within that time (at least one simulation is
+            always run when there is a choice; a very small limit therefore may be
+            exceeded by one simulation's time, about a millisecond).
+
+    With neither budget it plays its default level: ``SEARCH_LEVELS["medium"]``
+    simulations, but never more than ``DEFAULT_TIME_LIMIT`` seconds a move (on a fast
+    idle core the simulations end first; on a slow or busy one the time does, and the
+    moves then depend on the machine). The named levels
+    ([`search_level`][allegra_rules.search.search_level], the ``search`` bot names) have
+    no time cap, so they play the same on every machine. With both budgets it stops at
+    whichever comes first.
+
+    Raises:
+        ValueError: ``seed`` is not an int, ``simulations`` is not an int from 1 to
+            1000000, or ``time_limit`` is not a finite number of seconds in (0, 3600].
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> state = new_game(3, seed=2)
+        >>> SearchBot(5, simulations=3).choose(state) == SearchBot(5, simulations=3).choose(state)
+        True
+    """
+
+    CANDIDATES = 3
+    """How many of GreedyBot's best actions are searched."""
+    HORIZON = 2
+    """Turns per player that a playout lasts (unless the round ends first)."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        simulations: int | None = None,
+        time_limit: float | None = None,
+    ) -> None:
+        if type(seed) is not int:
+            raise ValueError(f"a bot's seed must be an int; got {type(seed).__name__}")
+        sims, limit = _check_budget(simulations, time_limit)
+        self.seed = seed
+        self.simulations = sims
+        self.time_limit = limit
+        self._budget = sims
+        self._limit = limit
+        if sims is None and limit is None:
+            self._budget = SEARCH_LEVELS[DEFAULT_LEVEL]
+            self._limit = DEFAULT_TIME_LIMIT
+        self._rng = random.Random(seed)
+
+    def __repr__(self) -> str:
+        parts = [f"seed={self.seed}"]
+        if self.simulations is not None:
+            parts.append(f"simulations={self.simulations}")
+        if self.time_limit is not None:
+            parts.append(f"time_limit={self.time_limit}")
+        return f"SearchBot({', '.join(parts)})"
+
+    def choose(self, state: GameState) -> Action:
+        """The searched best legal action of ``state`` for ``state.current_player``.
+
+        Raises:
+            ValueError: ``state`` is not a ``GameState``, or it is terminal.
+        """
+        if not isinstance(state, GameState):
+            raise ValueError(f"state must be a GameState; got {type(state).__name__}")
+        start = time.perf_counter()
+        legal = legal_actions(state)
+        if not legal:
+            raise ValueError("the game is over: there is no action to choose")
+        # One draw of the bot's generator per decision, whatever the budget used.
+        rng = random.Random(self._rng.getrandbits(64))
+        if len(legal) == 1:
+            return legal[0]
+        seat = state.current_player
+        assert seat is not None
+        view = observe(state, seat)
+        return self._search(view, seat, rng, start)
+
+    # ------------------------------------------------------------------ search
+
+    def _search(self, view: PlayerView, seat: int, rng: random.Random, start: float) -> Action:
+        first = determinize(view, rng)
+        candidates = _candidates(first, view, seat, self.CANDIDATES, rng)
+        if len(candidates) == 1:
+            return candidates[0]
+        totals = [0.0] * len(candidates)
+        limit = self._limit
+        deadline = start + limit if limit is not None else math.inf
+        budget = self._budget
+        done = 0
+        sample = first
+        slowest = 0.0
+        while True:
+            began = time.perf_counter()
+            seeds = [rng.getrandbits(32) for _ in range(view.num_players)]
+            for k, action in enumerate(candidates):
+                totals[k] += _playout(apply(sample, action), seat, seeds, self.HORIZON)
+            done += 1
+            now = time.perf_counter()
+            slowest = max(slowest, now - began)
+            if budget is not None and done >= budget:
+                break
+            if now + slowest > deadline:
+                break
+            sample = determinize(view, rng)
+        best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+        return candidates[best]
+
+
+def _candidates(
+    sample: GameState, view: PlayerView, seat: int, count: int, rng: random.Random
+) -> list[Action]:
+    """GreedyBot's ``count`` best legal actions in ``sample``.
+
+    GreedyBot's scores read only what ``view`` shows, so any sample of it gives the same.
+    """
+    legal = legal_actions(sample)
+    if sample.phase is Phase.KNOCK:
+        return [Pass(), Knock()] if Knock() in legal else list(legal)
+    if len(legal) <= count:
+        return list(legal)
+    greedy = GreedyBot(0)
+    look = _View(view, sample.geometry, _deck(sample.config))
+    scores = [greedy._score(look, sample, action) for action in legal]
+    order = sorted(range(len(legal)), key=lambda k: -scores[k])
+    return [legal[k] for k in order[:count]]
+
+
+def _playout(state: GameState, seat: int, seeds: list[int], horizon: int) -> float:
+    """Play ``horizon`` turns per player with GreedyBot; the seat's margin at the end."""
+    start_round = state.round
+    turns = state.turns_played + horizon * state.num_players
+    bots = [GreedyBot(s) for s in seeds]
+    for _ in range(_MAX_PLAYOUT_STEPS):
+        if state.is_terminal or state.round != start_round:
+            break
+        if state.phase is Phase.DRAW and state.turns_played >= turns:
+            break
+        player = state.current_player
+        assert player is not None
+        state = apply(state, bots[player].choose(state))
+    if state.round != start_round or state.is_terminal:
+        last = state.last_round
+        assert last is not None
+        return _margin([float(x) for x in last.scores], seat)
+    look = _View(observe(state, seat), state.geometry, _deck(state.config))
+    return _margin(look.sums, seat)
+
+
+def _margin(sums: list[float], seat: int) -> float:
+    """The others' mean minus the seat's own (positive: the seat is ahead)."""
+    others = [s for q, s in enumerate(sums) if q != seat]
+    return sum(others) / len(others) - sums[seat]
+
+
+def search_level(name: str, seed: int = 0) -> SearchBot:
+    """The bot of a named level of [`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS].
+
+    Raises:
+        ValueError: ``name`` is not a level.
+
+    Examples:
+        >>> search_level("hard", 3)
+        SearchBot(seed=3, simulations=128)
+    """
+    if not isinstance(name, str) or name not in SEARCH_LEVELS:
+        raise ValueError(f"unknown search level {name!r}; levels: {', '.join(SEARCH_LEVELS)}")
+    return SearchBot(seed, simulations=SEARCH_LEVELS[name])
+
+
+def level_constructor(name: str) -> Callable[[int], SearchBot]:
+    """A constructor taking a seed, for a named level (for bot registries).
+
+    It can be pickled (a ``functools.partial`` of
+    [`search_level`][allegra_rules.search.search_level]), so worker processes can build it.
+
+    Raises:
+        ValueError: ``name`` is not a level.
+    """
+    search_level(name)  # checks the name
+    return functools.partial(search_level, name)

@@ -1,0 +1,160 @@
+"""Round robins (``allegra_rules.tournament``) and ``allegra-rules tournament``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from allegra_rules import preset
+from allegra_rules.cli import main
+from allegra_rules.simulate import game_seed
+from allegra_rules.tournament import (
+    Fixture,
+    TournamentGame,
+    pair_results,
+    round_robin,
+    schedule,
+    wilson_interval,
+)
+
+SEEDS = preset("seeds")
+
+
+def test_schedule_heads_up_swaps_seats_on_the_same_deals() -> None:
+    fixtures = schedule(["a", "b", "c"], num_players=2, deals=3, seed=9)
+    assert len(fixtures) == 3 * 3 * 2  # pairs x deals x seatings
+    assert [f.index for f in fixtures] == list(range(len(fixtures)))
+    ab = [f for f in fixtures if set(f.bots) == {"a", "b"}]
+    assert [f.seed for f in ab] == [game_seed(9, d) for d in range(3) for _ in range(2)]
+    assert [f.bots for f in ab[:2]] == [("a", "b"), ("b", "a")]
+
+
+def test_schedule_at_four_seats_puts_each_bot_alone_at_every_seat() -> None:
+    fixtures = schedule(["x", "y"], num_players=4, deals=1, seed=0)
+    assert len(fixtures) == 8
+    for lone in ("x", "y"):
+        seats = [f.bots.index(lone) for f in fixtures if f.bots.count(lone) == 1]
+        assert sorted(seats) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("bots", "kwargs", "message"),
+    [
+        (["a"], {}, "two or more"),
+        (["a", "a"], {}, "two or more"),
+        (["a", "b"], {"num_players": 1}, "num_players"),
+        (["a", "b"], {"deals": 0}, "deals"),
+        (["a", "b"], {"deals": 1.5}, "deals"),
+    ],
+)
+def test_schedule_refuses_bad_arguments(
+    bots: list[str], kwargs: dict[str, object], message: str
+) -> None:
+    args: dict[str, object] = {"num_players": 2, "deals": 1, "seed": 0, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        schedule(bots, **args)  # type: ignore[arg-type]
+
+
+def test_round_robin_refuses_unknown_bots_and_bad_jobs() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        round_robin(["greedy", "nobody"], config=SEEDS, deals=1, seed=0)
+    with pytest.raises(ValueError, match="jobs"):
+        round_robin(["greedy", "random"], config=SEEDS, deals=1, seed=0, jobs=0)
+
+
+def test_round_robin_is_the_same_with_workers() -> None:
+    one = round_robin(["random", "greedy"], config=SEEDS, deals=2, seed=4, num_players=3)
+    two = round_robin(["random", "greedy"], config=SEEDS, deals=2, seed=4, num_players=3, jobs=2)
+    assert one == two
+    assert len(one) == 2 * 2 * 3
+
+
+def test_shares_and_margins_by_hand() -> None:
+    games = [
+        TournamentGame(0, 1, ("a", "b"), (10, 20), (0,)),  # a wins by 10
+        TournamentGame(1, 1, ("b", "a"), (30, 30), (0, 1)),  # a tie: half each
+        TournamentGame(2, 2, ("a", "b", "b"), (40, 10, 20), (1,)),  # b wins; a 25 behind
+    ]
+    (pair,) = pair_results(games)
+    assert (pair.a, pair.b, pair.games) == ("a", "b", 3)
+    assert pair.share == pytest.approx((1 + 0.5 + 0) / 3)
+    assert pair.margin == pytest.approx((10 + 0 - 25) / 3)
+    assert pair.low < pair.share < pair.high
+
+
+def test_wilson_interval_closed_forms() -> None:
+    z = 1.959963984540054
+    # No successes: the upper end is z^2 / (n + z^2); all successes mirror it.
+    assert wilson_interval(0, 10) == pytest.approx((0.0, z * z / (10 + z * z)))
+    assert wilson_interval(10, 10) == pytest.approx((10 / (10 + z * z), 1.0))
+    # Half: symmetric around 1/2.
+    low, high = wilson_interval(50, 100)
+    assert low + high == pytest.approx(1.0)
+    assert high - 0.5 == pytest.approx(
+        z * math.sqrt(0.25 / 100 + z * z / 40000) / (1 + z * z / 100)
+    )
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_cli_tournament_json_and_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ladder.json"
+    argv = ["tournament", "--bots", "random,greedy,ppo", "--deals", "2", "--json", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["settings"]["games"] == 4
+    names = [b["bot"] for b in data["bots"]]
+    assert sorted(names) == ["greedy", "random"]
+    # greedy beats random on these deals (it wins by over 100 points a game on average).
+    assert names[0] == "greedy"
+    assert data["bots"][0]["ordinal"] > data["bots"][1]["ordinal"]
+    (pair,) = data["pairs"]
+    assert (pair["a"], pair["b"], pair["games"]) == ("random", "greedy", 4)
+    assert "ppo" in data["unavailable"]
+    assert "unavailable: ppo" in text
+    assert "greedy" in text and "95 % interval" in text
+
+
+def test_cli_tournament_json_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--bots", "random,greedy", "--deals", "1", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["pairs"][0]["games"] == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--bots", "greedy,nobody"], "unknown bot 'nobody'"),
+        (["--bots", "greedy"], "two or more"),
+        (["--deals", "0"], "--deals"),
+        (["--jobs", "-1"], "--jobs"),
+        (["--players", "9"], "--players"),
+    ],
+)
+def test_cli_tournament_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tournament", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fixture_is_plain_data() -> None:
+    assert Fixture(0, 5, ("a", "b")) == Fixture(0, 5, ("a", "b"))
+
+
+def test_the_ismcts_entrant_answers_legally_from_the_view() -> None:
+    pytest.importorskip("pyspiel")
+    from allegra_rules import GreedyBot, Phase, apply, legal_actions, new_game
+    from allegra_rules.cli._tournament import IsmctsBot, entrants
+
+    makers, missing = entrants(2, "seeds", None)
+    assert "ismcts" in makers and "ismcts" not in missing
+    assert "ppo" in makers or "ppo" in missing
+    state = new_game(2, seed=4)
+    while state.phase is Phase.SETUP:
+        state = apply(state, GreedyBot(0).choose(state))
+    bot = IsmctsBot(3, players=2, preset="seeds")
+    assert bot.choose(state) in legal_actions(state)
