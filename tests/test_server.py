@@ -518,3 +518,28 @@ def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProc
     assert len(TOKENS) > 5
     leaked = [t for t in TOKENS if t in log]
     assert not leaked
+
+
+def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
+    # The search bot thinks in a worker thread; its moves are stored like any other.
+    table = new_table(client, players=2, bots={"1": "search"}, seed=5, max_turns=4)
+    token = claim(client, table, 0)
+    rng = random.Random(5)
+    other = new_table(client, players=2, seed=6)
+    deadline = time.monotonic() + 120
+    while True:
+        assert time.monotonic() < deadline, "the game took too long"
+        view = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        if view["phase"] == "over":
+            break
+        assert client.get(f"/api/tables/{other}/view").status_code == 200
+        if view["current_player"] != 0:
+            time.sleep(0.02)  # the bot's move is on its way
+            continue
+        move = {"action": rng.choice(view["legal_actions"]), "version": view["version"]}
+        answer = client.post(f"/api/tables/{table}/moves", json=move, headers=bearer(token))
+        assert answer.status_code == 200, answer.text
+    record = GameRecord.from_json(client.get(f"/api/tables/{table}/record").text)
+    assert len(record.actions) == view["version"]
+    states = list(record.states())
+    assert sum(1 for state in states[:-1] if state.current_player == 1) > 0  # the bot moved

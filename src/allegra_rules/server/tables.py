@@ -30,6 +30,7 @@ from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import GameRecord, preset_id_of
+from allegra_rules.search import SearchBot
 from allegra_rules.serialize import (
     SaveFormatError,
     action_from_dict,
@@ -562,9 +563,34 @@ class Tables:
         loop.call_soon(self._bot_turn, table)
 
     def _bot_turn(self, table: Table) -> None:
+        state = table.state
+        seat = state.current_player
+        bot = table.players.get(seat) if seat is not None else None
+        if isinstance(bot, SearchBot) and seat is not None:
+            # A search takes a good part of a second: it thinks in a worker thread, so
+            # that the other tables are served meanwhile. Nobody else can move while it
+            # is this bot's move, so the state is still the same when the answer comes.
+            future = asyncio.get_running_loop().run_in_executor(None, bot.choose, state)
+            future.add_done_callback(lambda done: self._bot_chose(table, state, seat, done))
+            return
         table.bots_pending = False
         if self._bot_step(table):
             self.schedule_bots(table)
+
+    def _bot_chose(
+        self, table: Table, state: GameState, seat: int, done: asyncio.Future[Any]
+    ) -> None:
+        """Apply the move a bot chose in a worker thread, then let the next bot move."""
+        table.bots_pending = False
+        if table.state is not state or done.cancelled():
+            return
+        try:
+            action = done.result()
+            self._commit(table, seat, action, apply(state, action, player=seat))
+        except Exception:  # pragma: no cover - a bot never fails on a legal state
+            log.exception("the bot of seat %s at table %s failed", seat, table.id)
+            return
+        self.schedule_bots(table)
 
     def _bot_step(self, table: Table) -> bool:
         """One bot move, if it is a bot's move; True when one was made."""

@@ -6,7 +6,7 @@ const TEXT = {
   en: {
     title: "Allegra", language: "Language", newTable: "New table", players: "Players",
     rules: "Rules", maxTurns: "Turns per round (empty: no limit)", otherSeats: "The other seats",
-    seatN: "Seat {n}", you: "you", person: "a person (invite by link)", random: "random bot",
+    seatN: "Seat {n}", you: "you", person: "a person (invite by link)", random: "random bot", search: "search bot (stronger)",
     greedy: "greedy bot", create: "Create the table", joinTable: "Join the table",
     takeSeat: "Take seat {n}", watch: "Just watch", invite: "Invite friends with this link:",
     copy: "Copy", copied: "Copied", drawPile: "Draw pile", discardPile: "Discard pile",
@@ -37,7 +37,7 @@ const TEXT = {
   de: {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
     rules: "Regeln", maxTurns: "Züge pro Runde (leer: unbegrenzt)", otherSeats: "Die anderen Plätze",
-    seatN: "Platz {n}", you: "du", person: "ein Mensch (per Link einladen)", random: "Zufalls-Bot",
+    seatN: "Platz {n}", you: "du", person: "ein Mensch (per Link einladen)", random: "Zufalls-Bot", search: "Such-Bot (stärker)",
     greedy: "gieriger Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
     takeSeat: "Platz {n} nehmen", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
     copy: "Kopieren", copied: "Kopiert", drawPile: "Nachziehstapel", discardPile: "Ablagestapel",
@@ -68,7 +68,7 @@ const TEXT = {
   pl: {
     title: "Allegra", language: "Język", newTable: "Nowy stół", players: "Gracze",
     rules: "Zasady", maxTurns: "Tury na rundę (puste: bez limitu)", otherSeats: "Pozostałe miejsca",
-    seatN: "Miejsce {n}", you: "ty", person: "człowiek (zaproś linkiem)", random: "bot losowy",
+    seatN: "Miejsce {n}", you: "ty", person: "człowiek (zaproś linkiem)", random: "bot losowy", search: "bot szukający (silniejszy)",
     greedy: "bot zachłanny", create: "Załóż stół", joinTable: "Dołącz do stołu",
     takeSeat: "Zajmij miejsce {n}", watch: "Tylko oglądaj", invite: "Zaproś znajomych tym linkiem:",
     copy: "Kopiuj", copied: "Skopiowano", drawPile: "Talia", discardPile: "Stos odrzuconych",
@@ -99,7 +99,7 @@ const TEXT = {
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
     rules: "Règles", maxTurns: "Tours par manche (vide : sans limite)", otherSeats: "Les autres places",
-    seatN: "Place {n}", you: "vous", person: "une personne (invitée par lien)", random: "bot au hasard",
+    seatN: "Place {n}", you: "vous", person: "une personne (invitée par lien)", random: "bot au hasard", search: "bot chercheur (plus fort)",
     greedy: "bot glouton", create: "Créer la table", joinTable: "Rejoindre la table",
     takeSeat: "Prendre la place {n}", watch: "Regarder seulement", invite: "Invitez vos amis avec ce lien :",
     copy: "Copier", copied: "Copié", drawPile: "Pioche", discardPile: "Défausse",
@@ -197,7 +197,7 @@ function buildSeatChoices() {
     span.textContent = t("seatN", { n: p });
     const select = document.createElement("select");
     select.id = `seat-${p}`;
-    for (const kind of ["greedy", "random", "person"]) {
+    for (const kind of ["greedy", "search", "random", "person"]) {
       const option = document.createElement("option");
       option.value = kind;
       option.textContent = t(kind);
