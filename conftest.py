@@ -7,6 +7,7 @@ _EXTRAS = {
     "src/allegra_rules/adapters/gymnasium.py": ("gymnasium", "numpy"),
     "src/allegra_rules/adapters/openspiel.py": ("pyspiel", "numpy"),
     "src/allegra_rules/server": ("starlette", "uvicorn"),
+    "src/allegra_rules/jax": ("jax",),
 }
 
 collect_ignore = [

@@ -77,8 +77,8 @@ from allegra_rules import (  # noqa: E402
     PRESETS,
     Bot,
     GameState,
-    GreedyBot,
     RuleConfig,
+    SearchBot,
     apply,
     describe_action,
     new_game,
@@ -318,8 +318,6 @@ def module_names(module: str) -> list[str]:
 
 def api_index() -> str:
     """Markdown table: every public module, its names, which are importable from the top."""
-    import allegra_rules
-
     top = set(allegra_rules.__all__)
     rows = ["| module | names (**bold**: also importable from `allegra_rules`) |", "|---|---|"]
     for module in PUBLIC_MODULES:
@@ -411,15 +409,11 @@ def _round_text(state: GameState) -> str:
 def replay_bot(seat: int) -> Bot:
     """The bot that plays seat ``seat`` of the replay: the strongest the library has.
 
-    ``SearchBot`` with the fixed budget ``REPLAY_SIMULATIONS`` when ``allegra_rules``
-    has it, else ``GreedyBot``; seat ``p`` is seeded with ``p``, so the replay is the
-    same at every build.
+    ``SearchBot`` with the fixed budget ``REPLAY_SIMULATIONS`` (a fixed number of
+    simulations, so no clock decides a move); seat ``p`` is seeded with ``p``, so the
+    replay is the same at every build.
     """
-    search = getattr(allegra_rules, "SearchBot", None)
-    if search is not None:
-        bot: Bot = search(seed=seat, simulations=REPLAY_SIMULATIONS)
-        return bot
-    return GreedyBot(seed=seat)
+    return SearchBot(seed=seat, simulations=REPLAY_SIMULATIONS)
 
 
 def replay_frames() -> list[Frame]:

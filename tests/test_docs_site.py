@@ -280,23 +280,15 @@ def generator() -> Any:
     return sys.modules[name]
 
 
-def test_the_replay_is_played_by_searchbot_when_the_library_has_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import allegra_rules
+def test_the_replay_is_played_by_searchbot_with_a_fixed_budget() -> None:
+    from allegra_rules import SearchBot
 
     gen = generator()
-    made: list[dict[str, int]] = []
-
-    class SearchBot:
-        def __init__(self, seed: int = 0, *, simulations: int | None = None) -> None:
-            made.append({"seed": seed, "simulations": simulations or 0})
-
-    monkeypatch.setattr(allegra_rules, "SearchBot", SearchBot, raising=False)
-    assert isinstance(gen.replay_bot(1), SearchBot)
-    assert made == [{"seed": 1, "simulations": gen.REPLAY_SIMULATIONS}]
-    monkeypatch.delattr(allegra_rules, "SearchBot")
-    assert type(gen.replay_bot(1)).__name__ == "GreedyBot"
+    bot = gen.replay_bot(1)
+    assert isinstance(bot, SearchBot)
+    assert bot.simulations == gen.REPLAY_SIMULATIONS
+    assert bot.time_limit is None
+    assert bot.seed == 1
 
 
 def test_the_replay_page_names_its_bot_and_the_bot_plays_every_move(built_site: Path) -> None:

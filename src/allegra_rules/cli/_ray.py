@@ -31,7 +31,9 @@ def ray_runner(address: str | None) -> Iterator[tuple[Runner, int]]:
     try:
         import ray
     except ImportError:
-        raise UsageError("--ray needs Ray: pip install 'allegra-rules[ray]'") from None
+        raise UsageError(
+            "--ray needs Ray: in a clone of the repository, pip install '.[ray]'"
+        ) from None
     started = False
     if not ray.is_initialized():
         try:

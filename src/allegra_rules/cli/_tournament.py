@@ -117,9 +117,9 @@ def entrants(
     if _have("pyspiel") and _have("numpy"):
         makers["ismcts"] = functools.partial(IsmctsBot, players=players, preset=preset)
     else:
-        missing["ismcts"] = "needs open_spiel: pip install 'allegra-rules[openspiel]'"
+        missing["ismcts"] = "needs open_spiel: pip install '.[openspiel]' in a clone"
     if not (_have("sb3_contrib") and _have("torch")):
-        missing["ppo"] = "needs sb3-contrib and torch: pip install 'allegra-rules[train]'"
+        missing["ppo"] = "needs sb3-contrib and torch: pip install '.[train]' in a clone"
     elif ppo_model is None:
         missing["ppo"] = "needs a saved model: --ppo-model FILE"
     elif not ppo_model.is_file():
@@ -196,7 +196,7 @@ def report(
         model = "openskill PlackettLuce (ordinal = mu - 3 sigma)"
     else:
         rated = {name: {} for name in bots}
-        model = "none: ratings need openskill (pip install 'allegra-rules[ladder]')"
+        model = "none: ratings need openskill (pip install '.[ladder]' in a clone)"
     ladder = sorted(
         bots, key=lambda name: (-rated[name].get("ordinal", 0.0), -totals[name]["share"])
     )
