@@ -32,7 +32,7 @@ def ray_runner(address: str | None) -> Iterator[tuple[Runner, int]]:
         import ray
     except ImportError:
         raise UsageError(
-            "--ray needs Ray: in a clone of the repository, pip install '.[ray]'"
+            "--ray needs Ray (in a clone of the repository: pip install '.[ray]')"
         ) from None
     started = False
     if not ray.is_initialized():

@@ -117,9 +117,9 @@ def entrants(
     if _have("pyspiel") and _have("numpy"):
         makers["ismcts"] = functools.partial(IsmctsBot, players=players, preset=preset)
     else:
-        missing["ismcts"] = "needs open_spiel: pip install '.[openspiel]' in a clone"
+        missing["ismcts"] = "needs open_spiel (in a clone: pip install '.[openspiel]')"
     if not (_have("sb3_contrib") and _have("torch")):
-        missing["ppo"] = "needs sb3-contrib and torch: pip install '.[train]' in a clone"
+        missing["ppo"] = "needs sb3-contrib and torch (in a clone: pip install '.[train]')"
     elif ppo_model is None:
         missing["ppo"] = "needs a saved model: --ppo-model FILE"
     elif not ppo_model.is_file():
@@ -196,7 +196,7 @@ def report(
         model = "openskill PlackettLuce (ordinal = mu - 3 sigma)"
     else:
         rated = {name: {} for name in bots}
-        model = "none: ratings need openskill (pip install '.[ladder]' in a clone)"
+        model = "none: ratings need openskill (in a clone: pip install '.[ladder]')"
     ladder = sorted(
         bots, key=lambda name: (-rated[name].get("ordinal", 0.0), -totals[name]["share"])
     )
