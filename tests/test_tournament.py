@@ -100,6 +100,7 @@ def test_wilson_interval_closed_forms() -> None:
 
 
 def test_cli_tournament_json_and_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("openskill", reason="ratings need the ladder extra")
     out = tmp_path / "ladder.json"
     argv = ["tournament", "--bots", "random,greedy,ppo", "--deals", "2", "--json", str(out)]
     assert main(argv) == 0
