@@ -42,14 +42,7 @@ from playouts import allegra_burst
 
 from allegra_rules import preset
 from allegra_rules.jax import Env, State
-
-
-def _mix(h: jax.Array) -> jax.Array:
-    h = h ^ (h >> 16)
-    h = h * jnp.uint32(0x85EBCA6B)
-    h = h ^ (h >> 13)
-    h = h * jnp.uint32(0xC2B2AE35)
-    return h ^ (h >> 16)
+from allegra_rules.jax._env import _mix
 
 
 def table_bits(key: jax.Array, tables: int) -> jax.Array:

@@ -60,6 +60,27 @@ def _row(table: jax.Array, p: jax.Array) -> jax.Array:
     return (table & (jnp.arange(table.shape[0]) == p)[:, None]).any(axis=0)
 
 
+def _no_turn(n: int) -> dict[str, jax.Array]:
+    """The fields of a turn in progress, as they are when no turn is.
+
+    After a deal and once the game is over: nothing held, no drawer, no knockers, no
+    exchange, no final turns.
+    """
+    return {
+        "_held": _i8(_GAP),
+        "_hand_owner": _i8(NONE),
+        "_hand_card": _i8(0),
+        "_drawer": _i8(NONE),
+        "_knockers": jnp.zeros(n, bool),
+        "_knocker": _i8(NONE),
+        "_given_at": jnp.asarray(NONE, I16),
+        "_taken_at": jnp.asarray(NONE, I16),
+        "_held_was_face_down": jnp.asarray(False),
+        "_hand_was_face_down": jnp.asarray(False),
+        "_final_due": jnp.zeros(n, bool),
+    }
+
+
 def _mix(h: jax.Array) -> jax.Array:
     """MurmurHash3's 32-bit finalizer."""
     h = h ^ (h >> 16)
@@ -251,24 +272,14 @@ class Env:
             "_discard_len": jnp.asarray(1, I16),
             "_out": jnp.zeros(d, I8),
             "_out_len": jnp.asarray(0, I16),
-            "_held": _i8(_GAP),
-            "_hand_owner": _i8(NONE),
-            "_hand_card": _i8(0),
             "_start_seat": start,
             "_setup_reveals": _i8(0),
             "_setup_sums": jnp.zeros(n, I32),
             "_setup_named": jnp.full(2 * n, NONE, I16),
-            "_drawer": _i8(NONE),
-            "_knockers": jnp.zeros(n, bool),
-            "_knocker": _i8(NONE),
-            "_given_at": jnp.asarray(NONE, I16),
-            "_taken_at": jnp.asarray(NONE, I16),
-            "_held_was_face_down": jnp.asarray(False),
-            "_hand_was_face_down": jnp.asarray(False),
             "_turns_played": jnp.asarray(0, I32),
             "_ender": _i8(NONE),
-            "_final_due": jnp.zeros(n, bool),
             "_refills": jnp.asarray(0, I16),
+            **_no_turn(n),
         }
 
     def init(self, key: jax.Array) -> State:
@@ -423,27 +434,14 @@ class Env:
             "_phase": _i8(OVER),
             "current_player": _i8(NONE),
             "_face_down": jnp.zeros(c, bool),
-            "_held": _i8(_GAP),
-            "_hand_owner": _i8(NONE),
-            "_hand_card": _i8(0),
-            "_drawer": _i8(NONE),
-            "_knockers": jnp.zeros(n, bool),
-            "_knocker": _i8(NONE),
-            "_given_at": jnp.asarray(NONE, I16),
-            "_taken_at": jnp.asarray(NONE, I16),
-            "_held_was_face_down": jnp.asarray(False),
-            "_hand_was_face_down": jnp.asarray(False),
             "_ender": ender.astype(I8),
-            "_final_due": jnp.zeros(n, bool),
-            "terminated": jnp.asarray(True),
+            **_no_turn(n),
         }
         for name, value in deal.items():
             if name in over:
                 f[name] = jnp.where(last, over[name], value)
             else:
                 f[name] = jnp.where(last, f[name], value)
-        f["_phase"] = jnp.where(last, _i8(OVER), f["_phase"])
-        f["current_player"] = jnp.where(last, _i8(NONE), f["current_player"])
         f["terminated"] = last
 
     # ------------------------------------------------------------------ steps
