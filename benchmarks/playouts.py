@@ -143,11 +143,12 @@ allegra_burst: Burst = engine_burst(sys.modules["allegra_rules"])
 """The loop of :func:`playouts` on this tree's engine."""
 
 
-def load_baseline(revision: str) -> ModuleType:
-    """``allegra_rules`` as it was at a git ``revision``, loaded beside this one.
+def load_baseline(revision: str, module: str = "allegra_rules") -> ModuleType:
+    """``allegra_rules`` (or its submodule ``module``) as it was at a git ``revision``.
 
     The revision's ``src`` is unpacked into a temporary folder and imported while this
-    package's modules are set aside; its functions keep their own modules' globals.
+    package's modules are set aside, so it loads beside this one; its functions keep
+    their own modules' globals.
     """
     folder = tempfile.mkdtemp(prefix="allegra-baseline-")
     archive = subprocess.run(
@@ -160,7 +161,7 @@ def load_baseline(revision: str) -> ModuleType:
         del sys.modules[name]
     sys.path.insert(0, os.path.join(folder, "src"))
     try:
-        return importlib.import_module("allegra_rules")
+        return importlib.import_module(module)
     finally:
         sys.path.pop(0)
         for name in [k for k in sys.modules if k.partition(".")[0] == "allegra_rules"]:

@@ -206,12 +206,7 @@ def test_lockstep_short_rounds_and_simultaneous_setup() -> None:
 
 def test_lockstep_small_deck_refills_often() -> None:
     """A 40-card deck: the draw pile runs out and is refilled many times a game."""
-    config = RuleConfig(
-        deck={-2: 4, 0: 6, 5: 10, 7: 10, 11: 10},
-        min_players=2,
-        max_players=2,
-        max_turns_per_round=60,
-    )
+    config = SMALL_DECK
     refills = 0
     for seed in range(2):
         s = new_game(2, config=config, seed=seed)
@@ -337,6 +332,87 @@ def test_observation_property_is_the_current_players_features() -> None:
     np.testing.assert_allclose(np.asarray(js.observation), want, rtol=1e-6, atol=1e-6)
     batch = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), js)
     assert batch.observation.shape == (2, len(want))
+
+
+# ------------------------------------------------------------------------ batched work
+
+
+def _toy(x: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    """A table's toy work, with work of its own that few rows need (``rarely`` nested)."""
+    from allegra_rules.jax._rare import rarely
+
+    doubled = rarely(x["v"].sum() % 5 == 0, lambda y: {"v": y["v"] * 2}, {"v": x["v"]}, 0.2)
+    return {"v": doubled["v"] + x["k"], "k": x["k"] ^ jnp.uint32(7)}
+
+
+@pytest.mark.parametrize("tables", [1, 5, 40, 300])
+def test_rarely_equals_a_plain_select(tables: int) -> None:
+    """Chunked under vmap or not, ``rarely`` gives ``where(needed, fn(x), x)`` row by row."""
+    from allegra_rules.jax._rare import rarely
+
+    rng = np.random.default_rng(tables)
+    x = {
+        "v": jnp.asarray(rng.integers(-50, 50, (tables, 6)), jnp.int32),
+        "k": jnp.asarray(rng.integers(0, 2**32, tables, dtype=np.uint64), jnp.uint32),
+    }
+    batched = jax.jit(jax.vmap(lambda need, y: rarely(need, _toy, y, 0.05)))
+    single = jax.jit(lambda need, y: rarely(need, _toy, y, 0.05))
+    plain = jax.vmap(_toy)(x)
+    for density in (0.0, 1 / tables, 0.1, 0.5, 1.0):
+        needed = jnp.asarray(rng.random(tables) < density)
+        got = batched(needed, x)
+        for name in x:
+            want = np.where(
+                np.asarray(needed)[:, None] if x[name].ndim > 1 else np.asarray(needed),
+                np.asarray(plain[name]),
+                np.asarray(x[name]),
+            )
+            np.testing.assert_array_equal(np.asarray(got[name]), want)
+        for t in range(min(tables, 5)):
+            one = single(needed[t], {k: v[t] for k, v in x.items()})
+            for name in x:
+                np.testing.assert_array_equal(np.asarray(one[name]), np.asarray(got[name][t]))
+
+
+SMALL_DECK = RuleConfig(
+    deck={-2: 4, 0: 6, 5: 10, 7: 10, 11: 10},
+    min_players=2,
+    max_players=2,
+    max_turns_per_round=60,
+)
+"""A 40-card deck: the draw pile runs out and is refilled many times a game."""
+
+
+@pytest.mark.parametrize(("n", "config", "steps"), [(3, SHORT, 50), (2, SMALL_DECK, 160)])
+def test_batched_steps_equal_single_table_steps(n: int, config: RuleConfig, steps: int) -> None:
+    """``vmap`` over many tables (the rare work in chunks) equals each table stepped alone.
+
+    The batch is large enough for several chunks of ``rarely``: turns that settle, triples,
+    round ends and deals, refills and new games all come up in it.
+    """
+    env = env_for(n, config)
+    tables = 96
+    vstep = jax.jit(jax.vmap(env.step_auto_reset))
+    one = jax.jit(env.step_auto_reset)
+    key = jax.random.key(21)
+    states = jax.vmap(env.init)(jax.random.split(key, tables))
+    seen = {"round ends": 0, "refills": 0}
+    for _ in range(steps):
+        key, k_act, k_step = jax.random.split(key, 3)
+        logits = jnp.where(states.legal_action_mask, 0.0, -jnp.inf)
+        actions = np.asarray(jax.random.categorical(k_act, logits))
+        keys = jax.random.split(k_step, tables)
+        nxt = vstep(states, actions, keys)
+        before = jax.tree_util.tree_map(np.asarray, states)
+        after = [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(nxt)]
+        for t in range(tables):
+            alone = one(jax.tree_util.tree_map(lambda x, t=t: x[t], before), actions[t], keys[t])
+            for got, want in zip(after, jax.tree_util.tree_leaves(alone), strict=True):
+                np.testing.assert_array_equal(got[t], np.asarray(want))
+        seen["round ends"] += int((before._round != np.asarray(nxt._round)).sum())
+        seen["refills"] += int((before._refills < np.asarray(nxt._refills)).sum())
+        states = nxt
+    assert seen["round ends"] + seen["refills"] >= 4, seen
 
 
 # ------------------------------------------------------------------------ the slow sweeps

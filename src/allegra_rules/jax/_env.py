@@ -18,6 +18,7 @@ from allegra_rules.adapters.features import Encoder, round_score_bounds
 from allegra_rules.config import RuleConfig
 from allegra_rules.encoding import legal_action_mask, num_distinct_actions
 from allegra_rules.geometry import CELLS_PER_SEAT
+from allegra_rules.jax._rare import rarely
 from allegra_rules.jax._state import (
     DRAW,
     FLIP,
@@ -97,64 +98,47 @@ def _key_words(key: jax.Array) -> jax.Array:
     return key.reshape(-1).astype(jnp.uint32)
 
 
+def _unmix(h: jax.Array) -> jax.Array:
+    """The inverse of ``_mix`` (each of its steps is a bijection of the uint32 values)."""
+    h = h ^ (h >> 16)
+    h = h * jnp.uint32(0x7ED1B41D)  # the inverse of 0xC2B2AE35 modulo 2**32
+    h = h ^ (h >> 13) ^ (h >> 26)
+    h = h * jnp.uint32(0xA5CB9243)  # the inverse of 0x85EBCA6B
+    return h ^ (h >> 16)
+
+
+_PHI = 0x9E3779B9
+_PHI_INVERSE = 0x144CBC89
+"""``_PHI``'s inverse modulo 2**32."""
+
+
+def _sort_keys(words: jax.Array, d: int) -> jax.Array:
+    """A 32-bit sort key per position ``0..d-1``, all distinct (a bijection of the index)."""
+    h = jnp.arange(d, dtype=jnp.uint32) * jnp.uint32(_PHI) ^ words[0]
+    return _mix(_mix(h) ^ words[-1])
+
+
 def _shuffle_one(words: jax.Array, src: jax.Array, length: jax.Array | int) -> jax.Array:
     """``src[:length]`` in a uniformly random order drawn from the key ``words``.
 
-    Each card gets a 32-bit sort key, a hash of its position and the key's words; the
-    cards past ``length`` get the largest key and stay behind (a stable sort).
+    Each card gets a distinct 32-bit sort key, a bijective hash of its position and the
+    key's words, and the cards go in the order of their keys; the cards past ``length``
+    stay behind in their order. For a whole deck (``length`` the static size) the keys
+    are sorted alone and the positions read back by inverting the hash, which gives the
+    same order several times faster than sorting the positions along.
     """
     d = src.shape[0]
-    h = jnp.arange(d, dtype=jnp.uint32) * jnp.uint32(0x9E3779B9) ^ words[0]
-    h = _mix(_mix(h) ^ words[-1])
-    keys = jnp.where(jnp.arange(d) < length, h, jnp.uint32(0xFFFFFFFF))
+    keys = _sort_keys(words, d)
+    if isinstance(length, int) and length == d:
+        order = _unmix(_unmix(jnp.sort(keys)) ^ words[-1]) ^ words[0]
+        return src[(order * jnp.uint32(_PHI_INVERSE)).astype(jnp.int32)]
+    keys = jnp.where(jnp.arange(d) < length, keys, jnp.uint32(0xFFFFFFFF))
     return src[jnp.argsort(keys, stable=True)]
 
 
-@jax.custom_batching.custom_vmap
-def _shuffle_if(needed: jax.Array, words: jax.Array, src: jax.Array, length: jax.Array) -> Any:
-    """``src`` shuffled as ``_shuffle_one`` does when ``needed``, else unchanged."""
-    return jnp.where(needed, _shuffle_one(words, src, length), src)
-
-
-@_shuffle_if.def_vmap
-def _shuffle_if_batched(
-    axis_size: int,
-    in_batched: list[bool],
-    needed: jax.Array,
-    words: jax.Array,
-    src: jax.Array,
-    length: jax.Array,
-) -> tuple[jax.Array, bool]:
-    """Under ``vmap``: sort only the few tables that need a shuffle in this step.
-
-    A refill or a deal is rare, so the tables that need one are gathered into a small
-    block (``axis_size // 64`` rows, at least 8) and only that block is sorted; when more
-    tables need a shuffle, every table is. The result is the same as the plain rule's.
-    """
-
-    def full(x: jax.Array, batched: bool) -> jax.Array:
-        x = jnp.asarray(x)
-        return x if batched else jnp.broadcast_to(x, (axis_size, *x.shape))
-
-    needed, words, src, length = (
-        full(x, b) for x, b in zip((needed, words, src, length), in_batched, strict=True)
-    )
-    k = min(axis_size, max(8, axis_size // 64))
-    rows = jnp.nonzero(needed, size=k, fill_value=axis_size)[0]
-    shuffle = jax.vmap(_shuffle_one)
-
-    def few() -> jax.Array:
-        sub = shuffle(
-            words.at[rows].get(mode="fill", fill_value=0),
-            src.at[rows].get(mode="fill", fill_value=0),
-            length.at[rows].get(mode="fill", fill_value=0),
-        )
-        return src.at[rows].set(sub, mode="drop")
-
-    def every() -> jax.Array:
-        return jnp.where(needed[:, None], shuffle(words, src, length), src)
-
-    return jax.lax.cond(needed.sum() <= k, few, every), True
+def _refill(x: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    """The discard pile but its top, shuffled from ``x["words"]`` (a refill)."""
+    return {**x, "pile": _shuffle_one(x["words"], x["pile"], x["length"])}
 
 
 def _first_from(members: jax.Array, origin: jax.Array, n: int) -> jax.Array:
@@ -373,17 +357,29 @@ class Env:
 
     def _take_away(self, f: dict[str, jax.Array], removed: jax.Array) -> None:
         """Empty the cells ``removed``; their cards go where ``removed_cards`` says."""
-        if self.config.removed_cards == "discard":
-            f["_discard"], f["_discard_len"] = self._push(
-                f["_discard"], f["_discard_len"], f["_cells"], removed
-            )
-        else:
-            f["_out"], f["_out_len"] = self._push(f["_out"], f["_out_len"], f["_cells"], removed)
+        pile = "_discard" if self.config.removed_cards == "discard" else "_out"
+        f[pile], f[pile + "_len"] = self._push(f[pile], f[pile + "_len"], f["_cells"], removed)
         f["_cells"] = jnp.where(removed, _i8(_GAP), f["_cells"])
 
     def _settle_triples(self, f: dict[str, jax.Array]) -> None:
+        """Take away the triples of face-up cards.
+
+        Few tables make a triple in a step: under ``vmap`` only those pay for moving
+        the cards to their pile (``rarely``).
+        """
         up = (f["_cells"] != _GAP) & ~f["_face_down"]
-        self._take_away(f, self._triples(f["_cells"], up))
+        removed = self._triples(f["_cells"], up)
+        pile = "_discard" if self.config.removed_cards == "discard" else "_out"
+        names = (pile, pile + "_len", "_cells")
+
+        def take(x: dict[str, jax.Array]) -> dict[str, jax.Array]:
+            g = dict(x)
+            self._take_away(g, x["removed"])
+            return g
+
+        out = rarely(removed.any(), take, {**{k: f[k] for k in names}, "removed": removed}, 0.05)
+        for name in names:
+            f[name] = out[name]
 
     # ------------------------------------------------------------------ scoring
 
@@ -443,6 +439,13 @@ class Env:
             else:
                 f[name] = jnp.where(last, f[name], value)
         f["terminated"] = last
+
+    def _scored(self, x: dict[str, Any]) -> dict[str, Any]:
+        """``_score_round`` of ``x["f"]``, the next deal shuffled from ``x["words"]``."""
+        f = dict(x["f"])
+        order = _shuffle_one(x["words"], jnp.asarray(self._cards), self.deck_size)
+        self._score_round(f, f["_score_ender"], order)
+        return {"f": {name: f[name] for name in x["f"]}, "words": x["words"]}
 
     # ------------------------------------------------------------------ steps
 
@@ -535,7 +538,12 @@ class Env:
         empty = s._draw_len == 0
         refill_len = s._discard_len - 1
         drawing = (phase == DRAW) & (a == 0)
-        shuffled = _shuffle_if(drawing & empty, words, s._discard, refill_len)
+        shuffled = rarely(
+            drawing & empty,
+            _refill,
+            {"words": words, "pile": s._discard, "length": refill_len.astype(I32)},
+            0.0,
+        )["pile"]
         top = _get(s._discard, s._discard_len - 1)
         draw = jnp.where(empty, shuffled, s._draw)
         draw_len = jnp.where(empty, refill_len, s._draw_len)
@@ -633,72 +641,89 @@ class Env:
         flip_reveal = is_reveal & (phase == FLIP)
         ends_turn = turn_end_swap | taken_swap | flip_reveal | (discard & ~can_flip)
 
+        # Discard with a face-down card left: the flip comes first.
+        to_flip = discard & can_flip
+        f["_discard"] = jnp.where(to_flip, _set(s._discard, s._discard_len, s._held), f["_discard"])
+        f["_discard_len"] = jnp.where(to_flip, s._discard_len + 1, f["_discard_len"]).astype(I16)
+        f["_held"] = jnp.where(to_flip, _i8(_GAP), f["_held"])
+        f["_phase"] = jnp.where(to_flip, _i8(FLIP), f["_phase"])
+
+        # A setup reveal or a turn's end settles the table (for about one table in three
+        # in a step; under vmap only those pay). The branches above leave such a table's
+        # fields as they were, so ``_settle`` reads the state before the action from ``f``.
+        operand: dict[str, Any] = {"f": {name: f[name] for name in _DATA_FIELDS}}
+        operand.update(a=a, cell=cell, words=words)
+        settled: dict[str, Any] = rarely(setup_settle | ends_turn, self._settle, operand, 0.3)["f"]
+        return settled
+
+    def _settle(self, x: dict[str, Any]) -> dict[str, Any]:
+        """The fields after a setup reveal, or after an action that ends a turn.
+
+        ``x["f"]`` holds the fields before the action ``x["a"]`` on ``x["cell"]``
+        (rewards zeroed); ``x["words"]`` shuffles the next round's deal when the round
+        ends. The other tables' results are dropped (``rarely``).
+        """
+        config, n, c = self.config, self.num_players, self.num_cells
+        _, reveal0, swap0, take0 = self._ids()
+        f: dict[str, Any] = x["f"]
+        a, cell = x["a"], x["cell"]
+        phase = f["_phase"]
+        player = f["current_player"]
+        is_reveal = (a >= reveal0) & (a < swap0)
+        is_swap = (a >= swap0) & (a < take0)
+        setup_settle = is_reveal & (phase == SETUP)
+        turn_end_swap = is_swap & ((phase == HOLD_DECK) | (phase == HOLD_DISCARD))
+        taken_swap = is_swap & (phase == HOLD_TAKEN)
+        flip_reveal = is_reveal & (phase == FLIP)
+        discard = a == 4
+        cells = f["_cells"]
+        face_down = f["_face_down"]
+        old = _get(cells, cell)
+        swapped_cells = _set(cells, cell, f["_held"])
+
         g: dict[str, Any] = dict(f)
-        cells = s._cells
-        face_down = s._face_down
         # Setup reveal(s).
-        if simultaneous:
-            named = _set(s._setup_named, 2 * n - 1, cell.astype(I16))
-            namer = (s._start_seat + jnp.arange(2 * n) // 2) % n
+        if config.setup_reveals == "simultaneous":
+            named = _set(f["_setup_named"], 2 * n - 1, cell.astype(I16))
+            namer = (f["_start_seat"] + jnp.arange(2 * n) // 2) % n
             hit = (
                 (namer[:, None, None] == jnp.arange(n)[None, :, None])
                 & (named[:, None, None] == jnp.arange(c)[None, None, :])
             ).any(axis=0)
             turned = hit.any(axis=0)
-            sums = s._setup_sums + jnp.where(hit, s._cells.astype(I32), 0).sum(axis=1)
+            sums = f["_setup_sums"] + jnp.where(hit, cells.astype(I32), 0).sum(axis=1)
         else:
             turned = jnp.arange(c) == cell
-            sums = s._setup_sums + jnp.where(jnp.arange(n) == player, old.astype(I32), 0)
+            sums = f["_setup_sums"] + jnp.where(jnp.arange(n) == player, old.astype(I32), 0)
         setup_fd = face_down & ~turned
         # Turn ends: swap (drawer's), the exchange's last swap, discard, flip.
-        hand_fill = _set(swapped_cells, s._taken_at, s._hand_card)
-        te_cells = jnp.where(
-            taken_swap, hand_fill, jnp.where(turn_end_swap, swapped_cells, s._cells)
-        )
+        hand_fill = _set(swapped_cells, f["_taken_at"], f["_hand_card"])
+        te_cells = jnp.where(taken_swap, hand_fill, jnp.where(turn_end_swap, swapped_cells, cells))
         te_fd = jnp.where(
             turn_end_swap | taken_swap | flip_reveal, _set(face_down, cell, False), face_down
         )
         push_old = turn_end_swap | taken_swap
-        push_card = jnp.where(push_old, old, s._held)
+        push_card = jnp.where(push_old, old, f["_held"])
         push = push_old | discard
-        te_discard = jnp.where(push, _set(s._discard, s._discard_len, push_card), s._discard)
-        te_discard_len = (s._discard_len + push).astype(I16)
+        te_discard = jnp.where(
+            push, _set(f["_discard"], f["_discard_len"], push_card), f["_discard"]
+        )
+        te_discard_len = (f["_discard_len"] + push).astype(I16)
 
         g["_cells"] = jnp.where(setup_settle, cells, te_cells)
         g["_face_down"] = jnp.where(setup_settle, setup_fd, te_fd)
-        g["_discard"] = jnp.where(setup_settle, s._discard, te_discard)
-        g["_discard_len"] = jnp.where(setup_settle, s._discard_len, te_discard_len)
-        g["_setup_sums"] = jnp.where(setup_settle, sums, s._setup_sums)
+        g["_discard"] = jnp.where(setup_settle, f["_discard"], te_discard)
+        g["_discard_len"] = jnp.where(setup_settle, f["_discard_len"], te_discard_len)
+        g["_setup_sums"] = jnp.where(setup_settle, sums, f["_setup_sums"])
         self._settle_triples(g)
         h = dict(g)
-        self._after_setup(g, s._setup_reveals.astype(I32) + 1)
+        self._after_setup(g, f["_setup_reveals"].astype(I32) + 1)
         self._end_turn(h)
-        # Scoring (rare, but computed for every table: vmap runs both sides anyway).
-        sc = dict(h)
-        deal_needed = ends_turn & h["_scoring"] & (s._round < ROUNDS)
-        order = _shuffle_if(
-            deal_needed, words, jnp.asarray(self._cards), jnp.asarray(self.deck_size, I32)
-        )
-        self._score_round(sc, sc["_score_ender"], order)
-        for name in sc:
-            h[name] = jnp.where(h["_scoring"], sc[name], h[name])
-
-        # Discard with a face-down card left: the flip comes first.
-        to_flip = discard & can_flip
-        fl = dict(f)
-        fl["_discard"] = te_discard
-        fl["_discard_len"] = te_discard_len
-        fl["_held"] = _i8(_GAP)
-        fl["_phase"] = _i8(FLIP)
-
-        out: dict[str, Any] = {}
-        for name in _DATA_FIELDS:
-            value = f[name]
-            value = jnp.where(to_flip, fl[name], value)
-            value = jnp.where(setup_settle, g[name], value)
-            value = jnp.where(ends_turn, h[name], value)
-            out[name] = value
-        return out
+        # Scoring, and the next round's deal: only the tables whose round ends pay.
+        scoring = ~setup_settle & h["_scoring"]
+        h = rarely(scoring, self._scored, {"f": h, "words": x["words"]}, 0.01)["f"]
+        out = {name: jnp.where(setup_settle, g[name], h[name]) for name in f}
+        return {**x, "f": out}
 
     # ------------------------------------------------------------------ legal actions
 
@@ -706,13 +731,10 @@ class Env:
         config, n, c = self.config, self.num_players, self.num_cells
         phase = s._phase
         player = jnp.maximum(s.current_player, 0)
-        drawer = jnp.maximum(s._drawer, 0)
         present = _present_of(s)
         fd = s._face_down
         swap_area = self._area(config.swap_area)
-        take_area = self._area(config.take_area)
         reveal_area = self._area(config.reveal_area)
-        forbidden = config.take_given_card == "forbidden"
 
         # Reveal.
         reveal_ok = fd & _row(reveal_area, player)
@@ -731,22 +753,20 @@ class Env:
         swap_ok = own_swap & (
             (phase == HOLD_DECK) | (phase == HOLD_DISCARD) | (phase == HOLD_TAKEN)
         )
-        # The exchange (A14-A16): what the drawer could take from each knocker.
-        drawer_area = _row(swap_area, drawer)
-        targets_left = (drawer_area & present).sum()
-        takeable = take_area & present[None, :] & ((targets_left - drawer_area) >= 1)[None, :]
-        num_take = takeable.sum(axis=1)
-        first_take = jnp.argmax(takeable, axis=1)
-        blocked = (num_take == 1) if forbidden else jnp.zeros(n, bool)
-        kswaps = swap_area & present[None, :] & (num_take > 0)[:, None]
-        kswaps = kswaps & ~(blocked[:, None] & (jnp.arange(c)[None, :] == first_take[:, None]))
-        can_give = s._knockers & kswaps.any(axis=1)
-        knocker = jnp.maximum(s._knocker, 0)
-        kswap_ok = _row(kswaps, knocker) & (phase == KNOCKER_SWAP)
-        take_ok = _row(takeable, knocker)
-        if forbidden:
-            take_ok = take_ok & (jnp.arange(c) != s._given_at)
-        take_ok = take_ok & (phase == TAKE)
+        # The exchange (A14-A16): only the tables in it, or about to open it, pay.
+        exchange = {
+            "cells": s._cells,
+            "drawer": s._drawer,
+            "knockers": s._knockers,
+            "knocker": s._knocker,
+            "given_at": s._given_at,
+            "phase": phase,
+            "can_give": jnp.zeros(n, bool),
+            "knocker_swap": jnp.zeros(c, bool),
+            "take": jnp.zeros(c, bool),
+        }
+        opens = ((phase == HOLD_DECK) & s._knockers.any()) | (phase == KNOCKER_SWAP)
+        exchange = rarely(opens | (phase == TAKE), self._exchange_mask, exchange, 0.15)
 
         may = config.discard_draw == "may_discard"
         fixed = jnp.stack(
@@ -759,8 +779,41 @@ class Env:
             ]
         )
         return jnp.concatenate(
-            [fixed, can_give & (phase == HOLD_DECK), reveal_ok, swap_ok | kswap_ok, take_ok]
+            [
+                fixed,
+                exchange["can_give"],
+                reveal_ok,
+                swap_ok | exchange["knocker_swap"],
+                exchange["take"],
+            ]
         )
+
+    def _exchange_mask(self, x: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        """The legal Give, the knocker's Swap and the Take of a table (``_legal_mask``)."""
+        config, n, c = self.config, self.num_players, self.num_cells
+        phase = x["phase"]
+        drawer = jnp.maximum(x["drawer"], 0)
+        present = x["cells"] != _GAP
+        swap_area = self._area(config.swap_area)
+        take_area = self._area(config.take_area)
+        forbidden = config.take_given_card == "forbidden"
+        # What the drawer could take from each knocker.
+        drawer_area = _row(swap_area, drawer)
+        targets_left = (drawer_area & present).sum()
+        takeable = take_area & present[None, :] & ((targets_left - drawer_area) >= 1)[None, :]
+        num_take = takeable.sum(axis=1)
+        first_take = jnp.argmax(takeable, axis=1)
+        blocked = (num_take == 1) if forbidden else jnp.zeros(n, bool)
+        kswaps = swap_area & present[None, :] & (num_take > 0)[:, None]
+        kswaps = kswaps & ~(blocked[:, None] & (jnp.arange(c)[None, :] == first_take[:, None]))
+        can_give = x["knockers"] & kswaps.any(axis=1) & (phase == HOLD_DECK)
+        knocker = jnp.maximum(x["knocker"], 0)
+        kswap_ok = _row(kswaps, knocker) & (phase == KNOCKER_SWAP)
+        take_ok = _row(takeable, knocker)
+        if forbidden:
+            take_ok = take_ok & (jnp.arange(c) != x["given_at"])
+        take_ok = take_ok & (phase == TAKE)
+        return {**x, "can_give": can_give, "knocker_swap": kswap_ok, "take": take_ok}
 
     # ------------------------------------------------------------------ public
 
@@ -771,14 +824,22 @@ class Env:
         illegal action ends the game: the actor's rewards of the game so far become
         -1 in all (the worst, as the PettingZoo env pays it), the others get 0.
         """
-        n = self.num_players
         action = jnp.asarray(action, I32)
         in_range = (action >= 0) & (action < self.num_actions)
         legal = in_range & _get(state.legal_action_mask, action)
         fields = self._step_fields(state, action, key)
         new = state.replace(**fields)
         new = new.replace(legal_action_mask=self._legal_mask(new))
-        # An illegal action.
+        # An illegal action, or a step on a finished game (rare: only those tables pay).
+        checked = {"before": state, "after": new}
+        checked = rarely(~legal | state.terminated, self._refused, checked, 0.0)
+        out: State = checked["after"]
+        return out
+
+    def _refused(self, x: dict[str, State]) -> dict[str, State]:
+        """``step``'s result for an illegal action, or on a game that is over."""
+        n = self.num_players
+        state = x["before"]
         seats = jnp.arange(n)
         earned = jnp.where(
             jnp.arange(ROUNDS)[:, None] < (state._round.astype(I32) - 1),
@@ -796,14 +857,10 @@ class Env:
             _illegal=jnp.asarray(True),
         )
         done = state.replace(rewards=jnp.zeros(n, jnp.float32))
-        pick_bad = ~legal & ~state.terminated
-        out: State = jax.tree_util.tree_map(
-            lambda a, b, d: jnp.where(state.terminated, d, jnp.where(pick_bad, b, a)),
-            new,
-            bad,
-            done,
+        after: State = jax.tree_util.tree_map(
+            lambda d, b: jnp.where(state.terminated, d, b), done, bad
         )
-        return out
+        return {"before": state, "after": after}
 
     def step_auto_reset(self, state: State, action: jax.Array, key: jax.Array) -> State:
         """``step``; when that ends the game, a new game dealt from ``key`` instead.
@@ -814,17 +871,14 @@ class Env:
         (``jax.lax.cond`` inside ``vmap`` would deal for every table at every step).
         """
         after = self.step(state, action, key)
-        words = _key_words(key)
-        order = _shuffle_if(
-            after.terminated,
-            words ^ jnp.uint32(0x5BD1E995),
-            jnp.asarray(self._cards),
-            jnp.asarray(self.deck_size, I32),
-        )
-        fresh = self._fresh(order).replace(rewards=after.rewards)
-        out: State = jax.tree_util.tree_map(
-            lambda new, old: jnp.where(after.terminated, new, old), fresh, after
-        )
+
+        def deal(x: dict[str, Any]) -> dict[str, Any]:
+            words = x["words"] ^ jnp.uint32(0x5BD1E995)
+            fresh = self._fresh(_shuffle_one(words, jnp.asarray(self._cards), self.deck_size))
+            return {"state": fresh.replace(rewards=x["state"].rewards), "words": x["words"]}
+
+        operand: dict[str, Any] = {"state": after, "words": _key_words(key)}
+        out: State = rarely(after.terminated, deal, operand, 0.0)["state"]
         return out
 
     def observe(self, state: State, player: jax.Array | int) -> jax.Array:
