@@ -159,3 +159,61 @@ def test_the_ismcts_entrant_answers_legally_from_the_view() -> None:
         state = apply(state, GreedyBot(0).choose(state))
     bot = IsmctsBot(3, players=2, preset="seeds")
     assert bot.choose(state) in legal_actions(state)
+
+
+def test_the_ppo_entrant_plays_the_models_masked_choice(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The ``ppo`` entrant: a saved model is loaded, given the view's features and mask.
+
+    A stand-in for ``sb3_contrib.MaskablePPO`` records what it is given and picks the
+    legal action with the highest id, so the test needs neither torch nor a trained model.
+    """
+    import importlib.machinery
+    import sys
+    import types
+
+    np = pytest.importorskip("numpy")
+    from allegra_rules import apply, legal_actions, new_game, observe
+    from allegra_rules.adapters.features import Encoder
+    from allegra_rules.cli._tournament import entrants
+    from allegra_rules.encoding import action_to_id
+
+    seen: list[tuple[object, ...]] = []
+
+    class StandIn:
+        @classmethod
+        def load(cls, path: str) -> StandIn:
+            seen.append(("load", path))
+            return cls()
+
+        def predict(self, obs: object, *, action_masks: object, deterministic: bool) -> object:
+            seen.append(("predict", obs, action_masks, deterministic))
+            return int(np.flatnonzero(action_masks)[-1]), None
+
+    for name in ("sb3_contrib", "torch"):
+        module = types.ModuleType(name)
+        module.__spec__ = importlib.machinery.ModuleSpec(name, None)
+        module.MaskablePPO = StandIn  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, name, module)
+    _, missing = entrants(2, "seeds", None)
+    assert "--ppo-model" in missing["ppo"]
+    _, missing = entrants(2, "seeds", tmp_path / "absent.zip")
+    assert "no model file" in missing["ppo"]
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"stand-in")
+    makers, missing = entrants(2, "seeds", model)
+    assert "ppo" not in missing
+    bot = makers["ppo"](0)
+    assert seen == [("load", str(model))]
+    state = new_game(2, seed=4)
+    for _ in range(6):
+        legal = legal_actions(state)
+        action = bot.choose(state)
+        assert action_to_id(action, 2) == max(action_to_id(a, 2) for a in legal)
+        _, obs, mask, deterministic = seen[-1]
+        want = Encoder(SEEDS, 2).features(observe(state, state.current_player or 0))
+        np.testing.assert_allclose(obs, want)
+        assert obs.dtype == np.float32 and deterministic is True
+        assert sorted(np.flatnonzero(mask)) == sorted(action_to_id(a, 2) for a in legal)
+        state = apply(state, action)
