@@ -415,6 +415,40 @@ def test_batched_steps_equal_single_table_steps(n: int, config: RuleConfig, step
     assert seen["round ends"] + seen["refills"] >= 4, seen
 
 
+@pytest.mark.slow
+def test_nested_vmap_equals_one_batch() -> None:
+    """A batch of batches (``vmap`` of ``vmap``) steps exactly as the flat batch does.
+
+    Slow (minutes): the engine's batching rule, batched once more, runs its loops for
+    every table.
+    """
+    env = env_for(3, SHORT)
+    outer, inner = 2, 12
+    keys = jax.random.split(jax.random.key(4), outer * inner)
+    states = jax.vmap(env.init)(keys)
+    nested = jax.jit(jax.vmap(jax.vmap(env.step_auto_reset)))
+    flat = jax.jit(jax.vmap(env.step_auto_reset))
+    key = jax.random.key(5)
+    round_ends = 0
+    for _ in range(60):
+        key, k_act, k_step = jax.random.split(key, 3)
+        actions = jax.random.categorical(k_act, jnp.where(states.legal_action_mask, 0.0, -jnp.inf))
+        step_keys = jax.random.split(k_step, outer * inner)
+        want = flat(states, actions, step_keys)
+
+        def fold(x: jax.Array) -> jax.Array:
+            return x.reshape(outer, inner, *x.shape[1:])
+
+        got = nested(jax.tree_util.tree_map(fold, states), fold(actions), fold(step_keys))
+        for a, b in zip(
+            jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True
+        ):
+            np.testing.assert_array_equal(np.asarray(a).reshape(np.shape(b)), np.asarray(b))
+        round_ends += int((np.asarray(want._round) != np.asarray(states._round)).sum())
+        states = want
+    assert round_ends > 5
+
+
 # ------------------------------------------------------------------------ the slow sweeps
 
 
