@@ -199,6 +199,15 @@ SHORT = RuleConfig(
 """Rounds capped at 6 turns, with options the presets do not use."""
 
 
+SMALL_DECK = RuleConfig(
+    deck={-2: 4, 0: 6, 5: 10, 7: 10, 11: 10},
+    min_players=2,
+    max_players=2,
+    max_turns_per_round=60,
+)
+"""A 40-card deck: the draw pile runs out and is refilled many times a game."""
+
+
 def test_lockstep_short_rounds_and_simultaneous_setup() -> None:
     for seed in range(4):
         assert lockstep(3, SHORT, seed=seed, views_every=2) > 30
@@ -372,15 +381,6 @@ def test_rarely_equals_a_plain_select(tables: int) -> None:
             one = single(needed[t], {k: v[t] for k, v in x.items()})
             for name in x:
                 np.testing.assert_array_equal(np.asarray(one[name]), np.asarray(got[name][t]))
-
-
-SMALL_DECK = RuleConfig(
-    deck={-2: 4, 0: 6, 5: 10, 7: 10, 11: 10},
-    min_players=2,
-    max_players=2,
-    max_turns_per_round=60,
-)
-"""A 40-card deck: the draw pile runs out and is refilled many times a game."""
 
 
 @pytest.mark.parametrize(("n", "config", "steps"), [(3, SHORT, 50), (2, SMALL_DECK, 160)])
