@@ -441,7 +441,11 @@ class Env:
         f["terminated"] = last
 
     def _scored(self, x: dict[str, Any]) -> dict[str, Any]:
-        """``_score_round`` of ``x["f"]``, the next deal shuffled from ``x["words"]``."""
+        """``_score_round`` of ``x["f"]``, the next deal shuffled from ``x["words"]``.
+
+        ``x["f"]`` holds every data field and ``_score_ender``, the round's ender (or
+        none when the turn cap ended it).
+        """
         f = dict(x["f"])
         order = _shuffle_one(x["words"], jnp.asarray(self._cards), self.deck_size)
         self._score_round(f, f["_score_ender"], order)
@@ -649,19 +653,29 @@ class Env:
         f["_phase"] = jnp.where(to_flip, _i8(FLIP), f["_phase"])
 
         # A setup reveal or a turn's end settles the table (for about one table in three
-        # in a step; under vmap only those pay). The branches above leave such a table's
-        # fields as they were, so ``_settle`` reads the state before the action from ``f``.
-        operand: dict[str, Any] = {"f": {name: f[name] for name in _DATA_FIELDS}}
-        operand.update(a=a, cell=cell, words=words)
+        # in a step; under vmap only those pay, and only for the fields a settling may
+        # change). The branches above leave such a table's fields as they were, so
+        # ``_settle`` reads the state before the action from ``f``.
+        settling = {name: f[name] for name in _SETTLE_FIELDS}
+        settling["_scoring"] = jnp.asarray(False)
+        settling["_score_ender"] = _i8(NONE)
+        operand: dict[str, Any] = {"f": settling, "a": a, "cell": cell}
         settled: dict[str, Any] = rarely(setup_settle | ends_turn, self._settle, operand, 0.3)["f"]
-        return settled
+        f.update(settled)
+        # Scoring, and the next round's deal: only the tables whose round ends pay.
+        scoring = f.pop("_scoring")
+        scored = {name: f[name] for name in _DATA_FIELDS}
+        scored["_score_ender"] = f.pop("_score_ender")
+        out: dict[str, Any] = rarely(scoring, self._scored, {"f": scored, "words": words}, 0.01)
+        return {name: out["f"][name] for name in _DATA_FIELDS}
 
     def _settle(self, x: dict[str, Any]) -> dict[str, Any]:
         """The fields after a setup reveal, or after an action that ends a turn.
 
-        ``x["f"]`` holds the fields before the action ``x["a"]`` on ``x["cell"]``
-        (rewards zeroed); ``x["words"]`` shuffles the next round's deal when the round
-        ends. The other tables' results are dropped (``rarely``).
+        ``x["f"]`` holds the ``_SETTLE_FIELDS`` before the action ``x["a"]`` on
+        ``x["cell"]``, and ``_scoring`` (False) and ``_score_ender``: they come back set
+        when the turn ended the round (``_step_fields`` then scores it). The other
+        tables' results are dropped (``rarely``).
         """
         config, n, c = self.config, self.num_players, self.num_cells
         _, reveal0, swap0, take0 = self._ids()
@@ -719,9 +733,6 @@ class Env:
         h = dict(g)
         self._after_setup(g, f["_setup_reveals"].astype(I32) + 1)
         self._end_turn(h)
-        # Scoring, and the next round's deal: only the tables whose round ends pay.
-        scoring = ~setup_settle & h["_scoring"]
-        h = rarely(scoring, self._scored, {"f": h, "words": x["words"]}, 0.01)["f"]
         out = {name: jnp.where(setup_settle, g[name], h[name]) for name in f}
         return {**x, "f": out}
 
@@ -921,6 +932,36 @@ _GAP = -128
 _DATA_FIELDS = [
     name for name in State.__dataclass_fields__ if name not in ("_spec", "legal_action_mask")
 ]
+
+_SETTLE_FIELDS = [
+    "current_player",
+    "_phase",
+    "_cells",
+    "_face_down",
+    "_discard",
+    "_discard_len",
+    "_out",
+    "_out_len",
+    "_held",
+    "_hand_owner",
+    "_hand_card",
+    "_start_seat",
+    "_setup_reveals",
+    "_setup_sums",
+    "_setup_named",
+    "_drawer",
+    "_knockers",
+    "_knocker",
+    "_given_at",
+    "_taken_at",
+    "_held_was_face_down",
+    "_hand_was_face_down",
+    "_turns_played",
+    "_ender",
+    "_final_due",
+]
+"""The fields that settling a setup reveal or a turn's end reads or changes (``_settle``);
+scoring the round that it may end reads and changes them all (``_scored``)."""
 
 _ENVS: dict[tuple[int, RuleConfig], Env] = {}
 
