@@ -12,8 +12,9 @@ Arms (each on the same fixed deals, ``game_seed(--seed, d)``; bots seeded by sea
   once at every seat of each deal (par 25 %; goal at least 70 %).
 - ``hard-vs-default``: the strongest level against the default level, heads-up, seats
   swapped.
-- ``timing`` (not run by default): seconds per decision of every level, and of the
-  capped ``SearchBot()``, on the same positions at 2, 4 and 6 players, levels alternating.
+- ``timing`` (not run by default): seconds per decision of every level of ``--levels``,
+  and of the capped ``SearchBot()``, on the same positions at 2, 4 and 6 players, levels
+  alternating.
 
 A game's share is the search bot's part of the win (a shared win is split, so a heads-up
 tie counts half); the interval is the 95 % Wilson interval of the mean share over the
@@ -40,7 +41,13 @@ from typing import Any
 
 from allegra_rules import GameState, GreedyBot, apply, legal_actions, new_game, preset
 from allegra_rules.actions import Action
-from allegra_rules.search import DEFAULT_LEVEL, SEARCH_LEVELS, SearchBot
+from allegra_rules.search import (
+    DEFAULT_LEVEL,
+    SEARCH_LEVEL_CANDIDATES,
+    SEARCH_LEVELS,
+    SearchBot,
+    search_level,
+)
 from allegra_rules.simulate import game_seed
 from allegra_rules.tournament import Fixture, TournamentGame, play_fixture, wilson_interval
 
@@ -48,8 +55,8 @@ from allegra_rules.tournament import Fixture, TournamentGame, play_fixture, wils
 class TimedSearch(SearchBot):
     """SearchBot that records the seconds of every decision with a choice."""
 
-    def __init__(self, seed: int, *, simulations: int) -> None:
-        super().__init__(seed, simulations=simulations)
+    def __init__(self, seed: int, *, simulations: int, candidates: int) -> None:
+        super().__init__(seed, simulations=simulations, candidates=candidates)
         self.times: list[tuple[float, float]] = []
 
     def choose(self, state: GameState) -> Action:
@@ -61,8 +68,11 @@ class TimedSearch(SearchBot):
         return action
 
 
-def make_search(simulations: int, seed: int) -> TimedSearch:
-    return TimedSearch(seed, simulations=simulations)
+def make_search(level: str, seed: int) -> TimedSearch:
+    """A named level's bot (its simulations and candidates), timing its decisions."""
+    return TimedSearch(
+        seed, simulations=SEARCH_LEVELS[level], candidates=SEARCH_LEVEL_CANDIDATES[level]
+    )
 
 
 def play(num_players: int, config: Any, makers: dict[str, Any], fixture: Fixture) -> dict[str, Any]:
@@ -138,7 +148,7 @@ def run_arm(
     return row
 
 
-def timing(players: int, decisions: int, seed: int) -> list[dict[str, Any]]:
+def timing(players: int, decisions: int, seed: int, levels: Sequence[str]) -> list[dict[str, Any]]:
     """Seconds per decision of every level on the same positions, levels alternating.
 
     The positions are the decisions with a choice of GreedyBot self-play games; on each
@@ -156,15 +166,15 @@ def timing(players: int, decisions: int, seed: int) -> list[dict[str, Any]]:
                 states.append(state)
             state = apply(state, bots[state.current_player or 0].choose(state))
         game += 1
-    arms: dict[str, Any] = {
-        **{f"search-{name}": sims for name, sims in SEARCH_LEVELS.items()},
+    arms: dict[str, str | None] = {
+        **{f"search-{name}": name for name in levels},
         "SearchBot()": None,
     }
     wall: dict[str, list[float]] = {name: [] for name in arms}
     cpu: dict[str, list[float]] = {name: [] for name in arms}
     for k, state in enumerate(states):
-        for name, sims in arms.items():
-            bot = SearchBot(k) if sims is None else SearchBot(k, simulations=sims)
+        for name, level in arms.items():
+            bot = SearchBot(k) if level is None else search_level(level, k)
             start, used = time.perf_counter(), time.process_time()
             bot.choose(state)
             wall[name].append(time.perf_counter() - start)
@@ -238,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = preset(args.preset)
     makers: dict[str, Any] = {"greedy": GreedyBot}
-    for level, sims in SEARCH_LEVELS.items():
-        makers[f"search-{level}"] = functools.partial(make_search, sims)
+    for level in SEARCH_LEVELS:
+        makers[f"search-{level}"] = functools.partial(make_search, level)
     levels = args.levels.split(",")
     arms = args.arms.split(",")
     rows = []
@@ -262,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     strongest = f"search-{list(SEARCH_LEVELS)[-1]}"
     if "timing" in arms:
         for players in (2, 4, 6):
-            rows += timing(players, args.timing_decisions, args.seed)
+            rows += timing(players, args.timing_decisions, args.seed, levels)
             save()
     if "heads-up" in arms:
         for level in levels:

@@ -8,6 +8,7 @@ benchmarks/search_strength.py, never here: these tests use tiny budgets.
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 
@@ -31,7 +32,12 @@ from allegra_rules import (
     preset,
 )
 from allegra_rules.bots import GreedyBot
-from allegra_rules.search import SEARCH_LEVELS, level_constructor, search_level
+from allegra_rules.search import (
+    SEARCH_LEVEL_CANDIDATES,
+    SEARCH_LEVELS,
+    level_constructor,
+    search_level,
+)
 from allegra_rules.simulate import BOT_KINDS
 from random_games import CONFIGS, game_states, players_for, states
 
@@ -53,16 +59,35 @@ def _hidden_twin(state: GameState, seed: int) -> GameState | None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(state=states(most_steps=120), seed=st.integers(0, 2**16))
-def test_same_view_same_move(state: GameState, seed: int) -> None:
+@given(
+    state=states(most_steps=120),
+    seed=st.integers(0, 2**16),
+    candidates=st.sampled_from([None, 1, 6]),
+)
+def test_same_view_same_move(state: GameState, seed: int, candidates: int | None) -> None:
     if state.is_terminal:
         return
     twin = _hidden_twin(state, seed)
     if twin is None:  # nothing hidden from this seat (rare): nothing to compare
         return
-    first = SearchBot(seed, simulations=2).choose(state)
+    first = SearchBot(seed, simulations=2, candidates=candidates).choose(state)
     assert first in legal_actions(state)
-    assert SearchBot(seed, simulations=2).choose(twin) == first
+    assert SearchBot(seed, simulations=2, candidates=candidates).choose(twin) == first
+
+
+def test_one_candidate_is_greedy_ranking_first() -> None:
+    """With one candidate nothing is searched: seed and budget do not matter; more do."""
+    chosen = [
+        s
+        for s in game_states(SEEDS, 3, 8)
+        if s.phase is Phase.HOLD_DECK and len(legal_actions(s)) > 6
+    ][:12]
+    assert chosen
+    narrow = [SearchBot(1, simulations=1, candidates=1).choose(s) for s in chosen]
+    assert narrow == [SearchBot(9, simulations=7, candidates=1).choose(s) for s in chosen]
+    wide = [SearchBot(1, simulations=8, candidates=6).choose(s) for s in chosen]
+    assert all(x in legal_actions(s) for x, s in zip(wide, chosen, strict=True))
+    assert wide != narrow
 
 
 def test_the_same_view_check_catches_a_cheater() -> None:
@@ -201,6 +226,11 @@ def test_a_terminal_state_is_refused() -> None:
         {"time_limit": "1"},
         {"time_limit": True},
         {"time_limit": 10_000},
+        {"candidates": 0},
+        {"candidates": 65},
+        {"candidates": 3.0},
+        {"candidates": True},
+        {"candidates": "6"},
     ],
 )
 def test_bad_arguments(kwargs: dict[str, object]) -> None:
@@ -210,10 +240,19 @@ def test_bad_arguments(kwargs: dict[str, object]) -> None:
 
 def test_levels_by_name() -> None:
     assert list(SEARCH_LEVELS) == ["easy", "medium", "hard"]
-    budgets = list(SEARCH_LEVELS.values())
-    assert budgets == sorted(budgets) and len(set(budgets)) == 3
-    assert search_level("hard", 4).simulations == SEARCH_LEVELS["hard"]
+    assert list(SEARCH_LEVEL_CANDIDATES) == list(SEARCH_LEVELS)
+    # Each level searches at least as much as the one below it, and more in some way.
+    work = [(SEARCH_LEVELS[k], SEARCH_LEVEL_CANDIDATES[k]) for k in SEARCH_LEVELS]
+    for lower, higher in itertools.pairwise(work):
+        assert higher[0] >= lower[0] and higher[1] >= lower[1] and higher != lower
+    hard = search_level("hard", 4)
+    assert hard.simulations == SEARCH_LEVELS["hard"]
+    assert hard.candidates == SEARCH_LEVEL_CANDIDATES["hard"]
+    assert SearchBot().candidates == SearchBot.CANDIDATES
     assert repr(SearchBot(2, time_limit=0.5)) == "SearchBot(seed=2, time_limit=0.5)"
+    assert repr(SearchBot(2, simulations=3, candidates=5)) == (
+        "SearchBot(seed=2, simulations=3, candidates=5)"
+    )
     for name in ("search", "search-easy", "search-medium", "search-hard"):
         bot = BOT_KINDS[name](3)
         assert isinstance(bot, SearchBot) and bot.seed == 3

@@ -5,7 +5,9 @@ Public names:
 * [`SearchBot`][allegra_rules.search.SearchBot]: the bot,
   ``SearchBot(seed=0, *, simulations=None, time_limit=None)``.
 * [`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS]: the named levels (easy, medium,
-  hard), each a number of simulations.
+  hard), each a number of simulations, and
+  [`SEARCH_LEVEL_CANDIDATES`][allegra_rules.search.SEARCH_LEVEL_CANDIDATES], each level's
+  number of candidate moves.
 * [`search_level`][allegra_rules.search.search_level]: a level's bot from its name.
 
 How it decides (one decision, for the seat to act):
@@ -14,7 +16,7 @@ How it decides (one decision, for the seat to act):
 2. It draws a full state consistent with that view
    ([`determinize`][allegra_rules.determinize.determinize]) and ranks the legal actions there
    with [`GreedyBot`][allegra_rules.bots.GreedyBot]'s one-step heuristic, keeping the best
-   ``CANDIDATES`` (in the knock window: both answers).
+   ``candidates`` (three unless told; in the knock window: both answers).
 3. Each simulation draws another such state and plays every candidate in it, then plays on
    with GreedyBot at every seat for ``HORIZON`` turns per player (or to the round's end).
    Every candidate sees the same sampled cards and the same later draws, so their
@@ -55,16 +57,25 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_TIME_LIMIT",
     "SEARCH_LEVELS",
+    "SEARCH_LEVEL_CANDIDATES",
     "SearchBot",
     "level_constructor",
     "search_level",
 ]
 
-SEARCH_LEVELS: dict[str, int] = {"easy": 16, "medium": 64, "hard": 128}
+SEARCH_LEVELS: dict[str, int] = {"easy": 16, "medium": 64, "hard": 64}
 """The named levels, each a number of simulations per decision.
 
 ``medium`` is the default level (``SearchBot()`` with no budget). The docs page "How strong
 are the bots" gives each level's measured strength and time per move.
+"""
+
+SEARCH_LEVEL_CANDIDATES: dict[str, int] = {"easy": 3, "medium": 3, "hard": 6}
+"""Each named level's number of candidate moves (GreedyBot's best, searched each simulation).
+
+The hard level searches twice as many moves as the others. Neither 128 simulations of
+three candidates nor 64 of six has yet measured stronger than the default level head to
+head (about even over 84 and 120 games: the docs page "How strong are the bots").
 """
 
 DEFAULT_LEVEL = "medium"
@@ -75,6 +86,20 @@ DEFAULT_TIME_LIMIT = 0.45
 
 _MAX_PLAYOUT_STEPS = 400
 """A bound on a playout's actions (a horizon of two turns per player needs far fewer)."""
+
+
+_MAX_CANDIDATES = 64
+"""The most candidate moves a search may keep (a decision has at most about 60 legal ones)."""
+
+
+def _check_candidates(candidates: object) -> int:
+    if candidates is None:
+        return SearchBot.CANDIDATES
+    if type(candidates) is not int or not 1 <= candidates <= _MAX_CANDIDATES:
+        raise ValueError(
+            f"candidates must be None or an int from 1 to {_MAX_CANDIDATES}; got {candidates!r}"
+        )
+    return candidates
 
 
 def _check_budget(simulations: object, time_limit: object) -> tuple[int | None, float | None]:
@@ -116,6 +141,9 @@ class SearchBot:
             would not fit, and answers within that time (at least one simulation is
             always run when there is a choice; a very small limit therefore may be
             exceeded by one simulation's time, about a millisecond).
+        candidates: how many of GreedyBot's best moves each simulation plays (None:
+            ``CANDIDATES``, three). Each costs a playout per simulation; the hard level
+            searches six.
 
     With neither budget it plays its default level: ``SEARCH_LEVELS["medium"]``
     simulations, but never more than ``DEFAULT_TIME_LIMIT`` seconds a move (on a fast
@@ -127,7 +155,8 @@ class SearchBot:
 
     Raises:
         ValueError: ``seed`` is not an int, ``simulations`` is not an int from 1 to
-            1000000, or ``time_limit`` is not a finite number of seconds in (0, 3600].
+            1000000, ``time_limit`` is not a finite number of seconds in (0, 3600], or
+            ``candidates`` is not an int from 1 to 64.
 
     Examples:
         >>> from allegra_rules import new_game
@@ -137,7 +166,7 @@ class SearchBot:
     """
 
     CANDIDATES = 3
-    """How many of GreedyBot's best actions are searched."""
+    """How many of GreedyBot's best actions are searched, unless ``candidates`` says."""
     HORIZON = 2
     """Turns per player that a playout lasts (unless the round ends first)."""
 
@@ -147,13 +176,16 @@ class SearchBot:
         *,
         simulations: int | None = None,
         time_limit: float | None = None,
+        candidates: int | None = None,
     ) -> None:
         if type(seed) is not int:
             raise ValueError(f"a bot's seed must be an int; got {type(seed).__name__}")
         sims, limit = _check_budget(simulations, time_limit)
+        width = _check_candidates(candidates)
         self.seed = seed
         self.simulations = sims
         self.time_limit = limit
+        self.candidates = width
         self._budget = sims
         self._limit = limit
         if sims is None and limit is None:
@@ -167,6 +199,8 @@ class SearchBot:
             parts.append(f"simulations={self.simulations}")
         if self.time_limit is not None:
             parts.append(f"time_limit={self.time_limit}")
+        if self.candidates != self.CANDIDATES:
+            parts.append(f"candidates={self.candidates}")
         return f"SearchBot({', '.join(parts)})"
 
     def choose(self, state: GameState) -> Action:
@@ -194,7 +228,7 @@ class SearchBot:
 
     def _search(self, view: PlayerView, seat: int, rng: random.Random, start: float) -> Action:
         first = determinize(view, rng)
-        candidates = _candidates(first, view, seat, self.CANDIDATES, rng)
+        candidates = _candidates(first, view, seat, self.candidates, rng)
         if len(candidates) == 1:
             return candidates[0]
         totals = [0.0] * len(candidates)
@@ -275,11 +309,13 @@ def search_level(name: str, seed: int = 0) -> SearchBot:
 
     Examples:
         >>> search_level("hard", 3)
-        SearchBot(seed=3, simulations=128)
+        SearchBot(seed=3, simulations=64, candidates=6)
     """
     if not isinstance(name, str) or name not in SEARCH_LEVELS:
         raise ValueError(f"unknown search level {name!r}; levels: {', '.join(SEARCH_LEVELS)}")
-    return SearchBot(seed, simulations=SEARCH_LEVELS[name])
+    return SearchBot(
+        seed, simulations=SEARCH_LEVELS[name], candidates=SEARCH_LEVEL_CANDIDATES[name]
+    )
 
 
 def level_constructor(name: str) -> Callable[[int], SearchBot]:
