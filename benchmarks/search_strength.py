@@ -43,7 +43,6 @@ from allegra_rules import GameState, GreedyBot, apply, legal_actions, new_game, 
 from allegra_rules.actions import Action
 from allegra_rules.search import (
     DEFAULT_LEVEL,
-    SEARCH_LEVEL_CANDIDATES,
     SEARCH_LEVELS,
     SearchBot,
     search_level,
@@ -69,10 +68,10 @@ class TimedSearch(SearchBot):
 
 
 def make_search(level: str, seed: int) -> TimedSearch:
-    """A named level's bot (its simulations and candidates), timing its decisions."""
-    return TimedSearch(
-        seed, simulations=SEARCH_LEVELS[level], candidates=SEARCH_LEVEL_CANDIDATES[level]
-    )
+    """A named level's bot (``search_level``'s budget and candidates), timing its decisions."""
+    named = search_level(level, seed)
+    assert named.simulations is not None
+    return TimedSearch(seed, simulations=named.simulations, candidates=named.candidates)
 
 
 def play(num_players: int, config: Any, makers: dict[str, Any], fixture: Fixture) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Public names:
 
 * [`SearchBot`][allegra_rules.search.SearchBot]: the bot,
-  ``SearchBot(seed=0, *, simulations=None, time_limit=None)``.
+  ``SearchBot(seed=0, *, simulations=None, time_limit=None, candidates=None)``.
 * [`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS]: the named levels (easy, medium,
   hard), each a number of simulations, and
   [`SEARCH_LEVEL_CANDIDATES`][allegra_rules.search.SEARCH_LEVEL_CANDIDATES], each level's

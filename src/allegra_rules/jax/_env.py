@@ -661,12 +661,10 @@ class Env:
         settling["_score_ender"] = _i8(NONE)
         operand: dict[str, Any] = {"f": settling, "a": a, "cell": cell}
         settled: dict[str, Any] = rarely(setup_settle | ends_turn, self._settle, operand, 0.3)["f"]
+        scoring = settled.pop("_scoring")
         f.update(settled)
         # Scoring, and the next round's deal: only the tables whose round ends pay.
-        scoring = f.pop("_scoring")
-        scored = {name: f[name] for name in _DATA_FIELDS}
-        scored["_score_ender"] = f.pop("_score_ender")
-        out: dict[str, Any] = rarely(scoring, self._scored, {"f": scored, "words": words}, 0.01)
+        out: dict[str, Any] = rarely(scoring, self._scored, {"f": f, "words": words}, 0.01)
         return {name: out["f"][name] for name in _DATA_FIELDS}
 
     def _settle(self, x: dict[str, Any]) -> dict[str, Any]:
