@@ -12,8 +12,10 @@ from allegra_rules import preset
 from allegra_rules.cli import main
 from allegra_rules.simulate import game_seed
 from allegra_rules.tournament import (
+    MAX_CHUNK,
     Fixture,
     TournamentGame,
+    deal_out,
     pair_results,
     round_robin,
     schedule,
@@ -70,6 +72,49 @@ def test_round_robin_is_the_same_with_workers() -> None:
     two = round_robin(["random", "greedy"], config=SEEDS, deals=2, seed=4, num_players=3, jobs=2)
     assert one == two
     assert len(one) == 2 * 2 * 3
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3, 8, 50])
+@pytest.mark.parametrize("deals", [1, 2, 7])
+def test_deal_out_shares_every_pair_among_the_tasks(jobs: int, deals: int) -> None:
+    bots = ["random", "greedy", "search-easy", "search", "search-hard"]
+    fixtures = schedule(bots, num_players=2, deals=deals, seed=0)
+    tasks = deal_out(fixtures, jobs)
+    dealt = sorted(f.index for task in tasks for f in task)
+    assert dealt == list(range(len(fixtures)))
+    assert len(tasks) >= min(len(fixtures), 2 * jobs)
+    assert all(1 <= len(task) <= MAX_CHUNK for task in tasks)
+    assert max(map(len, tasks)) - min(map(len, tasks)) <= 1
+    # The last pair (two search bots, the slowest games) is not left to one task.
+    last = {
+        f.index
+        for f in fixtures
+        if f.bots in {("search", "search-hard"), ("search-hard", "search")}
+    }
+    holding = [task for task in tasks if last & {f.index for f in task}]
+    assert len(holding) == min(len(last), len(tasks))
+
+
+def test_deal_out_refuses_bad_jobs() -> None:
+    with pytest.raises(ValueError, match="jobs"):
+        deal_out(schedule(["a", "b"], num_players=2, deals=1, seed=0), 0)
+
+
+def test_round_robin_through_a_runner_returns_the_schedule_order() -> None:
+    tasks_seen: list[int] = []
+
+    def runner(function, tasks):  # type: ignore[no-untyped-def]
+        tasks_seen.append(len(tasks))
+        return [function(task) for task in tasks]
+
+    # Six games in four tasks ([0, 4], [1, 5], [2], [3]): they come back out of order.
+    kwargs = {"config": SEEDS, "deals": 3, "seed": 5, "num_players": 2}
+    bots = ["random", "greedy"]
+    here = round_robin(bots, **kwargs)  # type: ignore[arg-type]
+    there = round_robin(bots, jobs=2, runner=runner, **kwargs)  # type: ignore[arg-type]
+    assert tasks_seen == [4]
+    assert [g.index for g in there] == list(range(len(here)))
+    assert there == here
 
 
 def test_shares_and_margins_by_hand() -> None:

@@ -7,7 +7,8 @@ Public names:
 * [`TournamentGame`][allegra_rules.tournament.TournamentGame] and
   [`play_fixture`][allegra_rules.tournament.play_fixture]: one game, played.
 * [`round_robin`][allegra_rules.tournament.round_robin]: every game, in this process, in
-  worker processes, or through a [`Runner`][allegra_rules.simulate.Runner] (Ray).
+  worker processes, or through a [`Runner`][allegra_rules.simulate.Runner] (Ray);
+  [`deal_out`][allegra_rules.tournament.deal_out]: how its games are split into tasks.
 * [`PairResult`][allegra_rules.tournament.PairResult],
   [`pair_results`][allegra_rules.tournament.pair_results] and
   [`wilson_interval`][allegra_rules.tournament.wilson_interval]: per pair of bots, the win
@@ -53,6 +54,7 @@ __all__ = [
     "Fixture",
     "PairResult",
     "TournamentGame",
+    "deal_out",
     "pair_results",
     "play_fixture",
     "round_robin",
@@ -183,6 +185,28 @@ MAX_CHUNK = 8
 """The most games one task plays (tournament games are slow: results keep coming)."""
 
 
+def deal_out(fixtures: Sequence[Fixture], jobs: int) -> list[tuple[Fixture, ...]]:
+    """How ``round_robin`` splits ``fixtures`` into tasks for ``jobs`` workers.
+
+    There are at least two tasks a worker and at most ``MAX_CHUNK`` games a task. The
+    games are dealt out like cards, one to each task in turn, so that every task holds
+    games of every pair: a pair of slow bots (two search bots) is shared by all the
+    workers instead of being left to one of them at the end of the run.
+
+    Raises:
+        ValueError: ``jobs`` below 1.
+
+    Examples:
+        >>> games = schedule(["a", "b", "c"], num_players=2, deals=2, seed=0)
+        >>> [[f.index for f in task] for task in deal_out(games, 2)]
+        [[0, 4, 8], [1, 5, 9], [2, 6, 10], [3, 7, 11]]
+    """
+    if type(jobs) is not int or jobs < 1:
+        raise ValueError(f"jobs must be an int >= 1; got {jobs!r}")
+    count = min(len(fixtures), max(jobs * 2, -(-len(fixtures) // MAX_CHUNK)))
+    return [tuple(fixtures[k::count]) for k in range(count)]
+
+
 def round_robin(
     bots: Sequence[str],
     *,
@@ -206,8 +230,8 @@ def round_robin(
         deals: deals every pair plays (from every seat).
         seed: the tournament's seed; deal ``d`` is ``game_seed(seed, d)``.
         num_players: seats at the table.
-        jobs: local worker processes (with ``runner``: how many tasks to cut the games
-            into, at least; each task plays at most ``MAX_CHUNK`` games).
+        jobs: local worker processes (with ``runner``: the workers the tasks are cut
+            for; see [`deal_out`][allegra_rules.tournament.deal_out]).
         makers: bot names mapped to constructors taking a seed
             ([`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] by default); they are sent to
             the workers, so they must pickle (module-level functions or classes, or
@@ -237,17 +261,14 @@ def round_robin(
         for fixture in fixtures:
             collect(play_fixture(num_players, config, fixture, makers))
         return results
-    count = max(jobs * 2, -(-len(fixtures) // MAX_CHUNK))
-    size = -(-len(fixtures) // count)
     tasks: list[_Task] = [
-        (num_players, config, makers, tuple(fixtures[k : k + size]))
-        for k in range(0, len(fixtures), size)
+        (num_players, config, makers, chunk) for chunk in deal_out(fixtures, jobs)
     ]
     if runner is not None:
         for chunk in runner(_play_chunk, tasks):
             for game in chunk:
                 collect(game)
-        return results
+        return sorted(results, key=lambda game: game.index)
     context: multiprocessing.context.BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
@@ -257,7 +278,7 @@ def round_robin(
         for chunk in pool.imap(_play_chunk, tasks):
             for game in chunk:
                 collect(game)
-    return results
+    return sorted(results, key=lambda game: game.index)
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
