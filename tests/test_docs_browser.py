@@ -320,11 +320,19 @@ WORDS_IN_CELLS = """[...document.querySelectorAll('.md-typeset table td code')]
     .map(c => c.textContent)"""
 
 
-@pytest.mark.parametrize("page", ["ambiguities/", "variants/"])
+HYPHENATED_IN_CELLS = """[...document.querySelectorAll('.md-typeset table td code')]
+    .filter(c => /^\\S+-\\S+$/.test(c.textContent.trim())).length"""
+HYPHENATED = {"bots/": 10, "cli/": 10}
+
+
+@pytest.mark.parametrize("page", ["ambiguities/", "variants/", "bots/", "cli/"])
 @pytest.mark.parametrize("width", [1280, 390])
 def test_tables_never_break_a_word(browser: Browser, site: str, page: str, width: int) -> None:
     browser.load(site + page, width=width, height=900)
     assert browser.evaluate("document.querySelectorAll('.md-typeset table td code').length") > 20
+    # On the bots' and the command line's pages, names with hyphens (`search-hard`,
+    # `--bots`) are among the words checked: a browser breaks a line after a hyphen.
+    assert browser.evaluate(HYPHENATED_IN_CELLS) >= HYPHENATED.get(page, 0)
     assert browser.evaluate(WORDS_IN_CELLS) == []
     if width == 1280:
         screenshot(browser, page.strip("/"))

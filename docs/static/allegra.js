@@ -262,12 +262,23 @@
     show(current, false);
   }
 
+  // ---------------------------------------------------------------- tables
+
+  // CSS keeps a table's words whole, but a browser still breaks a line after a hyphen
+  // (`search-hard`, `--bots`). A name in a cell is one word: keep it on one line.
+  function tableWords() {
+    for (const code of document.querySelectorAll(".md-typeset table:not([class]) td code")) {
+      if (!/\s/.test(code.textContent.trim())) code.classList.add("allegra-word");
+    }
+  }
+
   // ----------------------------------------------------------------- start
 
   function start() {
     languages();
     zoom();
     for (const root of document.querySelectorAll(".allegra-replay")) replay(root);
+    tableWords();
     pictures();
     // Material wraps the tables in their scroll boxes once the page is shown.
     requestAnimationFrame(() => requestAnimationFrame(pictures));
