@@ -188,7 +188,8 @@ MAX_CHUNK = 8
 def deal_out(fixtures: Sequence[Fixture], jobs: int) -> list[tuple[Fixture, ...]]:
     """How ``round_robin`` splits ``fixtures`` into tasks for ``jobs`` workers.
 
-    There are at least two tasks a worker and at most ``MAX_CHUNK`` games a task. The
+    There are two tasks a worker or more (fewer only when there are fewer games) and
+    at most ``MAX_CHUNK`` games a task. The
     games are dealt out like cards, one to each task in turn, so that every task holds
     games of every pair: a pair of slow bots (two search bots) is shared by all the
     workers instead of being left to one of them at the end of the run.
@@ -268,16 +269,17 @@ def round_robin(
         for chunk in runner(_play_chunk, tasks):
             for game in chunk:
                 collect(game)
-        return sorted(results, key=lambda game: game.index)
-    context: multiprocessing.context.BaseContext
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
     else:
-        context = multiprocessing.get_context("spawn")
-    with context.Pool(min(jobs, len(tasks))) as pool:
-        for chunk in pool.imap(_play_chunk, tasks):
-            for game in chunk:
-                collect(game)
+        context: multiprocessing.context.BaseContext
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            context = multiprocessing.get_context("forkserver")
+        else:
+            context = multiprocessing.get_context("spawn")
+        with context.Pool(min(jobs, len(tasks))) as pool:
+            for chunk in pool.imap(_play_chunk, tasks):
+                for game in chunk:
+                    collect(game)
+    # The tasks hold games dealt out in turn: put them back in schedule order.
     return sorted(results, key=lambda game: game.index)
 
 
