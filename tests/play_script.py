@@ -13,9 +13,9 @@ import random
 import attrs
 
 from allegra_rules import GameState, RuleConfig, apply, legal_actions, new_game, preset
-from allegra_rules.actions import Action, Pass
+from allegra_rules.actions import Action, DrawDeck, Pass
 from allegra_rules.cli._moves import move_number, move_text
-from allegra_rules.cli._play import knock_reason, round_end_warning
+from allegra_rules.cli._play import draw_reason, knock_reason, round_end_warning
 from allegra_rules.simulate import BOT_KINDS, bot_seed
 from allegra_rules.state import Phase
 
@@ -49,7 +49,8 @@ def script(
 
     Every ``numbers_every``-th move (0: never) is typed by its fixed number instead.
     A move that ends the round is confirmed with ``y``. With ``auto_pass`` the knock
-    windows that ``play --auto-pass`` answers by itself are passed without a line.
+    windows that ``play --auto-pass`` answers by itself are passed, and the draws it
+    makes by itself are drawn, without a line.
     ``state`` continues a game from there (the bots must not have used their
     generators yet: the greedy bot only does on ties).
     """
@@ -66,6 +67,10 @@ def script(
         auto = seat == you and auto_pass and state.phase is Phase.KNOCK
         if auto and knock_reason(state, you) is None:
             state = apply(state, Pass())
+            continue
+        drawing = seat == you and auto_pass and state.phase is Phase.DRAW
+        if drawing and DrawDeck() in legal_actions(state) and draw_reason(state, you) is None:
+            state = apply(state, DrawDeck())
             continue
         if seat == you:
             action = rng.choice(legal_actions(state))

@@ -480,7 +480,7 @@ def test_rules_bad_preset_exits_2() -> None:
 
 
 def test_play_asks_again_after_bad_input_shows_help_and_table_and_quits_cleanly() -> None:
-    typed = "zz\n\n99\nk\nr 5 1\ns 0 0\nh\nh moves\nh options\nv\nl\nr 0 0\n2\nq\n"
+    typed = "zz\n\n99\nk\nr 5 1\ns 0 0\nh\nh moves\nh options\nv\nl\nr 0 0\n2\nq\ny\n"
     out = ok("play", "--players", "2", "--seed", "3", stdin=typed, env=_columns(80))
     assert out.startswith("Allegra: you play seat 0 of 2; preset seeds@1, seed 3, 3 rounds;")
     assert "Seats: 0 you, 1 greedy." in out
@@ -532,8 +532,11 @@ def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record
     assert "==================== Game over ====================" in out
     assert "'" not in "".join(line for line in out.splitlines() if line.startswith("'"))
     lines = out.splitlines()
-    assert lines[-1] == f"Saved the game record to {str(path)!r}."
-    assert re.fullmatch(r"You (win|share the win|did not win): your total is -?\d+\.", lines[-2])
+    assert lines[-2:] == [
+        f"Saved the game record to {str(path)!r}.",
+        f"Watch it again turn by turn: allegra-rules replay {path}",
+    ]
+    assert re.fullmatch(r"You (win|share the win|did not win): your total is -?\d+\.", lines[-3])
     record = GameRecord.from_json(path.read_text())
     assert replay(record) == final and record.preset is None  # a custom turn cap
     assert record.config.max_turns_per_round == 12
@@ -559,7 +562,10 @@ def test_play_end_of_input_saves_like_quit_and_exits_1_with_one_line(tmp_path: P
     done = cli("play", "--players", "2", "--seed", "1", "--save", str(path), stdin="r 0 0\n")
     assert done.returncode == 1
     assert done.stderr == "allegra-rules: error: the input ended before the game was over\n"
-    assert done.stdout.rstrip().endswith(f"Saved the game record to {str(path)!r}.")
+    assert done.stdout.rstrip().splitlines()[-2:] == [
+        f"Saved the game record to {str(path)!r}.",
+        f"Continue it with: allegra-rules play --resume {path} --seat 0 --bots greedy",
+    ]
     record = GameRecord.from_json(path.read_text())
     assert record.actions[0] == Reveal(Pos(0, 0, 0)) and not replay(record).is_terminal
 
@@ -586,11 +592,15 @@ def test_play_asks_before_a_move_that_ends_the_round() -> None:
     k = ending[0]
     lines = typed_lines(turns[:k])
     # First answer "n": not played, the same decision is asked again; then "y".
-    lines += [turns[k].typed[0], "n", turns[k].typed[0], "y", "q"]
+    lines += [turns[k].typed[0], "n", turns[k].typed[0], "y", "q", "y"]
     out = ok("play", "--players", "2", "--seed", str(seed), stdin="\n".join(lines) + "\n")
     assert out.count("Careful: this move leaves every card of your grid face up, so you end") == 2
     assert "every other player gets one more turn, then all cards turn up and are scored." in out
-    assert re.search(r"Now your zone shows -?\d+ \(\+\d+ face-down\); the lowest other", out)
+    assert re.search(
+        r"Your zone would show -?\d+(, plus the card you turn up)?( \(\+\d+ face-down\))?; "
+        r"the lowest other",
+        " ".join(out.split()),
+    )
     assert "The ender's sum is doubled unless it is the lowest (a tie is enough)." in out
     assert out.count("Not played.") == 1
     assert "Seat 0 has every card of its own grid face up" in out
@@ -609,23 +619,35 @@ def test_play_bad_arguments_exit_2(args: list[str], message: str) -> None:
     assert message in fails(2, "play", *args, stdin="q\n")
 
 
-def _interrupt_play(wait: float = 0.0, *, at_prompt: bool = True) -> tuple[int, str]:
+_LAST_OUTPUT: list[str] = []
+"""What the last ``_interrupt_play`` wrote to standard output."""
+
+
+def _interrupt_play(
+    wait: float = 0.0, *, at_prompt: bool = True, extra: tuple[str, ...] = (), typed: bytes = b""
+) -> tuple[int, str]:
     """Start ``play``, press Ctrl-C at its prompt (after ``wait`` seconds), close its input.
 
     With ``at_prompt=False`` the Ctrl-C comes ``wait`` seconds after the game's first
-    output, while the bots of a six-seat table play and the table is drawn.
+    output, while the bots of a six-seat table play and the table is drawn. ``typed``
+    is written first (moves before the Ctrl-C); ``extra`` are more arguments.
     """
     players = "2" if at_prompt else "6"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "allegra_rules", "play", "--players", players, "--seed", "2"],
+        [sys.executable, "-m", "allegra_rules", "play", "--players", players, "--seed", "2"]
+        + list(extra),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stdin is not None
     seen = b""
     try:
-        while not seen if not at_prompt else b"Your move (" not in seen:
+        if typed:
+            proc.stdin.write(typed)
+            proc.stdin.flush()
+        prompts = typed.count(b"\n") + 1
+        while not seen if not at_prompt else seen.count(b"Your move (") < prompts:
             chunk = os.read(proc.stdout.fileno(), 4096)
             assert chunk, seen[-300:]
             seen += chunk
@@ -633,12 +655,45 @@ def _interrupt_play(wait: float = 0.0, *, at_prompt: bool = True) -> tuple[int, 
         proc.send_signal(signal.SIGINT)
         # communicate() closes the input at once: the process may see the end of its
         # input before it sees the signal, which must not change its exit status.
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    _LAST_OUTPUT[:] = [seen.decode() + out.decode()]
     return proc.returncode, err.decode()
+
+
+@posix_only
+def test_play_ctrl_c_saves_the_game_first_and_says_where(tmp_path: Path) -> None:
+    path = tmp_path / "kept.json"
+    code, err = _interrupt_play(extra=("--save", str(path)), typed=b"r 0 0\n")
+    assert (code, err) == (130, "allegra-rules: error: interrupted\n")
+    out = _LAST_OUTPUT[0]
+    assert f"Saved the game record to {str(path)!r}." in out
+    assert f"Continue it with: allegra-rules play --resume {path} --seat 0" in out
+    record = GameRecord.from_json(path.read_text())
+    assert record.actions[0] == Reveal(Pos(0, 0, 0))
+
+
+def test_play_q_without_save_asks_and_can_save_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "asked.json"
+    out = ok("play", "--players", "2", "--seed", "2", stdin=f"r 0 0\nq\n\nq\n{path}\n")
+    assert out.count("The game is not being saved: quit now and it is lost.") == 2
+    assert "The game goes on." in out  # Enter at the first question
+    assert f"Saved the game record to {str(path)!r}." in out
+    assert GameRecord.from_json(path.read_text()).actions[0] == Reveal(Pos(0, 0, 0))
+
+
+def test_resume_says_how_to_keep_auto_pass_on(tmp_path: Path) -> None:
+    path = tmp_path / "auto.json"
+    out = ok("play", "--players", "2", "--seed", "2", "--auto-pass", "--save", str(path),
+             stdin="r 0 0\nq\n")  # fmt: skip
+    assert f"--resume {path} --seat 0 --bots greedy --auto-pass" in out
+    out = ok("play", "--resume", str(path), stdin="q\n")
+    assert "(To resume with auto-pass on, add --auto-pass to --resume.)" in out
+    out = ok("play", "--resume", str(path), "--auto-pass", stdin="q\n")
+    assert "add --auto-pass" not in out
 
 
 @posix_only

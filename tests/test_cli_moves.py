@@ -9,6 +9,7 @@ only one seat has seen is named to that seat alone.
 
 from __future__ import annotations
 
+import io
 import random
 
 import pytest
@@ -26,6 +27,8 @@ from allegra_rules import (
     observe,
     preset,
 )
+from allegra_rules.actions import Give
+from allegra_rules.cli import _play
 from allegra_rules.cli._help import moves_text, options_text, summary_text
 from allegra_rules.cli._moves import (
     Rejected,
@@ -281,3 +284,26 @@ def test_a_simultaneous_setup_tells_nobody_which_cells_the_others_named() -> Non
                     line
                     == f"Seat {namer} names a cell of its zone (face down: nobody sees which yet)."
                 )
+
+
+def test_giving_the_drawn_card_to_a_knocker_takes_one_line() -> None:
+    """``g SEAT`` at the drawer's decision after knocks is the give, asked nothing more."""
+    found = 0
+    for seed in range(30):
+        state = new_game(4, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal and found < 5:
+            gives = [a for a in legal_actions(state) if isinstance(a, Give)]
+            if state.phase is Phase.HOLD_DECK and gives:
+                you = state.current_player
+                assert you is not None
+                for give in gives:
+                    assert parse_move(f"g {give.player}", state, you) == give
+                    out = io.StringIO()
+                    inp = io.StringIO(f"g {give.player}\n")
+                    session = _play._Session(you, inp, out, echo=True)
+                    assert session.choose(state) == give
+                    assert out.getvalue().count("Your move (") == 1
+                found += 1
+            state = apply(state, rng.choice(legal_actions(state)))
+    assert found >= 5

@@ -27,6 +27,8 @@ if sys.platform == "win32":
 PROMPT = "Your move (h help, l list, v table, q quit): "
 CONFIRM = "Play this move? y to play it, anything else to choose again: "
 PAUSE = r"-- [a-z ]*press Enter[a-z0-9 ]* --"
+KEEP = "Keep this game to watch it again? A file name saves it; Enter ends: "
+SCROLLED = "scroll up for the first lines; m shows all"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -61,11 +63,13 @@ def _play(players: int, seat: int, seed: int, columns: int, rows: int) -> str:
     pending = [line for turn in turns for line in turn.typed]
     try:
         while True:
-            seen = child.expect([re.escape(PROMPT), re.escape(CONFIRM), PAUSE, pexpect.EOF])
-            transcript.append(child.before + (child.after if seen < 3 else ""))
-            if seen == 3:
+            seen = child.expect(
+                [re.escape(PROMPT), re.escape(CONFIRM), PAUSE, re.escape(KEEP), pexpect.EOF]
+            )
+            transcript.append(child.before + (child.after if seen < 4 else ""))
+            if seen == 4:
                 break
-            child.sendline("" if seen == 2 else pending.pop(0))
+            child.sendline(pending.pop(0) if seen < 2 else "")
     finally:
         child.close(force=True)  # never leave the game running when the test fails
     assert not pending
@@ -97,9 +101,10 @@ def test_a_whole_game_typed_cell_by_cell_fits_the_terminal(
 ) -> None:
     out = _play(players, players - 1, 10 + players, columns, rows)
     # Nothing scrolls away unseen: whatever is written between two answers (the moves
-    # since the last one, the table, the menu, a round's scores) fits the terminal.
+    # since the last one, the table, the menu, a round's scores) fits the terminal,
+    # or says that its first lines scrolled up (too many turns for one screen).
     for chunk in _between_answers(out):
-        assert len(chunk) <= rows, "\n".join(chunk)
+        assert len(chunk) <= rows or SCROLLED in "\n".join(chunk), "\n".join(chunk)
         assert max(len(line) for line in chunk) <= columns, "\n".join(chunk)
     assert re.search(PAUSE.replace("[a-z0-9 ]*", " to deal round 2"), out)
     screens = _screens(out)
@@ -113,6 +118,7 @@ def test_a_whole_game_typed_cell_by_cell_fits_the_terminal(
         assert re.search(r"^Held: ", text, re.M)
         assert screen[-1].startswith(PROMPT)
     assert "Game over" in out and "your total is" in out
+    assert out.rstrip().endswith(KEEP.rstrip())  # a finished game offers its replay
 
 
 @pytest.mark.slow

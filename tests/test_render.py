@@ -249,8 +249,8 @@ def test_a_taken_card_and_a_hand_card_are_not_shown_while_held() -> None:
     taken = play(state, [Take(Pos(1, 1, 1))])
     assert taken.held == 7
     text = render_table(taken)
-    assert "Held: seat 0 holds a card taken from seat 1's area face down" in text
-    assert "Held: you hold the 7, taken from seat 1's area face down" in render_table(
+    assert "Held: seat 0 holds a card taken from seat 1's zone face down" in text
+    assert "Held: you hold the 7, taken from seat 1's zone face down" in render_table(
         taken, viewer=0
     )
     cells = list(taken.cells)
@@ -493,3 +493,37 @@ def test_a_round_cut_by_the_turn_limit_is_reported_as_such() -> None:
     )
     report = render_round_end(after)
     assert "The round hit the turn limit: nobody ended it, nobody is doubled." in report
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 4])
+def test_the_compact_legend_explains_notes_symbols_and_far_left_in_two_lines(
+    viewer: int | None,
+) -> None:
+    state = new_game(6, seed=3)
+    table = render_table(state, viewer=viewer, max_width=80, compact=True)
+    bare = render_table(state, legend=False, viewer=viewer, max_width=80, compact=True)
+    legend = table[len(bare) + 1 :].split("\n")
+    assert len(legend) == 2 and max(len(line) for line in legend) <= 80, legend
+    assert legend[0] == (
+        "Legend: sum 0, 15 ## = face-up sum 0 and 15 face-down cards (##); . = gap."
+    )
+    assert "far left, sK (c3) = seat K's c3 again" in legend[1]
+    if viewer is not None:
+        assert legend[1].startswith(f"Your zone {viewer} = your grid + seat {viewer + 1}'s [c3]")
+    # Two bands, the column labels above the first only: 4 + 7 + 6 lines, then the legend.
+    assert bare.count("(c3)  c0 c1 c2 [c3]") == 1 and bare.count("\n") + 1 == 17
+    assert render_table(state, max_width=80).count("(c3)  c0 c1 c2 [c3]") == 2
+
+
+def test_the_full_legend_names_the_far_left_column_of_each_band() -> None:
+    two = " ".join(render_table(new_game(2, seed=3), viewer=0).split())
+    assert "At the far left, s0 (c3) repeats your column 3, where it closes zone 1." in two
+    assert "Under each zone: the sum of its face-up cards (sum), then how many" in two
+    assert "## is a face-down card, . a gap." in two
+    six = " ".join(render_table(new_game(6, seed=3), viewer=2, max_width=80).split())
+    assert (
+        "At the far left of each band, s0 (c3) repeats column 3 of seat 0, where it "
+        "closes zone 5; s3 (c3) repeats column 3 of seat 3, where it closes your zone."
+    ) in six
+    spectator = " ".join(render_table(new_game(6, seed=3), max_width=80).split())
+    assert "s3 (c3) repeats column 3 of seat 3, where it closes zone 2." in spectator

@@ -161,6 +161,7 @@ def _grid_lines(
     headers: Sequence[str],
     zone_notes: Sequence[Sequence[str]],
     max_width: int | None = None,
+    labels_once: bool = False,
 ) -> list[str]:
     """The table drawing: seat headers, column labels, 3 rows, zone brackets, notes.
 
@@ -168,11 +169,13 @@ def _grid_lines(
     under seat ``s``'s zone. When the drawing is wider than ``max_width`` it is cut
     into two bands, one above the other; each band starts with a repeated column 3
     (in parentheses) of the seat drawn just left of it, so every zone stays five
-    consecutive columns.
+    consecutive columns. ``labels_once`` writes the column labels above the first
+    band only.
     """
     out: list[str] = []
-    for band in _bands(num_players, width, max_width):
-        out += _band_lines(num_players, band, cells, face_down, width, headers, zone_notes)
+    for k, band in enumerate(_bands(num_players, width, max_width)):
+        lines = _band_lines(num_players, band, cells, face_down, width, headers, zone_notes)
+        out += [lines[0], *lines[2:]] if labels_once and k else lines
     return out
 
 
@@ -250,7 +253,33 @@ def _seat_word(seat: int, viewer: int | None) -> str:
     return "you" if seat == viewer else f"seat {seat}"
 
 
-def _legend(n: int, viewer: int | None = None, max_width: int | None = None) -> list[str]:
+def _ghosts(num_players: int, bands: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """``(seat, zone)`` of each band's far-left column: ``seat``'s column 3 closing ``zone``."""
+    return [((band[0] + 1) % num_players, band[0]) for band in bands]
+
+
+def _legend(
+    n: int,
+    viewer: int | None = None,
+    max_width: int | None = None,
+    *,
+    bands: Sequence[Sequence[int]] | None = None,
+    face_down: bool = True,
+) -> list[str]:
+    """The legend in words: the zones, the far-left column, the notes and the symbols.
+
+    ``bands`` are the seats of each band of grids as drawn (one band by default);
+    ``face_down`` says whether the notes under the zones may count face-down cards.
+    """
+    ghosts = _ghosts(n, bands or [list(range(n - 1, -1, -1))])
+    far = []
+    for seat, zone in ghosts:
+        whose = "your column 3" if seat == viewer else f"column 3 of seat {seat}"
+        closes = "your zone" if zone == viewer else f"zone {zone}"
+        far.append(f"s{seat} (c3) repeats {whose}, where it closes {closes}")
+    far_left = ("At the far left, " if len(far) == 1 else "At the far left of each band, ") + (
+        "; ".join(far) + "."
+    )
     if viewer is not None:
         lft, rgt = (viewer + 1) % n, (viewer - 1) % n
         neighbour = "your only neighbour" if n == 2 else "your left neighbour"
@@ -258,7 +287,7 @@ def _legend(n: int, viewer: int | None = None, max_width: int | None = None) -> 
         text = (
             f"Your zone (zone {viewer}) is your grid plus the bracketed column 3 just left "
             f"of it: column 3 of seat {lft}, {neighbour}. Your own column 3 is also in "
-            f"zone {rgt} ({other}). ## is a face-down card, . a gap."
+            f"zone {rgt} ({other}). {far_left}"
         )
     else:
         text = (
@@ -266,7 +295,50 @@ def _legend(n: int, viewer: int | None = None, max_width: int | None = None) -> 
             "which is its left neighbour's, so every [c3] is in two zones. Column 3 of "
             f"seat 0 is repeated at the far left, where it closes zone {n - 1}."
         )
+        if len(ghosts) > 1:
+            text += " " + far_left
+    if face_down:
+        text += (
+            " Under each zone: the sum of its face-up cards (sum), then how many of its "
+            "cards lie face down. ## is a face-down card, . a gap."
+        )
+    else:
+        text += " Under each zone: the sum of its cards."
     return textwrap.wrap(text, max_width or 80)
+
+
+def _compact_legend(
+    n: int,
+    viewer: int | None,
+    max_width: int | None,
+    bands: Sequence[Sequence[int]],
+    example: str,
+) -> list[str]:
+    """The legend in two short lines (at 80 columns), for a table drawn with ``compact``.
+
+    ``example`` is a zone note as drawn (``sum 3, 13 ##``) to explain.
+    """
+    shown, _, hidden = example.removeprefix("sum ").partition(", ")
+    hidden = hidden.removesuffix(" ##")
+    if hidden:
+        notes = f"{example} = face-up sum {shown} and {hidden} face-down cards (##); . = gap"
+    else:
+        notes = f"{example} = the zone's face-up sum; ## = a face-down card, . = gap"
+    ghosts = _ghosts(n, bands)
+    if len(ghosts) == 1:
+        seat = ghosts[0][0]
+        again = "your c3" if seat == viewer else f"seat {seat}'s c3"
+        far = f"far left, s{seat} (c3) = {again} again"
+    else:
+        far = "far left, sK (c3) = seat K's c3 again"
+    if viewer is None:
+        zones = "Zone p: seat p's grid + [c3] on its left"
+    else:
+        zones = f"Your zone {viewer} = your grid + seat {(viewer + 1) % n}'s [c3]"
+    lines = [f"Legend: {notes}.", f"{zones}; {far}."]
+    if max_width is None:
+        return lines
+    return [part for line in lines for part in wrap_words(line, max_width, "  ")]
 
 
 def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
@@ -323,8 +395,14 @@ def status_text(state: GameState) -> str:
     if phase is Phase.KNOCKER_SWAP:
         return turn + f"seat {who} swaps in the {held} given by seat {drawer}"
     if phase is Phase.TAKE:
-        return turn + f"seat {who} takes a card from seat {state.knocker}'s area"
+        return turn + f"seat {who} takes a card from {_take_from(state)}"
     return turn + f"seat {who} swaps the card taken from seat {state.knocker} into its zone"
+
+
+def _take_from(state: GameState) -> str:
+    """Where the drawer of a knock exchange takes a card: ``seat k's zone`` (or ``grid``)."""
+    whole = "grid" if state.config.take_area == "own" else "zone"
+    return f"seat {state.knocker}'s {whole}"
 
 
 def _piles(state: GameState) -> str:
@@ -358,7 +436,7 @@ def _held(state: GameState, viewer: int | None = None) -> str:
     if phase is Phase.HOLD_TAKEN:
         drawer = state.current_player
         assert drawer is not None
-        taken = f"taken from seat {state.knocker}'s area"
+        taken = f"taken from {_take_from(state)}"
         if not state.held_was_face_down:
             return f"Held: {_subject(drawer, viewer, 'hold')} the {held}, {taken}"
         if viewer == drawer:
@@ -499,7 +577,8 @@ def render_table(
     ``0`` left to right, so that each zone is five consecutive columns, a ``+-- zone
     p --+`` bracket under each zone, and under it the zone's face-up sum and its
     count of face-down cards in words (``sum 28`` / ``+ 10 face-down``). The seat to
-    act is marked ``*seat p*``. A legend in words closes the drawing.
+    act is marked ``*seat p*``. A legend in words closes the drawing: the zones, the
+    far-left column of each band, the notes under the zones and the symbols.
 
     A card that only one seat has seen (a card the drawer took face down in a knock
     exchange, the face-down card a knocker replaced, A37) is named only in the
@@ -514,7 +593,10 @@ def render_table(
             grids are drawn in two bands, one above the other, when one band is
             wider, and long header lines are wrapped. ``None`` never wraps.
         compact: write each zone's sum and face-down count on one line
-            (``sum 16, 12 ##``), one line shorter per band of grids.
+            (``sum 16, 12 ##``), the column labels above the first band only, and
+            the legend in two short lines (at 80 columns) that explain the notes,
+            ``##`` and ``.``, the zone of ``viewer`` and the far-left column: a
+            screen of six seats on 80x24 keeps its legend.
 
     Returns:
         The drawing, lines joined by newlines, without a trailing newline. Face-down
@@ -540,7 +622,8 @@ def render_table(
     for s in range(n):
         name = f"seat {s} you" if s == viewer else f"seat {s}"
         headers.append(f"*{name}*" if s == who else (f"seat {s} (you)" if s == viewer else name))
-    notes = [_zone_note(state, s, compact is True) for s in range(n)]
+    compact = compact is True
+    notes = [_zone_note(state, s, compact) for s in range(n)]
     head = [
         f"Round {state.round} of {ROUNDS} | {status_text(state)}",
         _piles(state),
@@ -550,9 +633,16 @@ def render_table(
         _totals(state.totals),
     ]
     lines = _fit(head, max_width)
-    lines += _grid_lines(n, state.cells, state.face_down, width, headers, notes, max_width)
-    if legend:
-        lines += _legend(n, viewer, max_width)
+    lines += _grid_lines(
+        n, state.cells, state.face_down, width, headers, notes, max_width, labels_once=compact
+    )
+    bands = _bands(n, width, max_width)
+    if legend and compact:
+        mine = notes[0 if viewer is None else viewer][0]
+        example = next((note[0] for note in notes if note[0].endswith("##")), mine)
+        lines += _compact_legend(n, viewer, max_width, bands, mine if "##" in mine else example)
+    elif legend:
+        lines += _legend(n, viewer, max_width, bands=bands)
     return "\n".join(lines)
 
 
@@ -590,7 +680,7 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
     lines = [f"Round {result.round} is over: every card is turned up.", ""]
     lines += _grid_lines(n, result.cells, 0, width, headers, notes, max_width)
     if legend:
-        lines += _legend(n, None, max_width)
+        lines += _legend(n, None, max_width, bands=_bands(n, width, max_width), face_down=False)
     lines.append("")
     ender = result.ender
     if ender is None:
@@ -747,6 +837,28 @@ def _settled_cells(state: GameState, action: Action) -> list[int | None]:
     return cells
 
 
+def _turned_up(state: GameState, after: GameState) -> list[int]:
+    """The cells that were face down in ``state`` and are face up in ``after``."""
+    return [
+        i
+        for i in range(len(state.cells))
+        if state.face_down >> i & 1 and not after.face_down >> i & 1
+    ]
+
+
+def _removed_cards(state: GameState, action: Action, after: GameState) -> list[tuple[int, int]]:
+    """The cells (flat indices) and values of the triples that settling ``action`` removed."""
+    round_over = after.round != state.round or after.is_terminal
+    settled = round_over or after.phase in (Phase.DRAW, Phase.SETUP)
+    if not isinstance(action, (Reveal, Swap, Discard)) or not settled:
+        return []
+    end_cells = after.last_round.cells if round_over and after.last_round else after.cells
+    before = _settled_cells(state, action)
+    return [
+        (i, value) for i, value in enumerate(before) if value is not None and end_cells[i] is None
+    ]
+
+
 def describe_outcome(state: GameState, action: Action, after: GameState) -> tuple[str, ...]:
     """Sentences for what happened by itself when ``action`` took ``state`` to ``after``.
 
@@ -770,11 +882,7 @@ def describe_outcome(state: GameState, action: Action, after: GameState) -> tupl
         and after.round == state.round
         and _simultaneous_setup(state)
     ):
-        turned = [
-            i
-            for i in range(len(state.cells))
-            if state.face_down >> i & 1 and not after.face_down >> i & 1
-        ]
+        turned = _turned_up(state, after)
         if turned:
             positions = state.geometry.positions
             named: dict[int, list[str]] = {}
@@ -792,38 +900,28 @@ def describe_outcome(state: GameState, action: Action, after: GameState) -> tupl
     if isinstance(action, DrawDeck) and after.refills > state.refills:
         out.append("The draw pile was empty: the discard pile was reshuffled into a new one.")
     round_over = after.round != state.round or after.is_terminal
-    settled = round_over or after.phase in (Phase.DRAW, Phase.SETUP)
-    if isinstance(action, (Reveal, Swap, Discard)) and settled:
-        end_cells = after.last_round.cells if round_over and after.last_round else after.cells
-        before = _settled_cells(state, action)
-        removed = [
-            i for i, value in enumerate(before) if value is not None and end_cells[i] is None
-        ]
-        if removed:
-            positions = state.geometry.positions
-            counts: dict[int, int] = {}
-            for i in removed:
-                value = before[i]
-                assert value is not None
-                counts[value] = counts.get(value, 0) + 1
-            kinds = " and ".join(f"{_count_word(k)} {v}s" for v, k in sorted(counts.items()))
-            by_seat: dict[int, list[str]] = {}
-            for i in removed:
-                by_seat.setdefault(positions[i].player, []).append(_cell(positions[i]))
-            where = _and_list(
-                [f"seat {seat}'s {_and_list(cells)}" for seat, cells in by_seat.items()]
-            )
-            dest = (
-                "go out of play"
-                if state.config.removed_cards == "out_of_play"
-                else "go onto the discard pile"
-            )
-            out.append(f"Triple: {kinds} at {where} {dest}.")
+    removed = _removed_cards(state, action, after)
+    if removed:
+        positions = state.geometry.positions
+        counts: dict[int, int] = {}
+        for _, value in removed:
+            counts[value] = counts.get(value, 0) + 1
+        kinds = " and ".join(f"{_count_word(k)} {v}s" for v, k in sorted(counts.items()))
+        by_seat: dict[int, list[str]] = {}
+        for i, _ in removed:
+            by_seat.setdefault(positions[i].player, []).append(_cell(positions[i]))
+        where = _and_list([f"seat {seat}'s {_and_list(cells)}" for seat, cells in by_seat.items()])
+        dest = (
+            "go out of play"
+            if state.config.removed_cards == "out_of_play"
+            else "go onto the discard pile"
+        )
+        out.append(f"Triple: {kinds} at {where} {dest}.")
     if after.round == state.round and state.ender is None and after.ender is not None:
         ender = after.ender
-        area = "own grid" if state.config.round_end == "own_grid" else "zone"
+        whole = "own grid" if state.config.round_end == "own_grid" else "zone"
         out.append(
-            f"Seat {ender} has every card of its {area} face up: each other player "
+            f"Seat {ender} has every card of its {whole} face up: each other player "
             "gets one last turn, then the round ends."
         )
     if round_over and after.last_round is not None and after.last_round.ender is None:

@@ -46,6 +46,7 @@ import contextlib
 import json
 import os
 import secrets
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ from allegra_rules.cli._common import (
 )
 from allegra_rules.cli._demo import play_demo, read_record, run_demo, run_replay
 from allegra_rules.cli._interrupt import catching_interrupts, interrupted
-from allegra_rules.cli._play import EndOfInput, PlayResult, run_play
+from allegra_rules.cli._play import EndOfInput, GameInterrupted, PlayResult, run_play
 from allegra_rules.cli._rules import rules_data, rules_text
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset_id, preset_names
@@ -620,6 +621,21 @@ def _cmd_play(args: argparse.Namespace) -> int:
     bot_names = parse_bots(args.bots, args.players - 1, "there are", "bot seats")
     check_save_path(args.save)
     echo = not sys.stdin.isatty()
+    saving = None if args.save is None else str(args.save)
+
+    def keep(actions: tuple[Action, ...], path: Path, auto_pass: bool, over: bool) -> None:
+        save_record(path, args.players, config, seed, actions)
+        print(f"Saved the game record to {str(path)!r}.", flush=True)
+        if over:
+            print(f"Watch it again turn by turn: {PROG} replay {shlex.quote(str(path))}")
+            return
+        again = [PROG, "play", "--resume", str(path), "--seat", str(args.seat)]
+        if args.bots is not None:
+            again += ["--bots", args.bots]
+        if auto_pass:
+            again.append("--auto-pass")
+        print(f"Continue it with: {shlex.join(again)}", flush=True)
+
     try:
         result: PlayResult = run_play(
             args.players,
@@ -634,6 +650,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             auto_pass=args.auto_pass,
             pauses=sys.stdin.isatty() and sys.stdout.isatty(),
             history=history,
+            saving=saving,
         )
     except ValueError as exc:
         if not history:
@@ -642,16 +659,46 @@ def _cmd_play(args: argparse.Namespace) -> int:
     except EndOfInput as exc:
         # Like q: the game so far is saved, then the documented exit code 1.
         if args.save is not None and exc.result is not None:
-            save_record(args.save, args.players, config, seed, exc.result.actions)
-            print(f"Saved the game record to {str(args.save)!r}.", flush=True)
+            keep(exc.result.actions, args.save, exc.result.auto_pass, False)
         raise CommandError("the input ended before the game was over") from None
+    except GameInterrupted as exc:
+        print(flush=True)  # end the prompt's line
+        if args.save is not None:
+            keep(exc.result.actions, args.save, exc.result.auto_pass, False)
+        raise KeyboardInterrupt from None
     except KeyboardInterrupt:
         print(flush=True)  # end the prompt's line
         raise
-    if args.save is not None:
-        save_record(args.save, args.players, config, seed, result.actions)
-        print(f"Saved the game record to {str(args.save)!r}.")
+    path = args.save if result.save is None else Path(result.save).expanduser()
+    if path is not None:
+        check_save_path(path)
+        keep(result.actions, path, result.auto_pass, not result.quit)
+    elif not result.quit:
+        path = _offer_replay(interactive=sys.stdin.isatty() and sys.stdout.isatty())
+        if path is not None:
+            keep(result.actions, path, result.auto_pass, True)
     return 0
+
+
+def _offer_replay(*, interactive: bool) -> Path | None:
+    """After a game played without ``--save``: the file to keep it in, if the person names one."""
+    if not interactive:
+        print(f"To watch a game again, play it with --save FILE, then: {PROG} replay FILE.")
+        return None
+    while True:
+        try:
+            answer = input("Keep this game to watch it again? A file name saves it; Enter ends: ")
+        except EOFError:
+            return None
+        if not answer.strip():
+            return None
+        path = Path(answer.strip()).expanduser()
+        try:
+            check_save_path(path)
+        except UsageError as exc:
+            print(f"{exc}; try another name.")
+            continue
+        return path
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:

@@ -9,11 +9,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from allegra_rules.actions import Action, Discard, DrawDeck, Give, Knock, Pass, Swap
+from allegra_rules.actions import (
+    Action,
+    Discard,
+    DrawDeck,
+    DrawDiscard,
+    Give,
+    Knock,
+    Pass,
+    Reveal,
+    Swap,
+    Take,
+)
 from allegra_rules.config import RuleConfig
+from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset
 from allegra_rules.records import GameRecord
 from allegra_rules.render import (
+    _removed_cards,
+    _turned_up,
     card_text,
     describe_action,
     describe_outcome,
@@ -160,8 +174,9 @@ class Narrator:
             ``"rounds"`` (one line per round) or ``"quiet"`` (the scores only).
         max_width: the widest line of a drawn table (the terminal's width), or
             ``None`` to draw every table in one band.
-        brief: in the ``"turns"`` style, leave out the passes of knock windows and
-            start each line with ``Turn t, seat p:`` only.
+        brief: in the ``"turns"`` style, leave out the passes of knock windows, tell
+            each action in the fewest words (``seat 4 keeps the 5 at (1, 3) and
+            discards a 9``, ``you knock``) and start each line with ``Turn t:`` only.
         round_reports: write the revealed table and the scores when a round ends,
             then the next round's heading (``play`` writes them itself when it
             waits for a key in between).
@@ -236,7 +251,7 @@ class Narrator:
     def step(self, state: GameState, action: Action, after: GameState) -> None:
         """Narrate ``action`` taking ``state`` to ``after``, and what settling did."""
         sentences = [describe_action(state, action, viewer=self.you)]
-        sentences += _fate(state, action)
+        sentences += _fate(state, action, plain=self.style != "full")
         sentences += describe_outcome(state, action, after)
         round_over = after.round != state.round or after.is_terminal
         if self.style == "full":
@@ -262,15 +277,14 @@ class Narrator:
         self._count(state, action, after)
         if self.style == "turns":
             if not self.brief:
-                self._turn.append(_short(sentences[0], state))
-                self._turn += [_lower(line.rstrip(".")) for line in sentences[1:]]
+                self._turn += [_lower(line.rstrip(".")) for line in sentences]
             else:
-                self._turn += _brief(state, action, sentences)
+                self._turn += _brief(state, action, after, self.you)
             if round_over or after.phase is Phase.DRAW:
                 self._flush_turn(state)
         if round_over:
             if self.style in ("turns", "rounds"):
-                self.say_wrapped(_round_line(after, self._counts))
+                self.say_wrapped(_round_line(after, self._counts, self.you))
             self._counts = {}
 
     def _count(self, state: GameState, action: Action, after: GameState) -> None:
@@ -288,9 +302,9 @@ class Narrator:
             head = f"Round {state.round} setup: "
         else:
             final = " (last turn)" if state.ender is not None else ""
-            head = f"Round {state.round} turn {state.turns_played}{final}, seat {state.drawer}: "
-            if self.brief:
-                head = f"Turn {state.turns_played}{final}, seat {state.drawer}: "
+            head = f"Turn {state.turns_played}{final}: "
+            if not self.brief:
+                head = f"Round {state.round} turn {state.turns_played}{final}: "
         self.say_wrapped(head + "; ".join(self._turn) + ".")
         self._turn = []
 
@@ -324,11 +338,12 @@ class Narrator:
             self._flush_turn(state)
 
 
-def _fate(state: GameState, action: Action) -> list[str]:
+def _fate(state: GameState, action: Action, *, plain: bool = False) -> list[str]:
     """What became of a drawn card that others knocked for, when the drawer keeps it.
 
     A give says so itself; a swap or a discard after knocks gets a sentence saying
-    that the knockers do not get the card.
+    that the knockers do not get the card (``plain``: a sentence that starts with
+    its subject and names the card instead of saying "it").
     """
     if state.phase is not Phase.HOLD_DECK or not state.knockers:
         return []
@@ -336,6 +351,9 @@ def _fate(state: GameState, action: Action) -> list[str]:
         return []
     knockers = [f"seat {seat}" for seat in state.knockers]
     who = knockers[0] if len(knockers) == 1 else ", ".join(knockers[:-1]) + " and " + knockers[-1]
+    if plain:
+        kept = "keeps" if isinstance(action, Swap) else "discards"
+        return [f"{who} knocked for the {state.held} but seat {state.drawer} {kept} the card."]
     verb = "does" if len(knockers) == 1 else "do"
     kept = "keeps it" if isinstance(action, Swap) else "discards it"
     return [
@@ -344,47 +362,177 @@ def _fate(state: GameState, action: Action) -> list[str]:
     ]
 
 
-def _brief(state: GameState, action: Action, sentences: Sequence[str]) -> list[str]:
-    """The fewest words for an action in a one-line turn (passes say nothing).
+def _subject(seat: int, you: int | None, yours: str, theirs: str) -> str:
+    """``you`` and ``yours`` for the seat ``you``, else ``seat k`` and ``theirs``."""
+    return f"you {yours}" if seat == you else f"seat {seat} {theirs}"
 
-    The common moves get short forms (``draws a 7``, ``puts it at (1, 2), discarding the
-    9``); the rest keep their full sentence. Every card named is one the sentence for
-    this seat names too.
+
+def _at(pos: Pos, actor: int, you: int | None) -> str:
+    """A cell as seat ``actor`` does something at it: ``(r, c)`` its own, else whose it is."""
+    cell = f"({pos.row}, {pos.col})"
+    if pos.player == actor:
+        return cell
+    if pos.player == you:
+        return f"your {cell}"
+    return f"seat {pos.player}'s {cell}"
+
+
+def _brief(state: GameState, action: Action, after: GameState, you: int | None) -> list[str]:
+    """The clauses of an action in a one-line turn, each starting with its subject.
+
+    The actor is ``seat k`` or, for the person's seat ``you``, ``you``; passes say
+    nothing. A card is named wherever the full narration for ``you`` names it
+    ([`describe_action`][allegra_rules.render.describe_action] with ``viewer=you``):
+    a face-down card that a knock exchange moves is named only to the seat that
+    sees it. What settling did follows (triples, the round end), in clauses of their
+    own.
     """
+    clauses = [] if isinstance(action, Pass) else [_brief_action(state, action, after, you)]
+    simultaneous = getattr(state.config, "setup_reveals", "") == "simultaneous"
+    if isinstance(action, Reveal) and state.phase is Phase.SETUP and simultaneous:
+        by_seat: dict[int, list[str]] = {}
+        for i in _turned_up(state, after) if after.round == state.round else ():
+            pos = state.geometry.positions[i]
+            value = state.cells[i]
+            assert value is not None
+            by_seat.setdefault(pos.player, []).append(
+                f"{card_text(value)} at {_at(pos, pos.player, you)}"
+            )
+        for seat, cards in by_seat.items():
+            clauses.append(_subject(seat, you, "show", "shows") + " " + _and(cards))
+    removed = _removed_cards(state, action, after)
+    if removed:
+        positions = state.geometry.positions
+        values = sorted({value for _, value in removed})
+        where: dict[int, list[str]] = {}
+        for i, _ in removed:
+            pos = positions[i]
+            where.setdefault(pos.player, []).append(f"({pos.row}, {pos.col})")
+        cells = _and(
+            [
+                ("your " if seat == you else f"seat {seat}'s ") + ", ".join(places)
+                for seat, places in where.items()
+            ]
+        )
+        out = state.config.removed_cards == "out_of_play"
+        if len(removed) == 3:
+            subject, verb = f"a triple of {values[0]}s", "goes"
+        else:
+            subject, verb = f"triples of {_and([f'{v}s' for v in values])}", "go"
+        clauses.append(
+            f"{subject} at {cells} {verb} {'out of play' if out else 'onto the discard pile'}"
+        )
+    if after.round == state.round and state.ender is None and after.ender is not None:
+        whole = "grid" if state.config.round_end == "own_grid" else "zone"
+        clauses.append(
+            _subject(after.ender, you, f"have your whole {whole}", f"has its whole {whole}")
+            + " face up: each other seat gets one last turn"
+        )
+    round_over = after.round != state.round or after.is_terminal
+    if round_over and after.last_round is not None and after.last_round.ender is None:
+        clauses.append("the round reaches its turn limit and ends")
+    return clauses
+
+
+def _brief_action(state: GameState, action: Action, after: GameState, you: int | None) -> str:
+    """The clause of one action (not a pass) for ``_brief``."""
+    who = state.current_player
+    assert who is not None
     held = state.held
     phase = state.phase
-    who = state.current_player
-    rest = [_lower(line.rstrip(".")) for line in sentences[1:]]
-    if isinstance(action, Pass):
-        return []
-    if isinstance(action, Knock):
-        return [f"seat {who} knocks"]
-    if isinstance(action, Swap) and phase in (Phase.HOLD_DECK, Phase.HOLD_DISCARD):
-        old = state.card(action.pos)
-        cell = f"({action.pos.row}, {action.pos.col})"
-        if action.pos.player != who:
-            cell = f"seat {action.pos.player}'s {cell}"
-        text = f"puts it at {cell}, discarding the {old}"
-        if state.knockers and phase is Phase.HOLD_DECK:
-            rest = [f"keeps it ({_seats(state.knockers)} knocked)", *rest[1:]]
-        return [text, *rest]
-    if isinstance(action, Discard) and phase is Phase.HOLD_DECK:
-        text = "discards it" if held is not None else _short(sentences[0], state)
-        if state.knockers:
-            rest = [f"({_seats(state.knockers)} knocked)", *rest[1:]]
-        return [text, *rest]
-    if isinstance(action, Give):
-        return [f"gives it to seat {action.player}", *rest]
-    first = _short(sentences[0], state)
+
+    def say(yours: str, theirs: str) -> str:
+        return _subject(who, you, yours, theirs)
+
+    if isinstance(action, Reveal):
+        where = _at(action.pos, who, you)
+        if phase is Phase.SETUP and getattr(state.config, "setup_reveals", "") == "simultaneous":
+            return say(f"name {where} face down", "names a cell face down")
+        value = state.card(action.pos)
+        assert value is not None
+        if phase is Phase.SETUP:
+            return say(
+                f"reveal {card_text(value)} at {where}", f"reveals {card_text(value)} at {where}"
+            )
+        return say(
+            f"turn up {card_text(value)} at {where}", f"turns up {card_text(value)} at {where}"
+        )
     if isinstance(action, DrawDeck):
-        first = first.replace(" from the draw pile", "")
-    return [first, *rest]
+        drawn = after.held
+        assert drawn is not None
+        text = card_text(drawn)
+        if not state.draw_pile:
+            text += " from a new draw pile (the discard pile but its top card, reshuffled)"
+        return say(f"draw {text}", f"draws {text}")
+    if isinstance(action, DrawDiscard):
+        text = f"the {state.discard_top} from the discard pile"
+        return say(f"take {text}", f"takes {text}")
+    if isinstance(action, Knock):
+        return say("knock", "knocks")
+    if isinstance(action, Give):
+        to = "you" if action.player == you else f"seat {action.player}"
+        return say(f"give the {held} to {to}", f"gives the {held} to {to}")
+    if isinstance(action, Discard):
+        if phase is Phase.HOLD_DISCARD:
+            clause = say(
+                f"put the {held} back on the discard pile",
+                f"puts the {held} back on the discard pile",
+            )
+        else:
+            clause = say(f"discard the {held}", f"discards the {held}")
+        if after.phase is not Phase.FLIP:
+            clause += " (no face-down card is left to turn up)"
+        return clause
+    if isinstance(action, Take):
+        owner = _at(action.pos, who, you)
+        if state.is_face_up(action.pos):
+            text = f"the {state.card(action.pos)} from {owner}"
+            return say(f"take {text}", f"takes {text}")
+        value = state.card(action.pos)
+        assert value is not None
+        return say(f"take the face-down {value} at {owner}", f"takes the face-down card at {owner}")
+    assert isinstance(action, Swap)
+    where = _at(action.pos, who, you)
+    old = state.card(action.pos)
+    assert old is not None
+    if phase is Phase.KNOCKER_SWAP:
+        if state.is_face_up(action.pos):
+            return say(
+                f"swap the {held} in at {where} and take the {old} into your hand",
+                f"swaps the {held} in at {where} and takes the {old} into its hand",
+            )
+        return say(
+            f"swap the {held} in at {where} and take the face-down {old} there into your hand",
+            f"swaps the {held} in at {where} and takes the face-down card there into its hand",
+        )
+    if phase is Phase.HOLD_TAKEN:
+        knocker = state.knocker
+        gap = state.taken_at
+        assert knocker is not None and gap is not None
+        hole = _at(state.geometry.positions[gap], knocker, you)
+        filler = state.in_hand[0][1]
+        fill = _subject(
+            knocker,
+            you,
+            f"fill the gap at {hole} with the {filler} from your hand",
+            f"fills the gap at {hole} with the {filler} from its hand",
+        )
+        swap = say(
+            f"put the {held} at {where} and discard {card_text(old)}",
+            f"puts the {held} at {where} and discards {card_text(old)}",
+        )
+        return f"{swap}; {fill}"
+    verb = ("keep", "keeps") if phase is Phase.HOLD_DECK else ("put", "puts")
+    return say(
+        f"{verb[0]} the {held} at {where} and discard {card_text(old)}",
+        f"{verb[1]} the {held} at {where} and discards {card_text(old)}",
+    )
 
 
-def _seats(seats: Sequence[int]) -> str:
-    if len(seats) == 1:
-        return f"seat {seats[0]}"
-    return "seats " + ", ".join(str(seat) for seat in seats)
+def _and(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _plural(count: int, noun: str) -> str:
@@ -395,31 +543,27 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-def _short(sentence: str, state: GameState) -> str:
-    """An action's sentence for a one-line turn: the drawer's own ``Seat d`` dropped."""
-    text = sentence.rstrip(".")
-    prefix = f"Seat {state.drawer} "
-    if state.phase is not Phase.SETUP and text.startswith(prefix):
-        return text[len(prefix) :]
-    return _lower(text)
+def _round_line(after: GameState, counts: dict[str, int], you: int | None = None) -> str:
+    """One line for a finished round: its length, its events and its scoring.
 
-
-def _round_line(after: GameState, counts: dict[str, int]) -> str:
-    """One line for a finished round: its length, its events and its scoring."""
+    The person's seat ``you`` is called ``you``.
+    """
     result = after.last_round
     assert result is not None
     if result.ender is None:
-        ending = "stopped at the turn limit (nobody doubled)"
+        ending = "the round stopped at the turn limit (nobody doubled)"
     else:
         doubled = "doubled" if result.doubled else "not doubled"
-        ending = f"seat {result.ender} ended it ({doubled})"
+        ending = f"{_subject(result.ender, you, 'ended', 'ended')} the round ({doubled})"
     turns = counts.get("turns", 0)
     events = ", ".join(
         _plural(counts.get(key, 0), noun)
         for key, noun in (("Knock", "knock"), ("Give", "exchange"), ("triples", "triple"))
     )
     events = f"{_plural(turns, 'turn')}, {events}"
-    scores = ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.scores))
+    scores = ", ".join(
+        f"{'you' if s == you else f'seat {s}'}: {v}" for s, v in enumerate(result.scores)
+    )
     history = after.round_scores[: result.round]
     totals = ", ".join(str(sum(round_[s] for round_ in history)) for s in range(after.num_players))
     return f"Round {result.round} over: {events}; {ending}; scores {scores}; totals {totals}."

@@ -24,7 +24,7 @@ def summary_text(config: RuleConfig) -> str:
         "three_or_more": "(with 3 or more players) the others are asked in turn",
         "never": "(never in this game) the others would be asked",
     }[config.knocking]
-    area = "grid" if config.round_end == "own_grid" else "zone (with the neighbour's column)"
+    whole = "grid" if config.round_end == "own_grid" else "zone (with the neighbour's column)"
     paragraphs = [
         "Allegra in one screen (h moves: how to type; h options: this game's rules)",
         "The lowest total after 3 rounds wins. Your zone: your 3x4 grid plus column 3 of "
@@ -39,10 +39,11 @@ def summary_text(config: RuleConfig) -> str:
         "that moves is seen only by the player holding it, until it lies face up.",
         "TRIPLES: three equal face-up cards in a zone row (5 cards) or a grid column leave "
         "the table at once; the gaps stay empty.",
-        f"ROUND END: when a player's whole {area} is face up, every other player has one "
+        f"ROUND END: when a player's whole {whole} is face up, every other player has one "
         "more turn. Then all cards turn up and each zone is summed (a shared column counts "
         "twice). The round-ender's sum is doubled unless it is the lowest; play asks before "
-        "a move of yours ends the round.",
+        "a move of yours ends the round. Another player's move that turns up your last "
+        "face-down card (a swap into your column 3, an exchange) makes you the ender.",
     ]
     lines: list[str] = []
     for paragraph in paragraphs:

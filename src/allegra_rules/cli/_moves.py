@@ -123,7 +123,7 @@ def move_number(state: GameState, action: Action, you: int) -> int:
         return GIVE_NUMBER + state.knockers.index(action.player)
     assert isinstance(action, (Reveal, Swap, Take))
     number = cell_number(action.pos, area_owner(state, you), state.num_players)
-    assert number is not None, "a cell move lies in its area's zone"
+    assert number is not None, "a cell move lies in the zone of area_owner"
     return number
 
 
@@ -354,11 +354,12 @@ def _why_not_cell(state: GameState, pos: Pos, verb: str, you: int) -> str:
     if verb == "r" and state.is_face_up(pos):
         return f"the card at {where} is already face up"
     if verb == "t":
-        return f"{where} is not a card you may take from seat {state.knocker}'s area"
-    area = "zone" if state.config.swap_area == "zone" or verb == "r" else "own grid"
+        whole = "grid" if state.config.take_area == "own" else "zone"
+        return f"{where} is not a card you may take from seat {state.knocker}'s {whole}"
+    whole = "zone" if state.config.swap_area == "zone" or verb == "r" else "own grid"
     if verb == "r" and state.config.reveal_area == "own":
-        area = "own grid"
-    return f"{where} is not in your {area}"
+        whole = "own grid"
+    return f"{where} is not in your {whole}"
 
 
 def accepted(state: GameState, you: int) -> str:

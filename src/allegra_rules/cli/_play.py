@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import random
 import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import attrs
@@ -22,7 +24,13 @@ from allegra_rules.actions import (
     Take,
 )
 from allegra_rules.bots import Bot
-from allegra_rules.cli._common import Narrator, clockwise_line, terminal_size
+from allegra_rules.cli._common import (
+    Narrator,
+    UsageError,
+    check_save_path,
+    clockwise_line,
+    terminal_size,
+)
 from allegra_rules.cli._help import moves_text, options_text, summary_text
 from allegra_rules.cli._interrupt import interrupted
 from allegra_rules.cli._moves import (
@@ -36,6 +44,7 @@ from allegra_rules.cli._moves import (
     tokens,
 )
 from allegra_rules.config import RuleConfig
+from allegra_rules.determinize import determinize
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.render import render_round_end, render_table, wrap_words
@@ -43,6 +52,7 @@ from allegra_rules.simulate import BOT_KINDS, bot_seed
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS, apply, legal_actions, new_game
 from allegra_rules.triples import new_triples
+from allegra_rules.views import observe
 
 
 class EndOfInput(Exception):
@@ -65,11 +75,48 @@ class PlayResult:
         state: the last state (terminal unless the person quit).
         actions: every action played, in order.
         quit: whether the person quit before the end.
+        save: the file the person named when quitting (``q``, then a file name) to
+            save the game in, or ``None``.
+        auto_pass: whether auto-pass was on when the game stopped.
     """
 
     state: GameState
     actions: tuple[Action, ...]
     quit: bool
+    save: str | None = None
+    auto_pass: bool = False
+
+
+class GameInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``run_play``: a ``KeyboardInterrupt`` that carries the game so far.
+
+    Attributes:
+        result: the game up to the interrupt (``quit`` is true).
+    """
+
+    def __init__(self, result: PlayResult) -> None:
+        super().__init__("interrupted")
+        self.result = result
+
+
+def seat_picture(state: GameState, you: int) -> GameState:
+    """A full state made from what seat ``you`` knows of ``state``, and nothing more.
+
+    The hidden cards are filled in by [`determinize`][allegra_rules.determinize.determinize]
+    with a fixed seed, so the result is a function of ``observe(state, you)`` alone:
+    two states that the seat cannot tell apart give the same picture. Everything
+    ``play`` writes before a move is applied is computed from this picture, never
+    from the real state; no text may name one of its made-up hidden cards.
+
+    Examples:
+        >>> import random
+        >>> from allegra_rules import new_game, observe
+        >>> state = new_game(3, seed=5)
+        >>> twin = determinize(observe(state, 1), random.Random(2))
+        >>> seat_picture(state, 1) == seat_picture(twin, 1)
+        True
+    """
+    return determinize(observe(state, you), random.Random(0))
 
 
 def _cell(pos: Pos, you: int) -> str:
@@ -153,9 +200,9 @@ def knock_reason(state: GameState, you: int) -> str | None:
     """Why the card of a knock window would clearly help seat ``you``, or ``None``.
 
     ``--auto-pass`` answers a knock window with a pass by itself unless this gives a
-    reason: the drawn card is ``KNOCK_AT_MOST`` or lower and the seat's swap area
+    reason: the drawn card is ``KNOCK_AT_MOST`` or lower and the seat's swap zone
     shows a face-up ``KNOCK_HIGH_CARD`` or higher, or the drawn card is
-    ``TRIPLE_AT_LEAST`` or higher and, swapped in at a cell of that area, it would
+    ``TRIPLE_AT_LEAST`` or higher and, swapped in at a cell of that zone, it would
     complete a triple. Only what every player sees is used (the
     drawn card and the face-up cards), so the answer tells nothing hidden. (The
     ``greedy`` bot knocks only in windows this asks about.)
@@ -211,7 +258,7 @@ def cell_menu(state: GameState, legal: Sequence[Action], you: int) -> list[str]:
         what = {
             "r": "turn up a face-down card",
             "s": f"swap the {state.held} in",
-            "t": f"take a card from seat {owner}'s area",
+            "t": f"take a card from seat {owner}'s zone",
         }[verb]
         if verb == "s" and state.phase is Phase.KNOCKER_SWAP:
             what += " (the card there goes to your hand)"
@@ -231,52 +278,173 @@ def cell_menu(state: GameState, legal: Sequence[Action], you: int) -> list[str]:
     return lines
 
 
-def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
-    """What to tell the person before ``action`` ends the round, or nothing.
+def _ending(state: GameState, action: Action) -> GameState | None:
+    """The state after ``action`` when it makes a player the round's ender, else ``None``.
 
-    A move ends the round when it leaves a player with every card of its grid (or
-    zone) face up: that depends only on which cards lie face down, which everyone
-    sees, so asking the engine tells the person nothing hidden. The sums shown are
-    the face-up sums the table shows.
+    Whether a move ends the round depends only on which cards lie face down, which
+    every player sees, so this may be asked of a seat's picture.
     """
     after = apply(state, action)
     if state.ender is not None or after.ender is None or after.round != state.round:
+        return None
+    return after
+
+
+def _forced_end(state: GameState, action: Action, you: int) -> Action | None:
+    """A move of seat ``you`` that must follow ``action`` and ends the round, or ``None``.
+
+    After a discard (or a take from the discard pile), the seat may be left with
+    nothing but moves that end the round (its last face-down card to turn up): the
+    question belongs to the move that leads there, while there is still a choice.
+    """
+    if not isinstance(action, (Discard, DrawDiscard)):
+        return None
+    after = apply(state, action)
+    if after.current_player != you or after.round != state.round or after.ender is not None:
+        return None
+    following = legal_actions(after)
+    if following and all(_ending(after, move) is not None for move in following):
+        return following[0]
+    return None
+
+
+def _zone_shown(state: GameState, seat: int, turned: int | None) -> str:
+    """A zone's face-up sum as the table shows it; ``turned`` is a cell about to turn up."""
+    up = down = 0
+    plus = ""
+    for i in state.geometry.zone[seat]:
+        value = state.cells[i]
+        if value is None:
+            continue
+        if i == turned:
+            plus = ", plus the card you turn up"
+        elif state.face_down >> i & 1:
+            down += 1
+        else:
+            up += value
+    return f"{up}{plus}" + (f" (+{down} face-down)" if down else "")
+
+
+def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
+    """What to tell seat ``you`` before ``action`` ends the round, or nothing.
+
+    A move ends the round when it leaves a player with every card of its grid (or
+    zone) face up; a discard does when the only moves left after it do (turning up
+    the last face-down card). That depends only on which cards lie face down, which
+    everyone sees. The sums are the face-up sums the table shows; a card about to
+    be turned up counts as "the card you turn up", never as its value. When every
+    legal move ends the round there is nothing to choose, and nothing is said (the
+    move that led there asked).
+
+    Only what the seat knows is used when ``state`` is the seat's picture
+    ([`seat_picture`][allegra_rules.cli._play.seat_picture]), as ``play`` passes it.
+    """
+    legal = legal_actions(state)
+    if all(_ending(state, move) is not None for move in legal):
         return []
+    after = _ending(state, action)
+    forced = False
+    if after is None:
+        follow = _forced_end(state, action, you)
+        if follow is None:
+            return []
+        forced = True
+        state, action = apply(state, action), follow
+        after = _ending(state, action)
+        assert after is not None
     ender = after.ender
+    assert ender is not None
     config = state.config
     area = "grid" if config.round_end == "own_grid" else "zone"
     who = "you end" if ender == you else f"seat {ender} ends"
+    whose = "your" if ender == you else f"seat {ender}'s"
+    lead = "after this move, every move left to you" if forced else "this move"
     lines = [
-        f"Careful: this move leaves every card of {'your' if ender == you else 'its'} {area} "
-        f"face up, so {who} the round:",
+        f"Careful: {lead} leaves every card of {whose} {area} face up, so {who} the round:",
         "every other player gets one more turn, then all cards turn up and are scored.",
     ]
-    geo = state.geometry
-
-    def shown(seat: int) -> tuple[int, int]:
-        up = down = 0
-        for i in geo.zone[seat]:
-            value = after.cells[i]
-            if value is None:
-                continue
-            if after.face_down >> i & 1:
-                down += 1
-            else:
-                up += value
-        return up, down
-
-    mine, mine_down = shown(ender)
-    others = [(shown(q), q) for q in range(state.num_players) if q != ender]
-    (low, low_down), low_seat = min(others)
+    # A card turned up is unknown until it is: count the table before the move.
+    turned = action.pos.index if isinstance(action, Reveal) else None
+    base = state if turned is not None else after
+    others = [q for q in range(state.num_players) if q != ender]
+    low = min(others, key=lambda q: (_face_up_sum(base, q, turned), q))
     tie = "strictly lowest" if config.ender_tie == "doubled" else "lowest (a tie is enough)"
     zero = "; a sum of 0 or less is never doubled" if config.double_nonpositive == "no" else ""
-    subject = "your" if ender == you else f"seat {ender}'s"
     lines.append(
-        f"Now {subject} zone shows {mine} (+{mine_down} face-down); the lowest other, seat "
-        f"{low_seat}'s, shows {low} (+{low_down} face-down)."
+        f"{whose[:1].upper()}{whose[1:]} zone would show {_zone_shown(base, ender, turned)}; "
+        f"the lowest other, seat {low}'s, shows {_zone_shown(base, low, turned)}."
     )
     lines.append(f"The ender's sum is doubled unless it is the {tie}{zero}.")
     return lines
+
+
+def _face_up_sum(state: GameState, seat: int, turned: int | None) -> int:
+    return sum(
+        value
+        for i in state.geometry.zone[seat]
+        if (value := state.cells[i]) is not None and i != turned and not state.face_down >> i & 1
+    )
+
+
+def asks_before(state: GameState, action: Action, you: int) -> bool:
+    """Whether ``play`` asks seat ``you`` to confirm ``action`` (it ends the round)."""
+    return bool(round_end_warning(state, action, you))
+
+
+def draw_reason(state: GameState, you: int) -> str | None:
+    """Why the discard pile's top card could help seat ``you`` now, or ``None``.
+
+    ``--auto-pass`` draws from the draw pile by itself at the start of the seat's
+    turn unless this gives a reason: the top card is lower than a face-up card of
+    the seat's swap zone, or lower than the mean of the cards the seat has not seen
+    (what a face-down card is worth on average), or it would complete a triple.
+    Only what the seat knows is used. (The ``greedy`` bot takes the discard pile
+    only when this gives a reason.)
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> draw_reason(new_game(3, seed=1), 0) is None  # the setup: nobody draws yet
+        True
+    """
+    if state.phase is not Phase.DRAW or state.current_player != you:
+        return None
+    top = state.discard_top
+    legal = legal_actions(state)
+    if top is None or DrawDiscard() not in legal:
+        return None
+    if DrawDeck() not in legal:
+        return "the draw pile cannot be drawn from"
+    geo = state.geometry
+    area = geo.zone[you] if state.config.swap_area == "zone" else geo.own[you]
+    cells = state.cells
+    face_down = state.face_down
+    up = [i for i in area if cells[i] is not None and not face_down >> i & 1]
+    higher = [i for i in up if (cells[i] or 0) > top]
+    if higher:
+        best = max(higher, key=lambda i: (cells[i] or 0, -i))
+        where = _cell(geo.positions[best], you)
+        return f"the {top} on the discard pile is lower than the {cells[best]} at {where}"
+    own_down = [i for i in geo.own[you] if cells[i] is not None and face_down >> i & 1]
+    if len(own_down) == 1 and own_down[0] in area:
+        where = _cell(geo.positions[own_down[0]], you)
+        return f"the {top}, swapped in at {where}, would turn up your last face-down card"
+    if any(cells[i] is not None and face_down >> i & 1 for i in area):
+        unseen = observe(state, you).unseen_cards()
+        mean = sum(unseen) / len(unseen) if unseen else 0.0
+        if top < mean:
+            return (
+                f"the {top} on the discard pile is lower than a face-down card on average "
+                f"({mean:.1f})"
+            )
+    for i in area if top >= TRIPLE_AT_LEAST else ():
+        if cells[i] is None or (cells[i] == top and not face_down >> i & 1):
+            continue
+        placed = list(cells)
+        placed[i] = top
+        if new_triples(state.config, geo, tuple(placed), face_down & ~(1 << i), (i,)):
+            where = _cell(geo.positions[i], you)
+            return f"the {top} on the discard pile, swapped in at {where}, would complete a triple"
+    return None
 
 
 HELP = moves_text()
@@ -293,7 +461,11 @@ AUTO_PASS_OFF = "Auto-pass is off: you answer every knock window (k or x); a tur
 
 
 class _Quit(Exception):
-    """The person typed ``q``."""
+    """The person typed ``q`` (and confirmed it); ``save`` is a file to save the game in."""
+
+    def __init__(self, save: str | None) -> None:
+        super().__init__("quit")
+        self.save = save
 
 
 class _Session:
@@ -314,8 +486,10 @@ class _Session:
         *,
         pauses: bool = False,
         auto_pass: bool = False,
+        saving: str | None = None,
     ) -> None:
         self.you = you
+        self.saving = saving
         self.inp = inp
         self.out = out
         self.echo = echo
@@ -336,6 +510,18 @@ class _Session:
         for line in _wrap(text, columns):
             self.say(line)
 
+    def table(self, state: GameState, legend: bool, compact: bool = False) -> str:
+        """The table as this seat sees it, at the terminal's width."""
+        columns, _ = terminal_size()
+        return render_table(
+            state, legend=legend, viewer=self.you, max_width=columns, compact=compact
+        )
+
+    def fits(self, text: str, menu: list[str]) -> bool:
+        """Whether a blank line, ``text``, ``menu`` and the prompt fit the terminal."""
+        _, rows = terminal_size()
+        return 1 + text.count("\n") + 1 + len(menu) + 1 <= rows
+
     def screen(
         self, state: GameState, legend: bool, menu: list[str], compact: bool = False
     ) -> list[str]:
@@ -343,25 +529,21 @@ class _Session:
 
         When the whole would push the table's first lines off the screen, the legend
         is left out, then the menu's line explaining the cell numbers. ``compact``
-        leaves both out and writes each zone's sum on one line.
+        writes each zone's sum on one line and the legend in two.
         """
-        columns, rows = terminal_size()
-        legend = legend and not compact
-        text = render_table(
-            state, legend=legend, viewer=self.you, max_width=columns, compact=compact
-        )
-        if legend and text.count("\n") + 1 + len(menu) + 1 > rows:
-            text = render_table(state, legend=False, viewer=self.you, max_width=columns)
-        if compact or text.count("\n") + 1 + len(menu) + 1 > rows:
+        text = self.table(state, legend, compact)
+        if legend and not self.fits(text, menu):
+            text = self.table(state, False, compact)
+        if not self.fits(text, menu):
             menu = [line for line in menu if not line.lstrip().startswith("(1-12 ")]
         return ["", *text.split("\n"), *menu]
 
     def pause(self, text: str) -> None:
-        """Wait for Enter (only a person at a terminal is asked); ``q`` quits."""
+        """Wait for Enter (only a person at a terminal is asked); ``q`` quits as at a prompt."""
         if not self.pauses:
             return
         if tokens(self.read(f"-- {text} --"))[:1] in (["q"], ["quit"]):
-            raise _Quit
+            self.quit()
 
     def moves(self, columns: int) -> tuple[list[str], list[str]]:
         """What happened since the last screen, in full and one line per turn; then forget it."""
@@ -378,13 +560,13 @@ class _Session:
             brief += _wrap(line, columns)
         return full.rstrip("\n").split("\n"), brief
 
-    def show_moves(self, screens: Sequence[list[str]], then: str = "the table") -> list[str]:
+    def show_moves(self, screens: Sequence[list[str]]) -> list[str]:
         """Write what happened since the last screen above the first of ``screens`` it fits.
 
         Each screen is the lines to come under it, its prompt not counted. The moves
-        are written in full when they fit, else one line per turn; when even that
-        fits no screen, they are written page by page, each page waiting for Enter
-        (the last one says that ``then`` comes next).
+        are written in full when they fit, else one line per turn, even when the
+        first of those lines then scroll up: the game never waits for a key between
+        the moves and the table.
 
         Returns:
             The screen to write under the moves.
@@ -397,24 +579,23 @@ class _Session:
                     for line in lines:
                         self.say(line)
                     return screen
+        # Even one line per turn does not fit: all of them all the same, the first
+        # scrolling up (no key to press; m shows every action again).
         screen = screens[-1]
-        room = rows - len(screen) - 1
-        lines = brief
-        while lines and len(lines) > room:
-            page, lines = lines[: rows - 1], lines[rows - 1 :]
-            for line in page:
-                self.say(line)
-            self.pause(
-                "more: press Enter" if lines and len(lines) > room else f"press Enter for {then}"
-            )
-        for line in lines:
+        if brief and len(brief) + len(screen) + 1 > rows:
+            brief[0] = "Since your last move (scroll up for the first lines; m shows all):"
+        for line in brief:
             self.say(line)
         return screen
 
     def show(self, state: GameState, legend: bool, menu: list[str], note: list[str]) -> None:
         screens = [self.screen(state, legend, menu) + note]
         if self.pauses:
-            screens.append(self.screen(state, False, menu, compact=True) + note)
+            short = self.screen(state, legend, menu, compact=True) + note
+            if legend and not self.fits(self.table(state, True), menu):
+                screens = [short]  # only the shorter table keeps the legend on screen
+            else:
+                screens.append(short)
             screens = [self.show_moves(screens)]
         for line in screens[0]:
             self.say(line)
@@ -450,27 +631,118 @@ class _Session:
             return ["   a    auto-pass: turn it off"], _wrap(text, columns)
         return ["   a    auto-pass: pass every knock window unless the card matters"], []
 
-    def chained(self, state: GameState) -> Action | None:
-        """The second half of a ``p ROW COL`` typed at the decision before, if it fits this one."""
+    def chained(self, seen: GameState) -> Action | None:
+        """The second half of a two-part line typed at the decision before, if it fits this one.
+
+        The whole line was checked (and confirmed, when it ends the round) before its
+        first half was played, so nothing is asked again.
+        """
         line, self.queued = self.queued, None
         if line is None:
             return None
-        found = parse_move(line, state, self.you)
-        if isinstance(found, Rejected) or round_end_warning(state, found, self.you):
+        found = parse_move(line, seen, self.you)
+        return None if isinstance(found, Rejected) else found
+
+    def two_part(self, seen: GameState, words: list[str]) -> tuple[Action, str] | Rejected | None:
+        """A line that makes two moves: ``p ROW COL``, or ``r ROW COL ROW COL`` in the setup.
+
+        Returns:
+            The first move and the text of the second, when both are legal one after
+            the other; a ``Rejected`` when the line is of that form but cannot be
+            played whole (then nothing is played); ``None`` for any other line.
+        """
+        command = words[0]
+        if command in ("p", "pile", "discard") and len(words) in (3, 4):
+            first = parse_move(command, seen, self.you)
+            rest = " ".join(words[1:])
+            if isinstance(first, Rejected):
+                return first
+        elif command in ("r", "reveal", "flip") and seen.phase is Phase.SETUP and len(words) >= 5:
+            # Two cells of two or three words each: the first split where both parse.
+            splits = [k for k in (3, 4) if len(words) - k in (2, 3)]
+            found = None
+            for k in splits:
+                head = parse_move(" ".join(words[:k]), seen, self.you)
+                if not isinstance(head, Rejected):
+                    found = (head, "r " + " ".join(words[k:]))
+                    break
+            if found is None:
+                head = parse_move(" ".join(words[: splits[0] if splits else 3]), seen, self.you)
+                return head if isinstance(head, Rejected) else Rejected("two cells, please")
+            first, rest = found
+        else:
             return None
-        return found
+        after = apply(seen, first)
+        if after.current_player != self.you or after.round != seen.round:
+            return Rejected(f"{words[0]} then a cell is not one turn now: type one move")
+        second = parse_move(rest, after, self.you)
+        if isinstance(second, Rejected):
+            return Rejected(f"{second.reason} (after {move_text(seen, first, self.you)})")
+        return first, rest
+
+    def confirm(self, seen: GameState, action: Action) -> bool:
+        """Warn before a move that ends the round and ask; whether to play it."""
+        warning = round_end_warning(seen, action, self.you)
+        if not warning:
+            return True
+        for text in warning:
+            self.wrapped(text)
+        answer = self.read("Play this move? y to play it, anything else to choose again: ")
+        if tokens(answer)[:1] in (["y"], ["yes"]):
+            return True
+        self.say("Not played.")
+        return False
+
+    def quit(self) -> None:
+        """``q``: stop at once when the game is being saved; else ask first."""
+        if self.saving is not None:
+            raise _Quit(None)
+        self.wrapped(
+            "The game is not being saved: quit now and it is lost. Type a file name to "
+            "save it there and quit (play --resume FILE continues it later), y to quit "
+            "without saving, or Enter to go on playing."
+        )
+        while True:
+            answer = self.read("Quit? ").strip()
+            if answer.lower() in ("y", "yes"):
+                raise _Quit(None)
+            if not answer or answer.lower() in ("n", "no"):
+                self.say("The game goes on.")
+                return
+            try:
+                check_save_path(Path(answer).expanduser())
+            except UsageError as exc:
+                self.wrapped(f"{exc}: type another file name, y, or Enter.")
+                continue
+            raise _Quit(answer)
 
     def choose(self, state: GameState) -> Action:
-        chained = self.chained(state)
-        if chained is not None:
-            return chained
-        legal = legal_actions(state)
-        menu = cell_menu(state, legal, self.you)
+        """Ask the person for the move of ``state``.
+
+        Everything written here comes from the seat's picture of ``state`` (see
+        [`seat_picture`][allegra_rules.cli._play.seat_picture]): nothing the seat
+        cannot see reaches the screen.
+        """
+        seen = seat_picture(state, self.you)
+        chained = self.chained(seen)
+        if chained is None:
+            chained = self.decide(seen)
+        if chained not in legal_actions(state):  # the picture has the real state's moves
+            raise AssertionError(f"{chained!r} is not legal in the real state")
+        return chained
+
+    def decide(self, seen: GameState) -> Action:
+        """The prompt loop of one decision, on the seat's picture ``seen``."""
+        legal = legal_actions(seen)
+        menu = cell_menu(seen, legal, self.you)
         note: list[str] = []
-        if state.phase is Phase.KNOCK:
-            extra, note = self.knock_menu(state)
+        if seen.phase is Phase.KNOCK:
+            extra, note = self.knock_menu(seen)
             menu += extra
-        self.show(state, self.legend, menu, note)
+        elif seen.phase is Phase.DRAW and self.auto_pass:
+            columns, _ = terminal_size()
+            note = _wrap(f"Auto-pass asks you this time: {draw_reason(seen, self.you)}.", columns)
+        self.show(seen, self.legend, menu, note)
         self.legend = False
         while True:
             line = self.read(PROMPT)
@@ -483,16 +755,16 @@ class _Session:
                 if topic.startswith("move") or topic in ("keys", "key", "typing"):
                     self.out.write(moves_text())
                 elif topic.startswith("option") or topic in ("rules", "variant"):
-                    self.out.write(options_text(state.config))
+                    self.out.write(options_text(seen.config))
                 else:
-                    self.out.write(summary_text(state.config))
+                    self.out.write(summary_text(seen.config))
                 continue
             if command in ("v", "view", "table") and len(words) == 1:
-                for text in self.screen(state, True, menu) + note:
+                for text in self.screen(seen, True, menu) + note:
                     self.say(text)
                 continue
             if command in ("l", "list") and len(words) == 1:
-                self.listing(state, legal)
+                self.listing(seen, legal)
                 continue
             if command in ("m", "moves") and len(words) == 1:
                 self.out.write(self.last_moves or "Nothing has happened since your last move.\n")
@@ -500,41 +772,37 @@ class _Session:
             if command in ("a", "auto", "autopass", "auto-pass") and len(words) == 1:
                 self.auto_pass = not self.auto_pass
                 self.wrapped(AUTO_PASS_ON if self.auto_pass else AUTO_PASS_OFF)
-                if (
-                    self.auto_pass
-                    and state.phase is Phase.KNOCK
-                    and knock_reason(state, self.you) is None
-                ):
+                passing = self.auto_pass and seen.phase is Phase.KNOCK
+                if passing and knock_reason(seen, self.you) is None:
+                    self.say("You pass this knock window.")
                     return Pass()
+                drawing = self.auto_pass and seen.phase is Phase.DRAW and DrawDeck() in legal
+                if drawing and draw_reason(seen, self.you) is None:
+                    self.say("You draw from the draw pile.")
+                    return DrawDeck()
                 continue
             if command in ("q", "quit", "exit") and len(words) == 1:
-                raise _Quit
-            found = parse_move(line, state, self.you)
-            if (
-                isinstance(found, Rejected)
-                and len(words) in (3, 4)
-                and command in ("p", "pile", "discard")
-                and isinstance(
-                    first := parse_move(command, state, self.you), (Discard, DrawDiscard)
-                )
-            ):
-                # p ROW COL: take the discard pile's top, or discard the drawn card, and
-                # answer the next decision (the swap, or the turn-up) with ROW COL.
-                self.queued = " ".join(words[1:])
+                self.quit()
+                continue
+            pair = self.two_part(seen, words)
+            if isinstance(pair, Rejected):
+                self.wrapped(f"{line.strip()!r}: {pair.reason}; nothing was played.")
+                continue
+            if pair is not None:
+                first, rest = pair
+                second = parse_move(rest, apply(seen, first), self.you)
+                assert not isinstance(second, Rejected)
+                if not (self.confirm(seen, first) and self.confirm(apply(seen, first), second)):
+                    continue
+                self.queued = rest
                 return first
+            found = parse_move(line, seen, self.you)
             if isinstance(found, Rejected):
                 self.wrapped(f"{line.strip()!r}: {found.reason}.")
-                self.wrapped(accepted(state, self.you))
+                self.wrapped(accepted(seen, self.you))
                 continue
-            warning = round_end_warning(state, found, self.you)
-            if warning:
-                for text in warning:
-                    self.wrapped(text)
-                answer = self.read("Play this move? y to play it, anything else to choose again: ")
-                if tokens(answer)[:1] not in (["y"], ["yes"]):
-                    self.say("Not played.")
-                    continue
-            return found
+            if self.confirm(seen, found):
+                return found
 
 
 def _wrap(text: str, columns: int) -> list[str]:
@@ -586,6 +854,7 @@ def run_play(
     auto_pass: bool = False,
     pauses: bool = False,
     history: Sequence[Action] = (),
+    saving: str | None = None,
 ) -> PlayResult:
     """Let a person play seat ``you`` against bots, reading moves from ``inp``.
 
@@ -617,6 +886,8 @@ def run_play(
             whole does not fit, page by page when even that does not).
         history: the actions of a saved game to continue from (``play --resume``);
             the bots are asked for their own actions again and must agree.
+        saving: the file the game is saved to when it stops (``--save``), or
+            ``None``: then ``q`` asks before quitting and offers to save.
 
     Returns:
         The result: the last state, the actions (``history`` included) and whether
@@ -625,6 +896,7 @@ def run_play(
     Raises:
         EndOfInput: ``inp`` ended before the game did; its ``result`` holds the
             game so far.
+        GameInterrupted: Ctrl-C; its ``result`` holds the game so far.
         ValueError: bad arguments (an unknown preset or bot, a seat out of range,
             a history that is not this game's).
     """
@@ -647,7 +919,7 @@ def run_play(
     if state.is_terminal:
         raise ValueError("the saved game is already over")
     columns, _ = terminal_size()
-    session = _Session(you, inp, out, echo, pauses=pauses, auto_pass=auto_pass)
+    session = _Session(you, inp, out, echo, pauses=pauses, auto_pass=auto_pass, saving=saving)
     narrator = Narrator(
         session.full if pauses else out,
         tables=False,
@@ -671,6 +943,8 @@ def run_play(
     intro.say("h the rules in short, h moves how to type, l list, v table, m the moves since")
     intro.say("your last one, q quit.")
     intro.say_wrapped(AUTO_PASS_ON if auto_pass else AUTO_PASS_OFF)
+    if history and not auto_pass:
+        intro.say_wrapped("(To resume with auto-pass on, add --auto-pass to --resume.)")
     if history:
         where = f"round {state.round}, turn {state.turns_played + 1}"
         if state.phase is Phase.SETUP:
@@ -678,8 +952,10 @@ def run_play(
         intro.say_wrapped(f"Resuming the saved game after {len(history)} actions, in {where}.")
     actions: list[Action] = list(history)
 
-    def stopped() -> PlayResult:
-        return PlayResult(state=state, actions=tuple(actions), quit=True)
+    def stopped(save: str | None = None) -> PlayResult:
+        return PlayResult(
+            state=state, actions=tuple(actions), quit=True, save=save, auto_pass=session.auto_pass
+        )
 
     try:
         session.pause("press Enter to start")
@@ -701,6 +977,13 @@ def run_play(
                 and knock_reason(state, you) is None
             ):
                 action = Pass()
+            elif (
+                session.auto_pass
+                and state.phase is Phase.DRAW
+                and DrawDeck() in legal_actions(state)
+                and draw_reason(state, you) is None
+            ):
+                action = DrawDeck()
             else:
                 if pauses and session.queued is None:
                     short.flush_turn(state)
@@ -718,24 +1001,24 @@ def run_play(
                 report = ["", *drawn.split("\n")]
                 if len(report) >= terminal_size()[1]:
                     report = [line for line in report if line]  # six seats on 24 lines
-                session.show_moves([report], then="the scores")
+                session.show_moves([report])
                 for line in report:
                     session.say(line)
-                if state.is_terminal:
-                    session.pause("press Enter for the final totals")
-                else:
+                if not state.is_terminal:
                     session.pause(f"press Enter to deal round {state.round}")
                     narrator.round_heading(state)
                     short.say(f"Round {state.round} of {ROUNDS}: new deal.")
-    except _Quit:
+    except _Quit as stop:
         session.say()
         session.say(
             f"You quit in round {state.round} of {ROUNDS}; the game is not "
             "finished and nobody wins."
         )
-        return stopped()
+        return stopped(stop.save)
     except EndOfInput:
         raise EndOfInput(stopped()) from None
+    except KeyboardInterrupt:
+        raise GameInterrupted(stopped()) from None
     closing = Narrator(out, names=labels, you=you, max_width=columns) if pauses else narrator
     closing.game_over(state)
     if you not in state.winners:
@@ -745,4 +1028,4 @@ def run_play(
     else:
         verdict = "You win"
     closing.say(f"{verdict}: your total is {state.totals[you]}.")
-    return PlayResult(state=state, actions=tuple(actions), quit=False)
+    return PlayResult(state=state, actions=tuple(actions), quit=False, auto_pass=session.auto_pass)
