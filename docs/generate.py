@@ -16,7 +16,10 @@ git-ignored folders, and the pages include it:
     written by hand and checked by the tests against ``PUBLIC_MODULES``), and the
     replay viewer.
 ``docs/_generated/img/*.svg``
-    The pictures: ``render_svg`` drawings of the states of ``docs/scenes.py``.
+    The pictures: ``render_svg`` drawings of the states of ``docs/scenes.py``; in
+    ``img/narrow/`` each again for a phone (``render_svg_stacked``: the seats one under
+    the other), and the narrow charts (``docs/charts.py``). The stylesheet shows them
+    on a narrow screen in place of the wide ones (``narrow_css``).
 ``docs/_generated/replay/*.svg``
     The frames of the replay viewer: a game between the library's strongest bots
     (``replay_bot``), one frame per action.
@@ -70,6 +73,7 @@ if str(DOCS) not in sys.path:
     sys.path.insert(0, str(DOCS))
 
 import attrs  # noqa: E402
+import charts as charts_module  # noqa: E402
 import scenes  # noqa: E402
 
 import allegra_rules  # noqa: E402
@@ -86,6 +90,7 @@ from allegra_rules import (  # noqa: E402
     render_svg,
 )
 from allegra_rules.render import describe_outcome  # noqa: E402
+from allegra_rules.svg_layout import render_svg_stacked  # noqa: E402
 
 PICTURE_STYLE = {"status": False, "legend": False, "text_scale": 1.5}
 """How every picture of the pages is drawn: the page text explains it."""
@@ -271,6 +276,7 @@ PUBLIC_MODULES = (
     "encoding",
     "render",
     "svg",
+    "svg_layout",
     "picture_labels",
     "bots",
     "search",
@@ -340,26 +346,65 @@ def api_page(module: str) -> str:
 # ---------------------------------------------------------------------- pictures
 
 
+NARROW = "narrow/"
+"""The folder, under ``_generated/img/``, of the pictures drawn for a phone."""
+
+PHONE = "screen and (max-width: 44.9375em)"
+"""Where the narrow pictures are shown: Material's phone layout (``docs/static/allegra.js``
+has the same query)."""
+
+
 def pictures(lang: str = "en") -> dict[str, str]:
     """Every picture of the pages, by file name: the scenes drawn without text.
 
     The few words left in a picture (column labels, notes, pile labels) are in the
     page's language ``lang`` (``render_svg``'s ``labels``); the seats' names are the
-    same in every language.
+    same in every language. Each scene is drawn twice: ``<name>`` for a wide screen,
+    the seats side by side, and ``narrow/<name>`` for a phone, the seats one under the
+    other with the seat its caption is about on top (``render_svg_stacked``).
     """
     out: dict[str, str] = {}
     for scene in scenes.scenes():
-        out[scene.name] = render_svg(
+        common = {
+            "seats": scene.seats,
+            "highlight": scene.highlight,
+            "seat_names": scenes.NAMES,
+            "piles": scene.piles,
+            "zone_sums": scene.zone_sums,
+            "labels": lang,
+        }
+        out[scene.name] = render_svg(scene.state, **common, **PICTURE_STYLE)  # type: ignore[arg-type]
+        out[NARROW + scene.name] = render_svg_stacked(
             scene.state,
-            seats=scene.seats,
-            highlight=scene.highlight,
-            seat_names=scenes.NAMES,
-            piles=scene.piles,
-            zone_sums=scene.zone_sums,
-            labels=lang,
-            **PICTURE_STYLE,  # type: ignore[arg-type]
+            first=scene.first,
+            text_scale=PICTURE_STYLE["text_scale"],  # type: ignore[arg-type]
+            **common,  # type: ignore[arg-type]
         )
     return out
+
+
+def narrow_css(names: Sequence[str], charts: Sequence[str] = ()) -> str:
+    """The stylesheet's rules that show each picture's narrow drawing on a phone.
+
+    A rule per picture replaces, on a screen matching ``PHONE``, the image of an
+    ``<img>`` whose source ends in ``_generated/img/<name>`` (or ``assets/<chart>``)
+    with ``_generated/img/narrow/<name>`` (``content: url(...)``, resolved from the
+    stylesheet in ``_generated/assets/``). It needs no script and no markup, so the
+    pages stay plain Markdown and the first paint is already right; the ``src`` stays
+    the wide picture, which the zoom (``docs/static/allegra.js``) shows full size.
+    """
+    rules = [
+        f'  .md-typeset img[src$="_generated/img/{n}"] {{ content: url("../img/{NARROW}{n}"); }}'
+        for n in names
+    ]
+    rules += [
+        f'  .md-typeset img[src$="assets/{c}"] {{ content: url("../img/{NARROW}{c}"); }}'
+        for c in charts
+    ]
+    return (
+        "\n/* The pictures drawn for a phone (docs/generate.py, narrow_css). */\n"
+        f"@media {PHONE} {{\n" + "\n".join(rules) + "\n}\n"
+    )
 
 
 # ------------------------------------------------------------------------ replay
@@ -603,7 +648,11 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
         _write(OUT / "replay" / f.name, f.svg)
     _write(SNIPPETS / "replay.md", replay_snippet(frames))
     script = site_script(translations())
-    css = (ASSETS / "allegra.css").read_text(encoding="utf-8")
+    charts = charts_module.narrow_charts()
+    for name, svg in charts.items():
+        _write(OUT / "img" / NARROW / name, svg)
+    wide = [name for name in drawn if not name.startswith(NARROW)]
+    css = (ASSETS / "allegra.css").read_text(encoding="utf-8") + narrow_css(wide, list(charts))
     _write(OUT / "assets" / "allegra.js", script)
     _write(OUT / "assets" / "allegra.css", css)
     print(

@@ -61,6 +61,8 @@ class Scene:
     piles: bool = True
     facts: Mapping[str, object] = field(default_factory=dict)
     """Numbers the guide's text states about this picture (checked by the tests)."""
+    first: int = ADA
+    """The seat drawn on top in the picture for narrow screens: the one its caption is about."""
 
 
 def stacked_deck(
@@ -293,15 +295,22 @@ def scenes() -> tuple[Scene, ...]:
             highlight=(Pos(ADA, 0, 0),),
             facts={"taken": STORY_DISCARD, "replaced": 9},
         ),
-        Scene("guide-turn-draw.svg", s.ben_holds, facts={"drawn": STORY_DRAWS[0]}),
+        Scene("guide-turn-draw.svg", s.ben_holds, facts={"drawn": STORY_DRAWS[0]}, first=BEN),
         Scene(
             "guide-turn-discard.svg",
             s.ben_turned_up,
             highlight=(Pos(BEN, 0, 0),),
             facts={"discarded": STORY_DRAWS[0], "turned_up": 5},
+            first=BEN,
         ),
         Scene("guide-knock.svg", s.knock, piles=False, facts={"drawn": STORY_DRAWS[2]}),
-        Scene("guide-knock-step-1.svg", s.step_1, highlight=(Pos(BEN, 0, 0),), piles=False),
+        Scene(
+            "guide-knock-step-1.svg",
+            s.step_1,
+            highlight=(Pos(BEN, 0, 0),),
+            piles=False,
+            first=BEN,
+        ),
         Scene("guide-knock-step-2.svg", s.step_2, highlight=(Pos(BEN, 1, 1),), piles=False),
         Scene(
             "guide-knock-step-3.svg",

@@ -370,6 +370,31 @@ SHARED_SETTINGS = (
 )
 
 
+def _without_own_words(key: str, value: object) -> object:
+    """A shared setting less the words a language writes in its own tongue.
+
+    Material writes two English phrases whatever the theme's language: the heading links'
+    tooltip (``toc``'s ``permalink_title``, "Permanent link") and the footer's "Made
+    with Material for MkDocs" (hidden by ``extra.generator: false``; the language's own
+    line is ``copyright``). A translation sets both; all else is the English config's.
+    """
+    if key == "extra":
+        return {k: v for k, v in value.items() if k != "generator"}  # type: ignore[attr-defined]
+    if key == "markdown_extensions":
+        return [
+            {"toc": {k: v for k, v in ext["toc"].items() if k != "permalink_title"}}
+            if isinstance(ext, dict) and "toc" in ext
+            else ext
+            for ext in value  # type: ignore[attr-defined]
+        ]
+    return value
+
+
+def _toc(config: dict[str, object]) -> dict[str, object]:
+    extensions = config["markdown_extensions"]
+    return next(e["toc"] for e in extensions if isinstance(e, dict) and "toc" in e)  # type: ignore[attr-defined, no-any-return]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_each_language_config_matches_the_english_one(lang: str) -> None:
     english = yaml_config(ROOT / "mkdocs.yml")
@@ -379,7 +404,15 @@ def test_each_language_config_matches_the_english_one(lang: str) -> None:
             assert {**config[key], "language": "en"} == english[key]  # type: ignore[dict-item]
             assert config[key]["language"] == lang  # type: ignore[index]
         else:
-            assert config[key] == english[key], key
+            assert _without_own_words(key, config[key]) == english[key], key
+    # The theme's English words, in the language: the heading links' tooltip and the
+    # footer (the English site keeps Material's defaults).
+    title = _toc(config).get("permalink_title")
+    assert isinstance(title, str) and title and title != "Permanent link", title
+    assert "permalink_title" not in _toc(english)
+    assert config["extra"].get("generator") is False  # type: ignore[attr-defined]
+    assert "Made with" not in str(config.get("copyright")) and config.get("copyright")
+    assert "copyright" not in english and "generator" not in english["extra"]  # type: ignore[operator]
     assert config["site_url"] == f"{english['site_url']}{lang}/"
     assert config["docs_dir"] == f"docs/i18n/{lang}"
     assert config["site_dir"] == f"docs/{lang}"
@@ -471,3 +504,21 @@ def test_python_blocks_run_and_print_their_output(page: Path) -> None:
             raise
         if expected is not None:
             assert printed.getvalue() == expected, f"{where} printed something else"
+
+
+def test_every_picture_and_chart_has_a_narrow_drawing_readable_on_a_phone() -> None:
+    """A 390 px phone shows a picture 358 px wide: there the narrow drawings' smallest
+    text is at least 11 px high, and the stylesheet shows each in its wide one's place."""
+    narrow = gen().NARROW
+    drawn = gen().pictures()
+    charts = gen().charts_module.narrow_charts()
+    names = [scene.name for scene in scenes().scenes()]
+    assert sorted(drawn) == sorted([*names, *(narrow + name for name in names)])
+    css = gen().narrow_css(names, list(charts))
+    shown = [(name, drawn[narrow + name]) for name in names] + list(charts.items())
+    for name, svg in shown:
+        assert f'url("../img/{narrow}{name}")' in css, name
+        root = parse(svg)
+        width = float(root.get("viewBox", "").split()[2])
+        sizes = [float(el.get("font-size", "0")) for el in root.iter() if el.get("font-size")]
+        assert min(sizes) * 358 / width >= 11, name

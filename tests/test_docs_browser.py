@@ -169,8 +169,8 @@ PICTURES_READY = """[...document.querySelectorAll('.md-typeset img')]
 """True once every picture is loaded and sized (``docs/static/allegra.js``)."""
 
 
-def test_guide_pictures_are_wide_on_a_desktop_and_scroll_on_a_phone(
-    browser: Browser, site: str
+def test_guide_pictures_are_wide_on_a_desktop_and_fit_a_phone(
+    browser: Browser, site: str, built: Path
 ) -> None:
     browser.load(site + GUIDE, width=1280, height=900)
     browser.wait_until(
@@ -183,18 +183,24 @@ def test_guide_pictures_are_wide_on_a_desktop_and_scroll_on_a_phone(
         assert img["natural"] > 0, f"picture {k} did not load"
         assert img["width"] >= 600, f"picture {k} is {img['width']:.0f} px wide at 1280 px"
         assert img["boxed"] == img["width"], f"picture {k} scrolls on a desktop"
+    # A desktop shows the wide drawings, the seats side by side.
+    assert all("/narrow/" not in path for path, _ in browser.evaluate(SHOWN_PICTURES))
     screenshot(browser, "guide-1280")
     browser.load(site + GUIDE, width=390, height=844)
     browser.wait_until(PICTURES_READY)
     phone = figures(browser)
     inner = browser.evaluate("window.innerWidth")
     for k, img in enumerate(phone):
-        # The picture's scroll box fits the screen; the picture fills it, or more.
+        # The picture fills its box, which fits the screen: nothing scrolls.
         assert img["box_left"] >= 0 and img["box_right"] <= inner, f"picture {k}'s box overflows"
         assert img["boxed"] >= 0.8 * inner, f"picture {k} uses too little of the screen"
-        assert img["width"] >= img["boxed"], f"picture {k} is narrower than its box"
-    # The whole-table pictures scroll, the narrower ones may fit.
-    assert max(img["width"] for img in phone) > inner
+        assert abs(img["width"] - img["boxed"]) < 1, f"picture {k} scrolls on a phone"
+    # ... because a phone is shown the narrow drawings, the seats one under the other.
+    shown = browser.evaluate(SHOWN_PICTURES)
+    assert len(shown) == len(phone) and all("/_generated/img/narrow/" in p for p, _ in shown)
+    for path, width in shown:
+        viewbox, font = smallest_text(built / path.lstrip("/"))
+        assert font * width / viewbox >= 11, f"{path}: text {font * width / viewbox:.1f} px"
     assert browser.evaluate("document.documentElement.scrollWidth") <= inner
     screenshot(browser, "guide-390")
 
@@ -245,7 +251,13 @@ OVERFLOWING = """(() => {
 
 SHOWN_PICTURES = """[...document.querySelectorAll('.md-typeset img')]
     .filter(img => /[.]svg$/.test(img.src))
-    .map(img => [new URL(img.src).pathname, img.getBoundingClientRect().width])"""
+    .map(img => {
+        // The drawing shown: the stylesheet's narrow one on a phone, else the source.
+        const narrow = /^url\\("?(.*?)"?\\)$/.exec(getComputedStyle(img).content);
+        const url = new URL(narrow ? narrow[1] : img.currentSrc || img.src, location.href);
+        return [url.pathname, img.getBoundingClientRect().width];
+    })"""
+"""Each SVG picture of the page: the path of the drawing it shows, and its width in px."""
 
 
 def smallest_text(svg: Path) -> tuple[float, float]:
@@ -310,6 +322,79 @@ def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
             browser.wait_until(PICTURES_READY)
             screenshot(browser, (url.strip("/").replace("/", "-") or "home") + "-1280")
     assert pictures_seen >= 4 * 13  # the guide's pictures in every language, at least
+
+
+# ------------------------------------------------------- pictures and tables, phone
+
+PHONE_PAGES = (
+    *(lang + page for lang in ("", "de/", "pl/", "fr/") for page in ("", GUIDE, "variants/")),
+    "bots/",
+    "server/",
+    "cli/",
+    "integrations/",
+)
+"""The pages read on a phone most: the players' pages in every language, the bots',
+the server's, the command line's and the integrations' (with the PPO curve)."""
+
+SCROLLING = """(() => {
+    const W = window.innerWidth;
+    const out = [];
+    const name = el => el.tagName.toLowerCase() + (el.querySelector('img, table') ?
+        ' with ' + (el.querySelector('img') ? el.querySelector('img').getAttribute('src')
+                   : 'table ' + el.querySelector('th, td').textContent.trim()) : '');
+    for (const el of document.querySelectorAll('.md-content *')) {
+        if (!el.checkVisibility() || el.closest('pre, code')) continue;
+        const x = getComputedStyle(el).overflowX;
+        if ((x === 'auto' || x === 'scroll') && el.scrollWidth > el.clientWidth + 1) {
+            out.push(`${name(el)} scrolls: ${el.scrollWidth} > ${el.clientWidth} px`);
+        }
+        if (/^(IMG|TABLE|svg)$/.test(el.tagName)) {
+            const box = el.getBoundingClientRect();
+            const parent = el.parentElement.getBoundingClientRect();
+            if (box.right > W + 0.5 || box.left < -0.5 || box.right > parent.right + 0.5) {
+                out.push(`${name(el.parentElement)}: ${el.tagName.toLowerCase()} ends at ` +
+                         `${Math.round(box.right)} px, its box at ${Math.round(parent.right)}`);
+            }
+        }
+    }
+    return out;
+})()"""
+"""What scrolls sideways in a page's content (code aside), or a picture or table that
+reaches past the screen or its box."""
+
+
+def test_on_a_phone_no_picture_and_no_table_scrolls_sideways(
+    browser: Browser, site: str, built: Path
+) -> None:
+    """At 390 px every picture and table of those pages fits the screen without a
+    scroll bar (tables too wide for it are read row by row), and every picture's text
+    is at least 11 px high; code blocks may still scroll. At 1280 px the pictures are
+    the wide drawings, and no table is stacked."""
+    tables = pictures = 0
+    for url in PHONE_PAGES:
+        browser.load(site + url, width=390, height=844)
+        browser.wait_until(PICTURES_READY)
+        scrolling = browser.evaluate(SCROLLING)
+        assert scrolling == [], f"{url or 'the home page'}: {scrolling}"
+        for path, shown in browser.evaluate(SHOWN_PICTURES):
+            width, font = smallest_text(built / path.lstrip("/"))
+            px = font * shown / width
+            assert px >= 11, f"{url}: {path}'s smallest text is {px:.1f} px high"
+            pictures += 1
+        tables += browser.evaluate("document.querySelectorAll('[data-allegra-stacked]').length")
+    # The guide's and the home page's pictures in every language, and the two charts.
+    assert pictures >= 4 * 14 + 2, pictures
+    assert tables >= 20, tables  # the wide tables are read row by row
+    for url in ("bots/", GUIDE):
+        browser.load(site + url, width=1280, height=900)
+        browser.wait_until(PICTURES_READY)
+        assert browser.evaluate("document.querySelectorAll('[data-allegra-stacked]').length") == 0
+        assert all("/narrow/" not in path for path, _ in browser.evaluate(SHOWN_PICTURES))
+    for url in ("bots/", "server/", "cli/"):
+        for width in (390, 1280):
+            browser.load(site + url, width=width, height=844 if width == 390 else 900)
+            browser.wait_until(PICTURES_READY)
+            screenshot(browser, f"{url.strip('/')}-{width}")
 
 
 # ---------------------------------------------------------------------- tables

@@ -571,3 +571,38 @@ def test_huge_or_endless_seat_arguments_are_refused_without_reading_them() -> No
     ):
         with pytest.raises(ValueError, match="more"):
             render_svg(state, **kwargs)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------ the stacked layout
+
+
+def test_the_stacked_picture_draws_each_zone_in_a_block_the_first_seat_on_top() -> None:
+    from allegra_rules.svg_layout import render_svg_stacked
+
+    state = new_game(3, seed=1)
+    wide = parse(render_svg(state, status=False, legend=False))
+    stacked = render_svg_stacked(state, first=1, highlight=[Pos(2, 0, 3)], zone_sums=True)
+    root = parse(stacked)
+    blocks = groups(root, "seat-block")
+    assert [b.get("data-seat") for b in blocks] == ["1", "2", "0"]  # first, then in play order
+    # Every cell once in its own block, and the left neighbour's column 3 again, faded.
+    assert cards(root).keys() == cards(wide).keys()
+    for block in blocks:
+        seat = int(block.get("data-seat", ""))
+        (ghost,) = {g.get("data-seat") for g in groups(block, "ghost")}
+        assert ghost == str((seat + 1) % 3)
+        assert len(groups(block, "zone-band")) == len(groups(block, "zone-bracket")) == 1
+    # A highlighted column 3 is outlined in both its places: its grid and its zone's block.
+    assert len(groups(root, "highlighted")) == 2
+    width = float(root.get("viewBox", "").split()[2])
+    assert width < 360 < float(wide.get("viewBox", "").split()[2])
+    assert render_svg_stacked(state, first=1, highlight=[Pos(2, 0, 3)], zone_sums=True) == stacked
+
+
+def test_the_stacked_picture_refuses_a_first_seat_that_is_not_drawn() -> None:
+    from allegra_rules.svg_layout import render_svg_stacked
+
+    with pytest.raises(ValueError, match="first"):
+        render_svg_stacked(new_game(3, seed=1), seats=(1, 0), first=2)
+    with pytest.raises(ValueError, match="seats"):
+        render_svg_stacked(new_game(3, seed=1), seats=(2, 0, 5))

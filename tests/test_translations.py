@@ -308,6 +308,8 @@ def test_seat_labels_do_not_run_into_each_other(lang: str) -> None:
     """The longest marks ("· knocked", "(drawer)") still leave the labels apart."""
     pairs = 0
     for name, svg in gen().pictures(lang).items():
+        if name.startswith(gen().NARROW):
+            continue  # a phone's picture: one seat a block, each block its own row
         rows: dict[str, list[tuple[float, float, str]]] = {}
         for x, y, size, text in SEAT_LABEL.findall(svg):
             half = 0.62 * float(size) * len(text) / 2  # bold DejaVu Sans, about
@@ -318,3 +320,112 @@ def test_seat_labels_do_not_run_into_each_other(lang: str) -> None:
                 assert right < left, (name, a, b)
                 pairs += 1
     assert pairs > 20  # every picture shows two or three seat labels
+
+
+# ------------------------------------------------------------- a native speaker's words
+
+
+def _prose(text: str) -> str:
+    """A page's words for its readers: not its code (fenced blocks, `inline code`: the
+    API), its anchors (``{#presets}``, the same in every language) or its includes."""
+    text = re.sub(r"^--8<-- .*$|\{#[\w-]+\}", "", _FENCE.sub("", text), flags=re.M)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _words(path: Path) -> str:
+    """The words a reader of ``path`` sees: a page's prose, an option file's values."""
+    if path.suffix != ".yml":
+        return _prose(path.read_text(encoding="utf-8"))
+    yaml = pytest.importorskip("yaml", reason="PyYAML comes with the docs extra")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+
+    def values(node: object) -> list[str]:
+        if isinstance(node, dict):
+            return [v for item in node.values() for v in values(item)]
+        return [str(node)]
+
+    return _prose("\n".join(values(data)))
+
+
+ENGINE = re.compile(r"\b(?:\w*engine\w*|silnik\w*|moteurs?)\b", re.IGNORECASE)
+"""The library's word for itself, in any language: no players' page uses it."""
+
+
+@pytest.mark.parametrize("lang", ["en", *LANGS])
+@pytest.mark.parametrize("page", PAGES)
+def test_the_players_pages_speak_of_the_game_never_of_an_engine(lang: str, page: str) -> None:
+    path = DOCS / page if lang == "en" else I18N / lang / page
+    text = path.read_text(encoding="utf-8")  # the whole source: anchors and comments too
+    found = [m.group(0) for m in ENGINE.finditer(text)]
+    assert not found, f"{path.relative_to(ROOT)} speaks of {found}"
+
+
+UNIDIOMATIC = {
+    # German: no anglicism for the named rule sets, no gender star, colon or capital I.
+    "de": re.compile(r"\bPresets?\b|\w[*:_]innen\b|\w+Innen\b|Engine"),
+    # Polish: "zestaw zasad", never "preset"/"presety".
+    "pl": re.compile(r"\bpreset\w*", re.IGNORECASE),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(UNIDIOMATIC))
+def test_translations_use_their_own_words_for_presets_and_players(lang: str) -> None:
+    sources = [I18N / lang / page for page in PAGES] + [I18N / f"options.{lang}.yml"]
+    for path in sources:
+        prose = _words(path)
+        found = sorted({m.group(0) for m in UNIDIOMATIC[lang].finditer(prose)})
+        assert not found, f"{path.relative_to(ROOT)}: {found}"
+
+
+def test_the_word_checks_see_what_they_refuse() -> None:
+    assert ENGINE.search("Die Regel-Engine") and ENGINE.search("le moteur de règles")
+    assert ENGINE.search("silnika zasad") and ENGINE.search("{#engine}")
+    assert not ENGINE.search("the game shows")
+    german = UNIDIOMATIC["de"]
+    for bad in ("die Presets", "ein Preset", "Spieler*innen", "Spieler:innen", "SpielerInnen"):
+        assert german.search(bad), bad
+    assert not german.search("Regelsätze für Spielerinnen und Spieler")
+    assert not german.search(_prose("## Die Regelsätze {#presets}\n\nmit `--preset fr`"))
+    assert UNIDIOMATIC["pl"].search("Presety łączą") and not UNIDIOMATIC["pl"].search("zestaw")
+
+
+LOOKS_LIKE_A_DIGIT = re.compile(r"(?<![^\W\d_])[lI|O](?=\d)")
+"""A lone letter that reads as a digit beside a number: l0 l1 l2 look like 10 11 12."""
+
+
+@pytest.mark.parametrize("lang", sorted(PICTURE_LABELS))
+def test_row_and_column_labels_cannot_be_read_as_numbers(lang: str) -> None:
+    labels = picture_labels(lang)
+    for n in range(4):
+        for label in (labels.row.format(row=n), labels.column.format(col=n)):
+            assert not LOOKS_LIKE_A_DIGIT.search(label), (lang, label)
+    assert not LOOKS_LIKE_A_DIGIT.search(labels.ghost_column.format(seat=2))
+    assert LOOKS_LIKE_A_DIGIT.search("l0") and not LOOKS_LIKE_A_DIGIT.search("L0 R0 r0 c0")
+
+
+def test_the_french_pictures_have_no_l0() -> None:
+    texts = [text for svg in gen().pictures("fr").values() for text in _texts(svg)]
+    assert not [t for t in texts if re.search(r"\bl\d", t)]
+    assert picture_labels("fr").row.format(row=0) in texts
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != "en"])
+def test_the_built_translated_pages_have_no_english_theme_words(
+    built_site: Path, lang: str
+) -> None:
+    """Material writes "Permanent link" (the heading links' tooltip) and "Made with" (the
+    footer) in English whatever the site's language: the configs translate both."""
+    yaml = pytest.importorskip("yaml", reason="PyYAML comes with the docs extra")
+    config = yaml.safe_load((ROOT / f"mkdocs.{lang}.yml").read_text(encoding="utf-8"))
+    toc = next(
+        e["toc"] for e in config["markdown_extensions"] if isinstance(e, dict) and "toc" in e
+    )
+    credit = str(config.get("copyright", "")).split("<", 1)[0].strip()
+    for page in PAGES:
+        folder = built_site / lang / ("" if page == "index.md" else page.removesuffix(".md"))
+        html = (folder / "index.html").read_text(encoding="utf-8")
+        for english in ("Permanent link", "Made with"):
+            assert english not in html, f"/{lang}/{page}: {english!r}"
+        assert f'title="{toc.get("permalink_title")}"' in html, f"/{lang}/{page}"
+        footer = html.split('<div class="md-copyright">', 1)[1].split("</footer>", 1)[0]
+        assert credit and credit in footer, f"/{lang}/{page}: the footer's line, in {lang}"

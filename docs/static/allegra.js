@@ -1,5 +1,5 @@
 // The allegra-rules docs: the language selector, the picture zoom, wide pictures and
-// tables on a phone, and the replay viewer.
+// tables on a phone (tables too wide for it are read row by row), and the replay viewer.
 // docs/generate.py copies this file into every language's site, after a first line
 // that sets window.allegraSite = {pages: {en: [...], de: [...], ...}}: the pages each
 // language has, as paths under its root ("" for the home page, "how-to-play/", ...).
@@ -99,14 +99,24 @@
 
   // ------------------------------------------------------------ wide content
 
-  // On a phone a picture of the whole table, fitted to the screen, would show its
-  // labels a few pixels high. There every picture is drawn at least wide enough for its
-  // smallest text to be READABLE_PX high, and scrolls sideways inside its own box when
-  // that is wider than the screen. A box (or a table's scroll wrapper) whose content
-  // goes on to the left or right fades at that edge, to say that it scrolls.
+  // A picture of the table has a second drawing for a phone (the seats one under the
+  // other; the charts narrower), which the stylesheet shows in its place there
+  // (`content: url(...)`, written by docs/generate.py): no script is needed for it,
+  // and the `src` stays the wide drawing, which the zoom shows full size.
+  //
+  // A picture without one, fitted to a phone's screen, could show its labels a few
+  // pixels high. There it is drawn at least wide enough for its smallest text to be
+  // READABLE_PX high, and scrolls sideways inside its own box when that is wider than
+  // the screen. A box whose content goes on to the left or right fades at that edge.
   const PHONE = "(max-width: 44.9375em)";
   const READABLE_PX = 11;
   const smallest = new Map();
+
+  // The drawing a picture shows: the stylesheet's narrow one, or its source.
+  function shown(img) {
+    const content = /^url\("?(.*?)"?\)$/.exec(getComputedStyle(img).content || "");
+    return content ? new URL(content[1], location.href).href : img.currentSrc || img.src;
+  }
 
   function fontSize(el) {
     for (let e = el; e && e.getAttribute; e = e.parentNode) {
@@ -150,18 +160,21 @@
   }
 
   function readable(img) {
-    const url = img.currentSrc || img.src;
+    const src = img.src;
+    const url = shown(img);
     const box = img.parentElement;
     if (!matchMedia(PHONE).matches) {
       img.style.minWidth = "";
-      img.dataset.readable = url;
+      img.dataset.readable = src;
       edges(box);
       return;
     }
     pictureText(url).then((info) => {
-      if ((img.currentSrc || img.src) !== url) return; // another replay frame by now
-      img.style.minWidth = info ? `${Math.ceil((READABLE_PX * info.width) / info.font)}px` : "";
-      img.dataset.readable = url; // (the tests wait for it)
+      if (img.src !== src) return; // another replay frame by now
+      // A narrow drawing fits the screen (its text is readable there): no minimum.
+      const fits = info && (READABLE_PX * info.width) / info.font <= box.clientWidth;
+      img.style.minWidth = info && !fits ? `${Math.ceil((READABLE_PX * info.width) / info.font)}px` : "";
+      img.dataset.readable = src; // (the tests wait for it)
       edges(box);
     });
   }
@@ -177,13 +190,46 @@
       }
       if (img.complete) readable(img);
     }
-    // A column of sentences keeps a readable width on a phone (the table scrolls).
+    // A column of sentences keeps a readable width when a table scrolls.
     for (const cell of document.querySelectorAll(".md-typeset table:not([class]) td")) {
       let words = cell.textContent.length;
       for (const code of cell.querySelectorAll("code")) words -= code.textContent.length;
       if (words > 60) cell.classList.add("allegra-prose");
     }
+    stackTables();
     for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap")) edges(wrap);
+  }
+
+  // On a phone a table wider than the screen is read row by row instead: each row a
+  // block, each cell on its own line under its column's header (`data-label`, shown
+  // by the stylesheet). A table that fits keeps its columns.
+  function stackTables() {
+    const phone = matchMedia(PHONE).matches;
+    for (const table of document.querySelectorAll(".md-typeset table:not([class])")) {
+      if (!table.dataset.allegraLabels) {
+        table.dataset.allegraLabels = "1";
+        const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+        for (const row of table.querySelectorAll("tbody tr")) {
+          [...row.children].forEach((cell, k) => {
+            if (heads[k]) cell.dataset.label = heads[k];
+            if (!cell.textContent.trim()) cell.dataset.allegraEmpty = "1";
+          });
+        }
+      }
+      delete table.dataset.allegraStacked;
+      for (const code of table.querySelectorAll("code.allegra-long")) code.classList.remove("allegra-long");
+      if (!phone) continue;
+      const box = table.closest(".md-typeset__scrollwrap") || table.parentElement;
+      if (table.getBoundingClientRect().width > box.clientWidth + 1 || box.scrollWidth > box.clientWidth + 1) {
+        table.dataset.allegraStacked = "1";
+        // A name longer than the whole line breaks after all, where it must.
+        for (const code of table.querySelectorAll("td code.allegra-word")) {
+          const cell = code.closest("td");
+          const room = cell.clientWidth - parseFloat(getComputedStyle(cell).paddingLeft) - parseFloat(getComputedStyle(cell).paddingRight);
+          if (code.getBoundingClientRect().width > room) code.classList.add("allegra-long");
+        }
+      }
+    }
   }
 
   // ---------------------------------------------------------------- replay
@@ -286,6 +332,7 @@
 
   matchMedia(PHONE).addEventListener("change", pictures);
   window.addEventListener("resize", () => {
+    stackTables();
     for (const box of document.querySelectorAll(".allegra-scroll, .md-typeset__scrollwrap")) edges(box);
   });
 

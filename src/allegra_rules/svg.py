@@ -10,6 +10,9 @@ Public names:
 * [`main`][allegra_rules.svg.main]: ``python -m allegra_rules.svg DIR`` writes every picture of
   [`docs_pictures`][allegra_rules.svg.docs_pictures] into ``DIR``.
 
+``allegra_rules.svg_layout.render_svg_stacked`` draws the same table for a narrow screen: one
+zone a row, the seats stacked.
+
 Drawing conventions (the same as
 [`allegra_rules.render.render_table`][allegra_rules.render.render_table]). The seats are drawn in
 one row from seat ``n - 1`` down to seat ``0``, left to right. A zone row of seat ``p`` reads
@@ -535,7 +538,7 @@ def _draw_brackets(pic: _Picture) -> list[str]:
         left_edge, right_edge = _zone_span(pic, p)
         x0 = left_edge + _CARD_W / 2
         x1 = right_edge - _CARD_W / 2
-        y = lay.lane_y[p % 2]
+        y = lay.lane_y[p % 2 if len(pic.opts.order) > 1 else 0]  # one seat: one lane
         total = 0
         hidden = 0
         for i in state.geometry.zone[p]:
