@@ -70,14 +70,14 @@ from playouts import allegra_burst, load_baseline  # noqa: E402 (after XLA_FLAGS
 
 from allegra_rules import preset  # noqa: E402 (after XLA_FLAGS)
 from allegra_rules.jax import Env, State  # noqa: E402 (after XLA_FLAGS)
-from allegra_rules.jax._env import _mix  # noqa: E402 (after XLA_FLAGS)
+from allegra_rules.jax._arrays import mix  # noqa: E402 (after XLA_FLAGS)
 
 
 def table_bits(key: jax.Array, tables: int) -> jax.Array:
     """Three uint32 words per table from one key: a hash of the table's number."""
     w = jax.random.bits(key, (3,), jnp.uint32)
     i = jnp.arange(tables, dtype=jnp.uint32)
-    return jnp.stack([_mix(i * jnp.uint32(0x9E3779B9) ^ w[k]) for k in range(3)], axis=1)
+    return jnp.stack([mix(i * jnp.uint32(0x9E3779B9) ^ w[k]) for k in range(3)], axis=1)
 
 
 def random_actions(bits: jax.Array, mask: jax.Array) -> jax.Array:

@@ -267,6 +267,8 @@ PUBLIC_MODULES = (
     "presets",
     "geometry",
     "triples",
+    "knocking",
+    "fields",
     "scoring",
     "shuffle",
     "views",
@@ -275,10 +277,12 @@ PUBLIC_MODULES = (
     "records",
     "encoding",
     "render",
+    "wording",
     "svg",
     "svg_layout",
     "picture_labels",
     "bots",
+    "bot_kinds",
     "search",
     "simulate",
     "tournament",
@@ -624,6 +628,49 @@ def _snippet_for(marker: str) -> str:
     return f"{marker}.md"
 
 
+def layers_svg() -> str:
+    """The picture of the architecture page: the layers of ``pyproject.toml``, top first.
+
+    It is drawn from the import-linter contract that CI checks (``lint-imports``), so the
+    picture and the rule are one description. Narrow enough for a phone at full size.
+    """
+    import textwrap
+    import tomllib
+    from html import escape
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(
+        c for c in config["tool"]["importlinter"]["contracts"] if c.get("type") == "layers"
+    )
+    width, pad, line, size = 360, 8, 17, 13
+    rows: list[list[str]] = []
+    for layer in contract["layers"]:
+        names = [n.strip() for n in layer.replace(":", "|").split("|")]
+        rows.append(textwrap.wrap(" · ".join(names), 42) or [""])
+    height = sum(len(r) * line + 2 * pad for r in rows) + 4 * (len(rows) - 1) + 2
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" font-family="DejaVu Sans Mono, monospace" '
+        f'font-size="{size}" role="img" aria-label="The layers of allegra_rules, top first">'
+    ]
+    y = 1
+    for k, texts in enumerate(rows):
+        h = len(texts) * line + 2 * pad
+        shade = 245 - 6 * (k % 2)
+        parts.append(
+            f'<rect x="1" y="{y}" width="{width - 2}" height="{h}" rx="6" '
+            f'fill="rgb({shade},{shade},250)" stroke="#5c6bc0"/>'
+        )
+        for j, text in enumerate(texts):
+            parts.append(
+                f'<text x="{width / 2}" y="{y + pad + (j + 1) * line - 4}" '
+                f'text-anchor="middle" fill="#1a237e">{escape(text)}</text>'
+            )
+        y += h + 4
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
 def generate(*, build: bool = True, only: str | None = None) -> None:
     """Write everything into the generated folders, then build the translations."""
     os.chdir(ROOT)  # snippet paths and the configs' folders are relative to the root
@@ -640,6 +687,7 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
         _write(SNIPPETS / f"ambiguity-{amb.lower()}.md", ambiguity_options(amb))
     _write(SNIPPETS / "traceability.md", traceability_table())
     _write(SNIPPETS / "api-index.md", api_index())
+    _write(OUT / "img" / "layers.svg", layers_svg())
     drawn = pictures()
     for name, svg in drawn.items():
         _write(OUT / "img" / name, svg)

@@ -309,6 +309,27 @@ def test_observers_honour_the_observation_type():
     assert private_seen > 0
 
 
+def test_the_public_observation_is_the_public_view():
+    from allegra_rules.adapters.features import Encoder
+    from allegra_rules.adapters.openspiel import AllegraObserver
+
+    game = load(players=3, max_turns_per_round=20)
+    public = game.make_py_observer(PUBLIC)
+    hidden = 0
+    for state in states_of_a_game(game, 1)[::2]:
+        engine = state.engine_state
+        spectator = observe(engine, None)
+        hidden += spectator.held_hidden or any(c is None for _, c in spectator.in_hand)
+        encoder = Encoder(engine.config, engine.num_players)
+        assert public.string_from(state, 0) == AllegraObserver._public_text(public, spectator)
+        for p in range(3):
+            public.set_from(state, p)
+            assert np.array_equal(
+                public.tensor, np.asarray(encoder.public(spectator, 0), np.float32)
+            )
+    assert hidden > 0
+
+
 @pytest.mark.parametrize(
     ("deal", "options"),
     [("chance", ""), ("seeded", ""), ("chance", "setup_reveals:simultaneous")],

@@ -189,10 +189,26 @@ def test_includes_and_pictures_are_ones_the_generator_writes(page: Path) -> None
                 assert name in snippet_names(), include
         else:
             assert (ROOT / include).is_file(), include
-    pictures = {s.name for s in scenes().scenes()}
+    pictures = {s.name for s in scenes().scenes()} | {"layers.svg"}  # + the architecture's
     for picture in re.findall(r"\]\(_generated/img/([\w.-]+)\)", text):
         assert picture in pictures, picture
     assert "](img/" not in text, "the pictures are in _generated/img/ now"
+
+
+def test_the_layers_picture_is_the_contract_ci_checks() -> None:
+    """The architecture page's picture names every layer of pyproject.toml's contract."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = next(
+        c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"
+    )["layers"]
+    svg = gen().layers_svg()
+    assert svg.count("<rect ") == len(layers)
+    text = " ".join(re.findall(r">([^<]+)</text>", svg))
+    for layer in layers:
+        for name in layer.replace(":", "|").split("|"):
+            assert name.strip() in text, name
 
 
 def test_every_picture_is_shown_on_a_page() -> None:

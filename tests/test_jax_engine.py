@@ -10,11 +10,13 @@ shared by every test; the big sweeps are marked ``slow``.
 
 from __future__ import annotations
 
+import ast
 import os
 import random
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -447,6 +449,51 @@ def test_nested_vmap_equals_one_batch() -> None:
         round_ends += int((np.asarray(want._round) != np.asarray(states._round)).sum())
         states = want
     assert round_ends > 5
+
+
+# ------------------------------------------------------------------------ the package's shape
+
+
+JAX_PACKAGE = Path(__file__).resolve().parents[1] / "src" / "allegra_rules" / "jax"
+LAYERS = ["_tables", "_arrays", "_rare", "_state", "_settle", "_rules", "_convert", "_env"]
+"""The modules of ``allegra_rules.jax``, each importing only modules before it."""
+
+
+def _jax_imports(tree: ast.AST) -> list[tuple[str, bool]]:
+    """``(module, at top level)`` of every import of an ``allegra_rules.jax`` module."""
+    top = {id(node) for node in getattr(tree, "body", [])}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                if name.startswith("allegra_rules.jax._"):
+                    found.append((name.split(".")[2], id(node) in top))
+    return found
+
+
+def test_modules_import_one_way_and_at_the_top() -> None:
+    """Constants, then state, rules, env: no cycle, no import inside a function."""
+    modules = sorted(p.stem for p in JAX_PACKAGE.glob("*.py") if p.stem != "__init__")
+    assert modules == sorted(LAYERS)
+    for name in LAYERS:
+        source = (JAX_PACKAGE / f"{name}.py").read_text(encoding="utf-8")
+        assert len(source.splitlines()) <= 600, f"{name} has over 600 lines"
+        tree = ast.parse(source)
+        for module, at_top in _jax_imports(tree):
+            assert at_top, f"{name} imports {module} inside a function or block"
+            assert LAYERS.index(module) < LAYERS.index(name), f"{name} imports {module}"
+
+
+def test_observation_needs_no_env_registry() -> None:
+    """A state's observation comes from its own tables, whatever Envs were built since."""
+    env = env_for(3, SHORT)
+    state = env.init(jax.random.key(3))
+    Env(3, preset("seeds"))
+    Env(3, SHORT)
+    want = np.asarray(env.observe(state, 0))
+    np.testing.assert_allclose(np.asarray(state.observation), want, rtol=1e-6, atol=1e-6)
+    assert state._spec is env.tables
 
 
 # ------------------------------------------------------------------------ the slow sweeps

@@ -30,6 +30,7 @@ from allegra_rules.server import public_view
 from allegra_rules.server.store import Store
 from allegra_rules.server.tables import token_digest
 from allegra_rules.transitions import new_game
+from allegra_rules.wording import action_texts
 from server_process import ServerProcess
 
 TOKENS: list[str] = []
@@ -98,6 +99,11 @@ def test_create_claim_and_read_views(client: httpx.Client) -> None:
     public = client.get(f"/api/tables/{table}/view").json()
     assert public["viewer"] is None and "legal_actions" not in public
     assert public["version"] == 0
+    # The page's mode words the seat's moves (allegra_rules.wording), in its language.
+    paged = client.get(f"/api/tables/{table}/view?svg=1&lang=de", headers=bearer(token)).json()
+    assert len(paged["action_texts"]) == len(paged["legal_actions"])
+    assert paged["action_texts"][0] == "Die Karte bei (0, 0) aufdecken."
+    assert "action_texts" not in client.get(f"/api/tables/{table}/view?svg=1").json()
     error_of(
         client.get(f"/api/tables/{table}/view", headers=bearer("not-a-token")), 403, "wrong_token"
     )
@@ -339,6 +345,12 @@ def _check_received(
         expected = observe(state, seat).to_dict() if seat is not None else public_view(state)
         svg = body.pop("svg")
         assert body.pop("version") is not None
+        # The page's words for the seat's moves, in the order of legal_actions.
+        texts = body.pop("action_texts", None)
+        if seat is None:
+            assert texts is None
+        else:
+            assert texts == list(action_texts(state, seat))
         assert body == expected
         if svg is not None:
             _card_values_in_svg(svg, body)
@@ -375,6 +387,10 @@ def test_public_view_holds_only_what_every_seat_knows() -> None:
             public = public_view(state)
             views = [observe(state, p).to_dict() for p in range(3)]
             assert public["viewer"] is None and "legal_actions" not in public
+            # It is the public view, observe(state, None), as the server sends it.
+            spectator = observe(state, None).to_dict()
+            assert spectator.pop("legal_actions") == []
+            assert public == spectator
             for key, value in public.items():
                 if key in ("viewer", "held", "held_hidden", "in_hand", "own_setup_named"):
                     continue

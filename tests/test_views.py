@@ -172,9 +172,10 @@ def test_the_refilled_draw_pile_is_known_as_a_multiset() -> None:
 
 def test_observe_rejects_bad_seats() -> None:
     state = play(preset("seeds"), 3, seed=1, steps=3)
-    for bad in (-1, 3, True, "0", None, 1.0):
+    for bad in (-1, 3, True, "0", 1.0):
         with pytest.raises(ValueError, match="seat"):
             observe(state, bad)  # type: ignore[arg-type]
+    assert observe(state, None).viewer is None  # None is the public view
     with pytest.raises(ValueError, match="GameState"):
         observe("state", 0)  # type: ignore[arg-type]
 
@@ -462,3 +463,66 @@ def test_fuzz_mutated_views(
         assert PlayerView.from_json(view.to_json()) == view
         return
     assert where.startswith("$")
+
+
+# ------------------------------------------------------------ the public view
+
+_PRIVATE_FIELDS = ("viewer", "held", "held_hidden", "in_hand", "legal_actions", "own_setup_named")
+
+
+def _public_view_states() -> list[GameState]:
+    """States of games with face-down takes, simultaneous setups and refills."""
+    found = [s for seed in range(3) for s in game_states(preset("seeds"), 3, seed)][::3]
+    found += exchange_states(1) + exchange_states(4, 2)
+    simultaneous = RuleConfig(setup_reveals="simultaneous", max_turns_per_round=6)
+    found += list(game_states(simultaneous, 3, 2))
+    found += list(game_states(CONFIGS["small_deck"], 2, 3))[::2]
+    return found
+
+
+def test_the_public_view_is_what_every_seat_sees() -> None:
+    private_seen = 0
+    for state in _public_view_states():
+        public = observe(state, None)
+        views = [observe(state, p) for p in range(state.num_players)]
+        assert public.viewer is None and public.legal_actions == ()
+        assert public.own_setup_named == ()
+        assert not public.is_my_turn or public.current_player is None
+        for field in attrs.fields(PlayerView):
+            if field.name not in _PRIVATE_FIELDS:
+                value = getattr(public, field.name)
+                assert all(getattr(v, field.name) == value for v in views), field.name
+        # A card is shown only when every seat sees it.
+        if public.held is not None:
+            assert all(v.held == public.held for v in views)
+        assert public.held_hidden == (state.held is not None and state.held_was_face_down)
+        if public.held_hidden:  # the drawer alone sees it
+            assert [v.held is not None for v in views] == [
+                p == state.drawer for p in range(state.num_players)
+            ]
+        for k, (player, card) in enumerate(public.in_hand):
+            assert all(v.in_hand[k][0] == player for v in views)
+            if card is not None:
+                assert all(v.in_hand[k][1] == card for v in views)
+            else:
+                assert any(v.in_hand[k][1] is None for v in views)
+        private_seen += public.held_hidden or any(c is None for _, c in public.in_hand)
+        # No card that some seat does not see.
+        assert all(public.visible_cards() <= v.visible_cards() for v in views)
+        data = public.to_dict()
+        assert data["viewer"] is None and data["legal_actions"] == []
+    assert private_seen > 0
+
+
+def test_states_differing_only_in_hidden_cards_give_the_same_public_view() -> None:
+    checked = 0
+    for state in _public_view_states()[::4]:
+        public = observe(state, None)
+        for seat in range(state.num_players):
+            view = observe(state, seat)
+            for k in range(2):
+                twin = determinize(view, random.Random(seat * 10 + k))
+                assert observe(twin, seat) == view
+                assert observe(twin, None) == public
+                checked += twin != state
+    assert checked > 0

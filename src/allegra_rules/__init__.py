@@ -158,7 +158,6 @@ _LAZY_MODULES = frozenset(_LAZY.values())
 
 if not TYPE_CHECKING:  # type checkers read the imports above instead
     import sys as _sys
-    from types import ModuleType as _ModuleType
 
     def __getattr__(name: str) -> object:
         from importlib import import_module
@@ -175,21 +174,27 @@ if not TYPE_CHECKING:  # type checkers read the imports above instead
     def __dir__() -> list[str]:
         return sorted({*globals(), *_LAZY})
 
-    class _Package(_ModuleType):
-        """The package's module type: a submodule never hides a name of the same name.
+    def _shadow_free(name: str) -> None:
+        """Register the submodule ``name``, to be loaded on first use, under its full name.
 
-        Importing a submodule makes it an attribute of its package, so importing
-        ``allegra_rules.determinize`` would hide the function ``determinize``; the
-        package keeps the function, as it did when it imported every module eagerly.
-        The submodule itself stays in ``sys.modules``.
+        Importing a submodule for the first time makes it an attribute of its package, so
+        ``import allegra_rules.determinize`` would hide the function ``determinize``. A
+        submodule already in ``sys.modules`` is not set again: registered here (not yet
+        executed, see ``importlib.util.LazyLoader``), ``allegra_rules.determinize`` stays
+        the function, which ``__getattr__`` loads from it on first use.
         """
+        from importlib.util import LazyLoader, find_spec, module_from_spec
 
-        def __setattr__(self, name: str, value: object) -> None:
-            if name in _LAZY and isinstance(value, _ModuleType):
-                return
-            super().__setattr__(name, value)
+        spec = find_spec(f"{__name__}.{name}")
+        assert spec is not None and spec.loader is not None
+        spec.loader = LazyLoader(spec.loader)
+        module = module_from_spec(spec)
+        _sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
 
-    _sys.modules[__name__].__class__ = _Package
+    # Only one submodule is named like one of the package's names.
+    for _name in sorted(_LAZY_MODULES & _LAZY.keys()):
+        _shadow_free(_name)
 
 
 __version__ = "0.2.0"

@@ -108,8 +108,13 @@ DISCARD = Discard()
 
 
 @attrs.frozen(slots=True, eq=False)
-class ActionTable:
-    """Interned actions for one seat count, indexed by flat cell index or seat."""
+class InternedActions:
+    """The interned actions of one seat count, indexed by flat cell index or seat.
+
+    ``reveal[i]``, ``swap[i]`` and ``take[i]`` are ``Reveal``, ``Swap`` and ``Take`` of
+    flat cell ``i`` (``seat * 12 + row * 4 + col``); ``give[k]`` is ``Give(k)``. Get
+    one with [`interned_actions`][allegra_rules.actions.interned_actions].
+    """
 
     reveal: tuple[Reveal, ...]
     swap: tuple[Swap, ...]
@@ -118,12 +123,26 @@ class ActionTable:
 
 
 @cache
-def action_table(num_players: int) -> ActionTable:
-    """The interned actions of a ``num_players`` table."""
+def interned_actions(num_players: int) -> InternedActions:
+    """The interned actions of a ``num_players`` table (one shared object per seat count)."""
     positions = geometry(num_players).positions
-    return ActionTable(
+    return InternedActions(
         reveal=tuple(Reveal(p) for p in positions),
         swap=tuple(Swap(p) for p in positions),
         take=tuple(Take(p) for p in positions),
         give=tuple(Give(k) for k in range(num_players)),
     )
+
+
+ActionTable = InternedActions
+"""Deprecated: the old name of [`InternedActions`][allegra_rules.actions.InternedActions].
+
+"Table" means the cards on the table (and, in the server, where people sit); this is a
+list of actions. Kept importable; use ``InternedActions``.
+"""
+
+action_table = interned_actions
+"""Deprecated: the old name of [`interned_actions`][allegra_rules.actions.interned_actions].
+
+Kept importable (the same function); use ``interned_actions``.
+"""

@@ -6,6 +6,9 @@ Public names:
 * [`RandomBot`][allegra_rules.bots.RandomBot]: picks uniformly among the legal actions.
 * [`GreedyBot`][allegra_rules.bots.GreedyBot]: a one-step heuristic that only uses what its seat may
   see.
+* [`SeatEstimate`][allegra_rules.bots.SeatEstimate]: what one seat's view says about the cards,
+  as GreedyBot (and the search's playouts) estimate them;
+  [`deck_multiset`][allegra_rules.bots.deck_multiset] is the deck it counts from.
 
 A bot is asked only when its seat is ``state.current_player`` and always answers
 with one of ``legal_actions(state)``. Each bot owns a ``random.Random`` seeded
@@ -48,15 +51,21 @@ from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import legal_actions
 from allegra_rules.views import PlayerView, observe
 
-__all__ = ["Bot", "GreedyBot", "RandomBot"]
+__all__ = ["Bot", "GreedyBot", "RandomBot", "SeatEstimate", "deck_multiset"]
 
 _TIE = 1e-9
 _NONE: set[int] = set()
 
 
 @functools.lru_cache(maxsize=32)
-def _deck(config: RuleConfig) -> Counter[int]:
-    """The config's deck as a multiset (shared: never change it)."""
+def deck_multiset(config: RuleConfig) -> Counter[int]:
+    """The config's deck as a multiset of card values (cached and shared: never change it).
+
+    Examples:
+        >>> from allegra_rules import preset
+        >>> deck_multiset(preset("seeds"))[4]
+        12
+    """
     return Counter(dict(config.deck))
 
 
@@ -118,8 +127,8 @@ class RandomBot:
         return self._rng.choice(_legal_or_raise(state))
 
 
-class _View:
-    """What seat ``seat`` knows of a state, and the card arithmetic of GreedyBot.
+class SeatEstimate:
+    """What one seat knows of a state, and the card arithmetic of GreedyBot.
 
     Built from [`observe`][allegra_rules.views.observe] (the seat's
     [`PlayerView`][allegra_rules.views.PlayerView]), so it can hold nothing the seat may not know.
@@ -130,11 +139,29 @@ class _View:
 
     Every score is memoized for the one decision the view is built for: a turn's
     choice asks for the same placements many times (once per possible drawn card).
+    Build one with [`from_view`][allegra_rules.bots.SeatEstimate.from_view].
+
+    Args:
+        view: a seat's view (``observe(state, seat)``; not the public view).
+        geo: the geometry of the view's seat count.
+        deck: the config's deck as a multiset
+            ([`deck_multiset`][allegra_rules.bots.deck_multiset]).
+
+    Attributes:
+        seat: the viewing seat.
+        known: per flat cell, its face-up value, or ``None``.
+        hidden: per flat cell, whether it holds a face-down card.
+        dist: ``(value, probability)`` of an unseen card, ascending by value.
+        mean: the mean value of an unseen card.
+        est: per flat cell, its face-up value, ``mean`` when face down, 0 for a gap.
+        sums: per seat, the estimated sum of its zone.
     """
 
     def __init__(self, view: PlayerView, geo: Geometry, deck: Counter[int]) -> None:
         config = view.config
         seat = view.viewer
+        if seat is None:
+            raise ValueError("a SeatEstimate needs a seat's view, not the public view")
         self.seat = seat
         self.geo = geo
         self.adjacent = config.row_match == "adjacent"
@@ -185,6 +212,17 @@ class _View:
         self._bonus: dict[int, set[int]] | None = None
         self._best: dict[tuple[int, int | None], float] = {}
         self._flip: float | None = None
+
+    @classmethod
+    def from_view(cls, view: PlayerView) -> SeatEstimate:
+        """The estimate of ``view``'s seat, with the view's geometry and config's deck.
+
+        Examples:
+            >>> from allegra_rules import new_game, observe
+            >>> SeatEstimate.from_view(observe(new_game(2, seed=1), 0)).sums[0] > 0
+            True
+        """
+        return cls(view, view.geometry, deck_multiset(view.config))
 
     # -------------------------------------------------------------- arithmetic
 
@@ -394,15 +432,22 @@ class GreedyBot:
         if state.phase is Phase.KNOCK:
             # Knock() scores 1 or -1 against Pass()'s 0: never a tie.
             return Knock() if self._wants_to_knock(state, seat) else Pass()
-        view = _View(observe(state, seat), state.geometry, _deck(state.config))
-        scores = [self._score(view, state, action) for action in legal]
+        view = SeatEstimate(observe(state, seat), state.geometry, deck_multiset(state.config))
+        scores = [self.score(view, state, action) for action in legal]
         best = max(scores)
         ties = [a for a, s in zip(legal, scores, strict=True) if s >= best - _TIE]
         return ties[0] if len(ties) == 1 else self._rng.choice(ties)
 
     # ------------------------------------------------------------------ scoring
 
-    def _score(self, view: _View, state: GameState, action: Action) -> float:
+    def score(self, view: SeatEstimate, state: GameState, action: Action) -> float:
+        """GreedyBot's score of a legal ``action`` of ``state`` (higher is better).
+
+        Args:
+            view: the acting seat's estimate (built from its view of ``state``).
+            state: the state (only what the seat may see is read).
+            action: a legal action of ``state``, not in the knock window.
+        """
         if isinstance(action, Reveal):
             return view.reveal_score(action.pos.index)
         if isinstance(action, DrawDiscard):
@@ -441,14 +486,14 @@ class GreedyBot:
             for i in area
         )
 
-    def _give_score(self, view: _View, state: GameState, knocker: int) -> float:
+    def _give_score(self, view: SeatEstimate, state: GameState, knocker: int) -> float:
         geo = view.geo
         area = geo.zone[knocker] if state.config.take_area == "zone" else geo.own[knocker]
         values = {v for i in area if (v := view.known[i]) is not None and i not in view.my_zone}
         best = max((view.best_place(v) for v in values), default=float("-inf"))
         return best - self.GIVE_MARGIN
 
-    def _take_score(self, view: _View, t: int) -> float:
+    def _take_score(self, view: SeatEstimate, t: int) -> float:
         value = view.known[t]
         if value is None:
             # A face-down card: worth the unseen mean, no triple can be planned with it.

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import attrs
 
+from allegra_rules._fast import per_config
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS
 
 DEFAULT_DECK: tuple[tuple[int, int], ...] = (
@@ -468,16 +469,10 @@ OPTION_ADDED: dict[str, str] = {
 """The release that added each option."""
 
 
-_facts: dict[int, tuple[RuleConfig, int, tuple[int, ...]]] = {}
-
-
-def _deck_facts(config: RuleConfig) -> tuple[int, tuple[int, ...]]:
+def _make_deck_facts(config: RuleConfig) -> tuple[int, tuple[int, ...]]:
     """The deck's size and sorted cards, remembered for the last configs (frozen)."""
-    known = _facts.get(id(config))
-    if known is not None and known[0] is config:
-        return known[1], known[2]
     cards = tuple(v for v, copies in config.deck for _ in range(copies))
-    if len(_facts) >= 64:
-        _facts.clear()
-    _facts[id(config)] = (config, len(cards), cards)  # holding config keeps its id unused
     return len(cards), cards
+
+
+_deck_facts = per_config(_make_deck_facts)

@@ -24,6 +24,8 @@ core library is used (no numpy): masks are tuples of 0 and 1.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from allegra_rules.actions import (
     DISCARD,
     DRAW_DECK,
@@ -49,8 +51,68 @@ from allegra_rules.transitions import legal_actions
 FIXED_ACTIONS: tuple[Action, ...] = (DRAW_DECK, DRAW_DISCARD, KNOCK, PASS, DISCARD)
 """The actions with ids 0 to 4, in id order."""
 
-_FIXED_IDS: dict[type, int] = {DrawDeck: 0, DrawDiscard: 1, Knock: 2, Pass: 3, Discard: 4}
+DRAW_DECK_ID = 0
+"""The id of ``DrawDeck()``."""
+DRAW_DISCARD_ID = 1
+"""The id of ``DrawDiscard()``."""
+KNOCK_ID = 2
+"""The id of ``Knock()``."""
+PASS_ID = 3
+"""The id of ``Pass()``."""
+DISCARD_ID = 4
+"""The id of ``Discard()``."""
+
+_FIXED_IDS: dict[type, int] = {
+    DrawDeck: DRAW_DECK_ID,
+    DrawDiscard: DRAW_DISCARD_ID,
+    Knock: KNOCK_ID,
+    Pass: PASS_ID,
+    Discard: DISCARD_ID,
+}
 _FIRST_GIVE = len(FIXED_ACTIONS)
+
+GAP_CODE = -128
+"""The code of an empty cell (a gap) where cells are stored as int8 card values.
+
+No card value is -128 (card values of array encodings lie in -127..127), so the code
+never stands for a card. The batched engine (``allegra_rules.jax``) stores cells so.
+"""
+
+
+class ActionIdLayout(NamedTuple):
+    """The first id of each kind of action with an argument, at one seat count.
+
+    ``give + k`` is ``Give(k)``; ``reveal + c``, ``swap + c`` and ``take + c`` are
+    ``Reveal``, ``Swap`` and ``Take`` of flat cell ``c``; ``end`` is the number of ids.
+    """
+
+    give: int
+    reveal: int
+    swap: int
+    take: int
+    end: int
+
+
+def action_id_layout(num_players: int) -> ActionIdLayout:
+    """The first id of ``Give``, ``Reveal``, ``Swap`` and ``Take`` (see the module docs).
+
+    Raises:
+        ValueError: ``num_players`` is not an int of at least 2.
+
+    Examples:
+        >>> action_id_layout(2)
+        ActionIdLayout(give=5, reveal=7, swap=31, take=55, end=79)
+    """
+    n = _check_players(num_players)
+    cells = CELLS_PER_SEAT * n
+    reveal = _FIRST_GIVE + n
+    return ActionIdLayout(
+        give=_FIRST_GIVE,
+        reveal=reveal,
+        swap=reveal + cells,
+        take=reveal + 2 * cells,
+        end=reveal + 3 * cells,
+    )
 
 
 def _check_players(num_players: object) -> int:

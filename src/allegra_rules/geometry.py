@@ -173,6 +173,29 @@ class Geometry:
             )
         return pos.player * CELLS_PER_SEAT + pos.row * COLS + pos.col
 
+    def area(self, player: int, which: str) -> tuple[int, ...]:
+        """The cells of ``player``'s ``"zone"`` or ``"own"`` grid, in ascending (``Pos``) order.
+
+        ``which`` is the value of an area option (``swap_area``, ``take_area``,
+        ``reveal_area``); anything else raises ``ValueError``.
+        """
+        if which == "zone":
+            return self.zone_sorted[player]
+        if which == "own":
+            return self.own[player]
+        raise ValueError(f'an area is "zone" or "own"; got {_short(which)}')
+
+    def area_masks(self, which: str) -> tuple[int, ...]:
+        """Per seat, the bit mask of its ``"zone"`` or ``"own"`` grid (``zone_masks``, ...).
+
+        Bit ``i`` stands for flat cell ``i``. ``which`` as for ``area``.
+        """
+        if which == "zone":
+            return self.zone_masks
+        if which == "own":
+            return self.own_masks
+        raise ValueError(f'an area is "zone" or "own"; got {_short(which)}')
+
 
 @cache
 def geometry(num_players: int) -> Geometry:

@@ -39,10 +39,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from operator import is_not
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, NamedTuple, NoReturn, cast
 
+from allegra_rules._fast import per_config
 from allegra_rules.config import RuleConfig
+from allegra_rules.fields import STATE_FIELDS, Kind, StateField
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
+from allegra_rules.knocking import (
+    asked_before,
+    closes_at_first_knock,
+    in_asked_order,
+    knocking_applies,
+)
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import MAX_SEED, MIN_SEED
 from allegra_rules.state import GameState, Phase, RoundEnd
@@ -91,46 +99,28 @@ def deck_counts(config: RuleConfig) -> dict[int, int]:
     return dict(config.deck)
 
 
-_T = TypeVar("_T")
-
-
-def _per_config(
-    store: dict[int, tuple[RuleConfig, _T]], config: RuleConfig, make: Callable[[RuleConfig], _T]
-) -> _T:
-    """``make(config)``, remembered in ``store`` for the last 64 configs, by identity.
-
-    Configs are frozen, and hashing one costs more than most lookups it would save.
-    """
-    known = store.get(id(config))
-    if known is not None and known[0] is config:
-        return known[1]
-    made = make(config)
-    if len(store) >= 64:
-        store.clear()
-    store[id(config)] = (config, made)  # holding config keeps its id from reuse
-    return made
-
-
-_deck_counters: dict[int, tuple[RuleConfig, Counter[int]]] = {}
-_bounds: dict[int, tuple[RuleConfig, tuple[int, int]]] = {}
-
-
-def _deck_counter(config: RuleConfig) -> Counter[int]:
+def _make_deck_counter(config: RuleConfig) -> Counter[int]:
     """``deck_counts`` as a Counter, remembered per config."""
-    return _per_config(_deck_counters, config, lambda c: Counter(deck_counts(c)))
+    return Counter(deck_counts(config))
+
+
+_deck_counter = per_config(_make_deck_counter)
 
 
 def _bounds_of(config: RuleConfig) -> tuple[int, int]:
-    biggest = max(abs(value) for value, _ in config.deck)
-    return 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
-
-
-def bounds(config: RuleConfig) -> tuple[int, int]:
     """The largest absolute setup sum (two cards) and round score (a zone, doubled).
 
     The loader bounds the same numbers with these values. Remembered per config.
     """
-    return _per_config(_bounds, config, _bounds_of)
+    biggest = max(abs(value) for value, _ in config.deck)
+    return 2 * biggest, 2 * (CELLS_PER_SEAT + ROWS) * biggest
+
+
+bounds = per_config(_bounds_of)
+"""The largest absolute setup sum (two cards) and round score (a zone, doubled), per config.
+
+The loader bounds the same numbers with these values (remembered by ``_fast.per_config``).
+"""
 
 
 def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
@@ -178,11 +168,6 @@ def _first_player(state: GameState) -> int:
         return start
     sums = state.setup_sums
     return max(range(n), key=lambda p: (sums[p], -((p - start) % n)))
-
-
-def _is_clockwise_from(seats: Iterable[int], origin: int, n: int) -> bool:
-    offsets = [(s - origin) % n for s in seats]
-    return all(o > 0 for o in offsets) and all(a < b for a, b in itertools.pairwise(offsets))
 
 
 def check_state(state: object, path: str = "$") -> None:
@@ -796,7 +781,7 @@ def _check_exchange(s: GameState, path: str) -> None:
             fail(join(path, "held"), f"phase {phase.value!r} needs a held card")
     elif s.held is not None:
         fail(join(path, "held"), f"must be null in phase {phase.value!r}")
-    knocking = config.knocking == "always" or (config.knocking == "three_or_more" and n >= 3)
+    knocking = knocking_applies(config, n)
     if phase is Phase.KNOCK and not knocking:
         fail(
             join(path, "phase"),
@@ -810,15 +795,15 @@ def _check_exchange(s: GameState, path: str) -> None:
             fail(where, f"must be empty in phase {phase.value!r}")
         if not knocking:
             fail(where, f"knocking={config.knocking!r}: nobody may knock with {n} players")
-        if not _is_clockwise_from(knockers, drawer, n):
+        if not in_asked_order(knockers, drawer, n):
             fail(where, f"knockers are other seats, in clockwise order from the drawer {drawer}")
-        if config.knock_winner == "first_clockwise" and (len(knockers) > 1 or phase is Phase.KNOCK):
+        if closes_at_first_knock(config) and (len(knockers) > 1 or phase is Phase.KNOCK):
             fail(where, 'knock_winner="first_clockwise" closes the window at the first knock')
         if phase is Phase.KNOCK:
             asked = s.current_player
             if asked is None:
                 fail(join(path, "current_player"), "the knock window needs a seat to ask")
-            if any((k - drawer) % n >= (asked - drawer) % n for k in knockers):
+            if not set(knockers) <= set(asked_before(drawer, asked, n)):
                 fail(where, f"only seats asked before seat {asked} can have knocked")
     exchange = phase in _EXCHANGE
     knocker = s.knocker
@@ -938,62 +923,108 @@ def _opt_cards(value: object, path: str, values: frozenset[int], length: int) ->
             _card(item, join(path, i), values)
 
 
-def check_types(s: GameState, path: str = "$") -> None:
-    """Check the type, size and range of every field of ``s`` (not their agreement).
+class TableSize(NamedTuple):
+    """What the range of a field depends on: the config, the seat count and what follows."""
+
+    config: RuleConfig
+    n: int
+    ncells: int
+    values: frozenset[int]
+
+
+def check_table_size(obj: Any, path: str = "$") -> TableSize:
+    """Check the ``config`` and ``num_players`` of a state or view; the sizes they imply.
+
+    Raises:
+        InvalidStateError: either field is of a wrong type or range.
+    """
+    config = obj.config
+    if not isinstance(config, RuleConfig):
+        fail(join(path, "config"), f"must be a RuleConfig; got {type(config).__name__}")
+    n = _int(obj.num_players, join(path, "num_players"), config.min_players, config.most_players())
+    if n > MAX_SEATS:
+        fail(join(path, "num_players"), f"must be at most {MAX_SEATS}")
+    return TableSize(config, n, n * CELLS_PER_SEAT, frozenset(v for v, _ in config.deck))
+
+
+def _check_hand(value: object, path: str, obj: Any, t: TableSize) -> None:
+    for i, entry in enumerate(_tuple(value, path, most=1)):
+        where = join(path, i)
+        pair = _tuple(entry, where, length=2)
+        _int(pair[0], join(where, 0), 0, t.n - 1)
+        _card(pair[1], join(where, 1), t.values)
+
+
+def _check_score_rows(value: object, path: str, obj: Any, t: TableSize) -> None:
+    for i, row in enumerate(_tuple(value, path, most=ROUNDS)):
+        _ints(row, join(path, i), length=t.n)
+
+
+def _check_phase(value: object, path: str, obj: Any, t: TableSize) -> None:
+    if not isinstance(value, Phase):
+        fail(path, f"must be a Phase; got {_short(value)}")
+
+
+def _check_last_round(value: object, path: str, obj: Any, t: TableSize) -> None:
+    if value is None:
+        return
+    if not isinstance(value, RoundEnd):
+        fail(path, f"must be a RoundEnd or None; got {type(value).__name__}")
+    check_round_end_types(value, path, t.n)
+    _opt_cards(value.cells, join(path, "cells"), t.values, t.ncells)
+
+
+_KindCheck = Callable[[object, str, Any, TableSize], object]
+_KIND_CHECKS: dict[Kind, _KindCheck] = {
+    Kind.SEED: lambda v, p, o, t: _int(v, p, MIN_SEED, MAX_SEED),
+    Kind.ROUND: lambda v, p, o, t: _int(v, p, 1, ROUNDS),
+    Kind.PHASE: _check_phase,
+    Kind.SEAT: lambda v, p, o, t: _int(v, p, 0, t.n - 1),
+    Kind.OPT_SEAT: lambda v, p, o, t: _opt_int(v, p, 0, t.n - 1),
+    Kind.SEATS: lambda v, p, o, t: _ints(v, p, 0, t.n - 1, most=t.n),
+    Kind.OPT_CELL: lambda v, p, o, t: _opt_int(v, p, 0, t.ncells - 1),
+    Kind.CELLS: lambda v, p, o, t: _ints(v, p, 0, t.ncells - 1, most=2 * t.n),
+    Kind.TABLE: lambda v, p, o, t: _opt_cards(v, p, t.values, t.ncells),
+    Kind.CELL_MASK: lambda v, p, o, t: _int(v, p, 0, (1 << t.ncells) - 1),
+    Kind.CARDS: lambda v, p, o, t: _cards(v, p, t.values, t.config.deck_size),
+    Kind.OPT_CARD: lambda v, p, o, t: None if v is None else _card(v, p, t.values),
+    Kind.HAND: _check_hand,
+    Kind.REVEALS: lambda v, p, o, t: _int(v, p, 0, 2 * t.n),
+    Kind.TURNS: lambda v, p, o, t: _int(v, p, 0, t.config.max_turns_per_round),
+    Kind.REFILLS: lambda v, p, o, t: _int(v, p, 0, o.turns_played),
+    Kind.PER_SEAT: lambda v, p, o, t: _ints(v, p, length=t.n),
+    Kind.SCORE_ROWS: _check_score_rows,
+    Kind.FLAG: lambda v, p, o, t: _bool(v, p),
+    Kind.ROUND_END: _check_last_round,
+}
+"""How a field of each kind is checked (``CONFIG`` and ``SEAT_COUNT``: ``check_table_size``)."""
+
+
+def check_fields(obj: Any, fields: Iterable[StateField], size: TableSize, path: str = "$") -> None:
+    """Check the type, size and range of each of ``fields`` of ``obj`` by its kind.
+
+    ``obj`` is a state, or a view for the fields it copies from the state; ``size`` is
+    what ``check_table_size(obj)`` gave (a field of kind ``CONFIG`` or ``SEAT_COUNT`` is
+    skipped: that checked it).
 
     Raises:
         InvalidStateError: the first field of a wrong type, size or range.
     """
-    if not isinstance(s.config, RuleConfig):
-        fail(join(path, "config"), f"must be a RuleConfig; got {type(s.config).__name__}")
-    config = s.config
-    n = _int(s.num_players, join(path, "num_players"), config.min_players, config.most_players())
-    if n > MAX_SEATS:
-        fail(join(path, "num_players"), f"must be at most {MAX_SEATS}")
-    ncells = n * CELLS_PER_SEAT
-    values = frozenset(v for v, _ in config.deck)
-    deck = config.deck_size
-    _int(s.seed, join(path, "seed"), MIN_SEED, MAX_SEED)
-    _int(s.round, join(path, "round"), 1, ROUNDS)
-    if not isinstance(s.phase, Phase):
-        fail(join(path, "phase"), f"must be a Phase; got {_short(s.phase)}")
-    for key in ("current_player", "drawer", "knocker", "ender"):
-        _opt_int(getattr(s, key), join(path, key), 0, n - 1)
-    _opt_cards(s.cells, join(path, "cells"), values, ncells)
-    _int(s.face_down, join(path, "face_down"), 0, (1 << ncells) - 1)
-    for key in ("draw_pile", "discard_pile", "out_of_play"):
-        _cards(getattr(s, key), join(path, key), values, deck)
-    if s.held is not None:
-        _card(s.held, join(path, "held"), values)
-    for i, entry in enumerate(_tuple(s.in_hand, join(path, "in_hand"), most=1)):
-        where = join(join(path, "in_hand"), i)
-        pair = _tuple(entry, where, length=2)
-        _int(pair[0], join(where, 0), 0, n - 1)
-        _card(pair[1], join(where, 1), values)
-    _int(s.start_seat, join(path, "start_seat"), 0, n - 1)
-    _int(s.setup_reveals, join(path, "setup_reveals"), 0, 2 * n)
-    _ints(s.setup_sums, join(path, "setup_sums"), length=n)
-    _ints(s.knockers, join(path, "knockers"), 0, n - 1, most=n)
-    _ints(s.final_turns, join(path, "final_turns"), 0, n - 1, most=n)
-    _ints(s.winners, join(path, "winners"), 0, n - 1, most=n)
-    for key in ("given_at", "taken_at"):
-        _opt_int(getattr(s, key), join(path, key), 0, ncells - 1)
-    for key in ("held_was_face_down", "hand_was_face_down"):
-        _bool(getattr(s, key), join(path, key))
-    _int(s.turns_played, join(path, "turns_played"), 0, config.max_turns_per_round)
-    _int(s.refills, join(path, "refills"), 0, s.turns_played)
-    _ints(s.totals, join(path, "totals"), length=n)
-    scores = _tuple(s.round_scores, join(path, "round_scores"), most=ROUNDS)
-    for i, row in enumerate(scores):
-        _ints(row, join(join(path, "round_scores"), i), length=n)
-    _ints(s.setup_named, join(path, "setup_named"), 0, ncells - 1, most=2 * n)
-    last = s.last_round
-    if last is not None:
-        where = join(path, "last_round")
-        if not isinstance(last, RoundEnd):
-            fail(where, f"must be a RoundEnd or None; got {type(last).__name__}")
-        check_round_end_types(last, where, n)
-        _opt_cards(last.cells, join(where, "cells"), values, ncells)
+    for field in fields:
+        check = _KIND_CHECKS.get(field.kind)
+        if check is not None:
+            check(getattr(obj, field.name), join(path, field.name), obj, size)
+
+
+def check_types(s: GameState, path: str = "$") -> None:
+    """Check the type, size and range of every field of ``s`` (not their agreement).
+
+    Each field is checked by its kind, as ``allegra_rules.fields`` declares it.
+
+    Raises:
+        InvalidStateError: the first field of a wrong type, size or range.
+    """
+    check_fields(s, STATE_FIELDS, check_table_size(s, path), path)
 
 
 def check_round_end_types(last: RoundEnd, path: str = "$", num_players: int | None = None) -> None:

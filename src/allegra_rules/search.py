@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable
 
 from allegra_rules.actions import Action, Knock, Pass
-from allegra_rules.bots import GreedyBot, _deck, _View
+from allegra_rules.bots import GreedyBot, SeatEstimate
 from allegra_rules.determinize import determinize
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions
@@ -269,8 +269,8 @@ def _candidates(
     if len(legal) <= count:
         return list(legal)
     greedy = GreedyBot(0)
-    look = _View(view, sample.geometry, _deck(sample.config))
-    scores = [greedy._score(look, sample, action) for action in legal]
+    look = SeatEstimate.from_view(view)
+    scores = [greedy.score(look, sample, action) for action in legal]
     order = sorted(range(len(legal)), key=lambda k: -scores[k])
     return [legal[k] for k in order[:count]]
 
@@ -292,7 +292,7 @@ def _playout(state: GameState, seat: int, seeds: list[int], horizon: int) -> flo
         last = state.last_round
         assert last is not None
         return _margin([float(x) for x in last.scores], seat)
-    look = _View(observe(state, seat), state.geometry, _deck(state.config))
+    look = SeatEstimate.from_view(observe(state, seat))
     return _margin(look.sums, seat)
 
 

@@ -2,8 +2,9 @@
 
 Public names:
 
-* [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS]: the bot names, each mapped to a constructor
-  taking a seed.
+* ``BOT_KINDS``: the registry of bot names,
+  [`allegra_rules.bot_kinds.BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] (the same
+  object, importable from here too).
 * [`game_seed`][allegra_rules.simulate.game_seed]: the seed of game ``i`` of a simulation seeded
   with ``S``.
 * [`bot_seed`][allegra_rules.simulate.bot_seed]: the seed of the bot at a seat of a game.
@@ -58,15 +59,13 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import Give, Knock
-from allegra_rules.bots import Bot, GreedyBot, RandomBot
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.config import RuleConfig
 from allegra_rules.records import preset_id_of
-from allegra_rules.search import level_constructor
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, new_game
 
 __all__ = [
-    "BOT_KINDS",
     "GameStats",
     "RoundStats",
     "Runner",
@@ -80,22 +79,6 @@ __all__ = [
     "simulate",
     "summarize",
 ]
-
-BOT_KINDS: dict[str, Callable[[int], Bot]] = {
-    "greedy": GreedyBot,
-    "random": RandomBot,
-    "search": level_constructor("medium"),
-    "search-easy": level_constructor("easy"),
-    "search-medium": level_constructor("medium"),
-    "search-hard": level_constructor("hard"),
-}
-"""Bot names (as ``--bots`` takes them), each mapped to a constructor taking a seed.
-
-``search`` is [`SearchBot`][allegra_rules.search.SearchBot]'s default level, the same as
-``search-medium``; ``search-easy`` and ``search-hard`` are its other levels
-([`SEARCH_LEVELS`][allegra_rules.search.SEARCH_LEVELS]). A table server offering bots for
-empty seats can build any of them as ``BOT_KINDS[name](seed)``.
-"""
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -201,7 +184,7 @@ def play_game(
         num_players: seats at the table.
         config: the rules.
         seed: the deal's seed; the bot at seat ``p`` is seeded ``bot_seed(seed, p)``.
-        bots: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
+        bots: one name of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] per seat.
         index: the game's number, stored in the result.
 
     Returns:
@@ -342,7 +325,7 @@ def simulate(
         games: how many games, at least 1.
         config: the rules.
         seed: the simulation's seed; every game's seed derives from it.
-        bots: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
+        bots: one name of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] per seat.
         jobs: worker processes; 1 plays every game in this process.
         on_game: called with each game's statistics as soon as it is in, in game
             order (for a progress bar; with workers, a chunk's games arrive together).

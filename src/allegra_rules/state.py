@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from allegra_rules import _fast
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Geometry, Pos, check_seat, geometry
@@ -184,6 +185,8 @@ class GameState:
             otherwise.
     """
 
+    # Each field is declared once in allegra_rules.fields (its kind, who may see it, its
+    # default for old saves); tests/test_fields.py checks that this list agrees with it.
     config: RuleConfig
     num_players: int
     seed: int
@@ -321,9 +324,9 @@ class _UnfrozenState:
 
     The engine builds a new state by filling the slots of a twin with plain attribute stores and
     then switching the object's class to [`GameState`][allegra_rules.state.GameState] (CPython
-    allows it because the two layouts are identical). attrs' frozen ``__init__`` makes one
-    ``object.__setattr__`` call per field instead, which is the largest cost of a transition. A twin
-    never leaves the engine: every state a caller sees is a frozen ``GameState``.
+    allows it because the two layouts are identical); the builders are in ``allegra_rules._fast``,
+    which says why. A twin never leaves the engine: every state a caller sees is a frozen
+    ``GameState``.
     """
 
     __slots__ = GameState.__slots__
@@ -341,81 +344,49 @@ def trusted_round_end(**fields: Any) -> RoundEnd:
 
 
 MISSING: Any = object()
-"""The default of an optional argument of a ``state_builder`` function: keep the source's value."""
+"""The default of an optional argument of ``trusted_evolve``: keep the source's value."""
 
 
 def state_builder(
-    changed: Sequence[str],
-    fixed: Mapping[str, Any] | None = None,
-    *,
-    from_state: bool = True,
-    optional: bool = False,
+    changed: Sequence[str], fixed: Mapping[str, Any] | None = None
 ) -> Callable[..., GameState]:
-    """Generate a function that builds a ``GameState`` with plain slot stores.
+    """The fast copier of a state that replaces ``changed`` and sets ``fixed``.
 
-    It fills the slots of the unfrozen twin and then makes the object a GameState (see
-    ``_UnfrozenState``), much faster than attrs' frozen ``__init__`` or setattr in a loop.
-    The ``changed`` fields are keyword-only arguments; the ``fixed`` fields take the given
-    constants; fields that are not init arguments (the legal-actions cache) start at their
-    default. With ``from_state`` the function takes a source state first and copies every
-    other field from it (with ``optional``, an omitted argument keeps the source's value too);
-    without it every other field takes its default. Nothing is checked: the engine vouches
-    for the values.
+    The copier takes the source state and every field of ``changed`` as a keyword argument;
+    the ``fixed`` fields take the given values, every other field is copied. It is the code
+    generated in ``allegra_rules._fast`` for this ``_copier(...)`` call of the transitions
+    (see there why it is fast); nothing is checked: the engine vouches for the values.
+
+    Raises:
+        KeyError: no copier is generated for these names; run
+            ``python -m allegra_rules._generate_fast --write``.
     """
     fixed = dict(fixed or {})
-    names = {f.name for f in attrs.fields(GameState) if f.init}
-    unknown = (set(changed) | set(fixed)) - names
-    assert not unknown, f"not GameState fields: {sorted(unknown)}"
-    namespace: dict[str, Any] = {
-        "_MISSING": MISSING,
-        "_new": object.__new__,
-        "_UnfrozenState": _UnfrozenState,
-        "GameState": GameState,
-    }
-    params = []
-    body = ["    o = _new(_UnfrozenState)"]
-    for field in attrs.fields(GameState):
-        name = field.name
-        if name in changed:
-            if optional and from_state:
-                params.append(f"{name}=_MISSING")
-                value = f"s.{name} if {name} is _MISSING else {name}"
-            elif not from_state and field.default is not attrs.NOTHING:
-                namespace[f"_default_{name}"] = field.default
-                params.append(f"{name}=_default_{name}")
-                value = name
-            else:
-                params.append(name)
-                value = name
-        elif name in fixed or not field.init or not from_state:
-            assert name in fixed or field.default is not attrs.NOTHING, f"{name} needs a value"
-            namespace[f"_fixed_{name}"] = fixed.get(name, field.default)
-            value = f"_fixed_{name}"
-        else:
-            value = f"s.{name}"
-        body.append(f"    o.{name} = {value}")
-    source = "s, " if from_state else ""
-    lines = [f"def build({source}*, {', '.join(params)}):", *body]
-    lines += ["    o.__class__ = GameState", "    return o", ""]
-    # A distinct file name per function keeps profiles and tracebacks readable.
-    where = "<GameState builder: " + ", ".join((*changed, *fixed)) + ">"
-    exec(compile("\n".join(lines), where, "exec"), namespace)
-    build: Callable[..., GameState] = namespace["build"]
+    key = (tuple(changed), tuple(fixed))
+    make = _fast.COPIERS.get(key)
+    if make is None:
+        raise KeyError(
+            f"no copier is generated for {key}: run python -m allegra_rules._generate_fast --write"
+        )
+    build: Callable[..., GameState] = make(GameState, _UnfrozenState, **fixed)
     return build
 
 
-trusted_state = state_builder([f.name for f in attrs.fields(GameState) if f.init], from_state=False)
+trusted_state: Callable[..., GameState] = _fast.make_trusted_state(GameState, _UnfrozenState)
 """A ``GameState`` from fields the engine vouches for, without checking them.
 
 ``GameState(...)`` checks the type, size and range of every field (its callers may pass
 anything); the engine's own constructions (a deal, a loaded document whose every field the
 loader has checked, a determinized sample) skip that cost. Every init field is a keyword
-argument; ``setup_named`` may be left out (empty).
+argument; ``setup_named`` may be left out (empty). Generated in ``allegra_rules._fast``.
 """
 
-trusted_evolve = state_builder([f.name for f in attrs.fields(GameState) if f.init], optional=True)
+trusted_evolve: Callable[..., GameState] = _fast.make_trusted_evolve(
+    GameState, _UnfrozenState, MISSING
+)
 """A copy of a state with the fields given as keyword arguments replaced, unchecked.
 
 ``attrs.evolve(state, ...)`` checks the new state as ``GameState(...)`` does; the engine's
-transitions (and a picture of a moment no state shows) vouch for their values.
+transitions (and a picture of a moment no state shows) vouch for their values. Generated in
+``allegra_rules._fast``.
 """

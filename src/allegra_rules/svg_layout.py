@@ -13,7 +13,9 @@ own grid and, faded, in the block of the zone it also belongs to; a highlighted 
 outlined in both places). Under a grid: its zone's sum (``zone_sums``) and the card the
 seat holds or has in its hand. The piles close the picture. The cards, labels, colours,
 classes and ``data-`` attributes are those of ``render_svg``; each block is a ``<g
-class="seat-block" data-seat="p">``.
+class="seat-block" data-seat="p">``. (Both pictures are made of the same parts: each
+block is the wide layout of one seat, from the internal module
+``allegra_rules.svg_positions``, drawn by ``allegra_rules.svg_draw``.)
 """
 
 from __future__ import annotations
@@ -25,26 +27,20 @@ import attrs
 from allegra_rules.geometry import Pos
 from allegra_rules.picture_labels import PictureLabels
 from allegra_rules.state import GameState, require_state
-from allegra_rules.svg import (
-    _DEFS,
-    _FONT,
-    _MARGIN,
-    _attr,
-    _check_options,
-    _draw_bands,
-    _draw_brackets,
-    _draw_cells,
-    _draw_hands,
-    _draw_labels,
-    _esc,
-    _hand_lines,
-    _hands_height,
-    _layout,
-    _Options,
-    _Picture,
-    _piles,
-    _status,
+from allegra_rules.svg_draw import (
+    Picture,
+    document,
+    draw_bands,
+    draw_brackets,
+    draw_cells,
+    draw_hands,
+    draw_labels,
+    draw_piles,
+    hand_lines,
+    hands_height,
+    status_line,
 )
+from allegra_rules.svg_positions import MARGIN, Options, check_options, layout
 
 __all__ = ["BLOCK_GAP", "render_svg_stacked", "stacking_order"]
 
@@ -52,7 +48,7 @@ BLOCK_GAP = 22
 """The space between two stacked blocks, in picture units."""
 
 _HAND_ROOM = 10
-"""How far a hand card's notes may reach past the block's margin (see ``_note_lines``)."""
+"""How far a hand card's notes may reach past the block's margin (see ``svg_draw.draw_hands``)."""
 
 
 def stacking_order(num_players: int, drawn: Iterable[int], first: int | None) -> tuple[int, ...]:
@@ -80,34 +76,34 @@ def stacking_order(num_players: int, drawn: Iterable[int], first: int | None) ->
     return tuple(sorted(seats, key=lambda seat: (seat - top) % num_players))
 
 
-def _block(state: GameState, opts: _Options, seat: int) -> tuple[str, float, float]:
+def _block(state: GameState, opts: Options, seat: int) -> tuple[str, float, float]:
     """One seat's zone, drawn from y = 0: its SVG, its height and its width."""
     one = attrs.evolve(opts, order=(seat,), piles=False)
-    lay = _layout(one)
-    pic = _Picture(state, lay, one)
-    body = [*_draw_bands(pic), *_draw_labels(pic), *_draw_cells(pic)]
+    lay = layout(one)
+    pic = Picture(state, lay, one)
+    body = [*draw_bands(pic), *draw_labels(pic), *draw_cells(pic)]
     lane = lay.lane_y[0]
     if one.zone_sums:
-        body += _draw_brackets(pic)
+        body += draw_brackets(pic)
         hand_top, bottom = lane + lay.size(22), lane + lay.size(9)
     else:
         hand_top = lay.grid_bottom + 10 + lay.size(16)
         bottom = lay.grid_bottom + 10
-    if _hand_lines(pic):
-        body += _draw_hands(pic, hand_top)
-        bottom = hand_top + _hands_height(pic)
+    if hand_lines(pic):
+        body += draw_hands(pic, hand_top)
+        bottom = hand_top + hands_height(pic)
     return "".join(body), bottom, lay.width + _HAND_ROOM
 
 
-def _piles_block(state: GameState, opts: _Options, seat: int) -> tuple[str, float]:
+def _piles_block(state: GameState, opts: Options, seat: int) -> tuple[str, float]:
     """The draw and discard piles in a row, drawn from y = 0: their SVG and height."""
     one = attrs.evolve(opts, order=(seat,), piles=True)
-    lay = _layout(one)
+    lay = layout(one)
     label_y = lay.size(14)
     lay = attrs.evolve(lay, piles_x=lay.ghost_x, col_label_y=label_y, grid_top=label_y)
-    pic = _Picture(state, lay, one)
+    pic = Picture(state, lay, one)
     extra = 56 if state.out_of_play else 32
-    return "".join(_piles(pic)), lay.grid_top + 18 + 60 + lay.size(extra + 6)
+    return "".join(draw_piles(pic)), lay.grid_top + 18 + 60 + lay.size(extra + 6)
 
 
 def render_svg_stacked(
@@ -160,7 +156,7 @@ def render_svg_stacked(
         (3, True)
     """
     require_state(state)
-    opts = _check_options(
+    opts = check_options(
         state,
         viewer=viewer,
         highlight=highlight,
@@ -191,14 +187,8 @@ def render_svg_stacked(
         parts.append(f'<g class="piles" transform="translate(0 {round(y)})">{svg}</g>')
         y = round(y) + height
     else:
-        y += _MARGIN - BLOCK_GAP
+        y += MARGIN - BLOCK_GAP
     w, h = round(width), round(y)
-    status = _status(state)
+    status = status_line(state)
     title = f"{opts.labels.count('title', state.num_players)}: {status}"
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"'
-        f' viewBox="0 0 {w} {h}" role="img" font-family={_attr(_FONT)}>'
-        f"<title>{_esc(title)}</title><desc>{_esc(status)}</desc>{_DEFS}"
-        f'<rect width="{w}" height="{h}" fill="#ffffff"/>' + "".join(parts) + "</svg>\n"
-    )
+    return document(w, h, title, status, parts)

@@ -45,9 +45,10 @@ from typing import Any
 
 import attrs
 
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
-from allegra_rules.simulate import BOT_KINDS, Runner, bot_seed, game_seed
+from allegra_rules.simulate import Runner, bot_seed, game_seed
 from allegra_rules.transitions import apply, new_game
 
 __all__ = [
@@ -234,7 +235,7 @@ def round_robin(
         jobs: local worker processes (with ``runner``: the workers the tasks are cut
             for; see [`deal_out`][allegra_rules.tournament.deal_out]).
         makers: bot names mapped to constructors taking a seed
-            ([`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] by default); they are sent to
+            ([`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] by default); they are sent to
             the workers, so they must pickle (module-level functions or classes, or
             ``functools.partial`` of them).
         on_game: called with every game as it comes in (for a progress bar).

@@ -36,10 +36,11 @@ from allegra_rules.actions import (
     Reveal,
     Swap,
     Take,
-    action_table,
+    interned_actions,
 )
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
+from allegra_rules.knocking import first_asked, knocking_applies, next_asked
 from allegra_rules.presets import preset
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, check_seed, seed_from_deck, shuffled, stream
@@ -228,12 +229,7 @@ _evolve = trusted_evolve
 
 def _area(geo: Geometry, player: int, which: str) -> tuple[int, ...]:
     """The cells of ``player``'s ``"zone"`` or ``"own"`` grid, in ``Pos`` order."""
-    return geo.zone_sorted[player] if which == "zone" else geo.own[player]
-
-
-def _knocking_applies(config: RuleConfig, n: int) -> bool:
-    knocking = config.knocking
-    return knocking == "always" or (knocking == "three_or_more" and n >= 3)
+    return geo.area(player, which)
 
 
 def _takeable(s: GameState, knocker: int) -> list[int]:
@@ -322,7 +318,7 @@ def _legal_reveal(s: GameState) -> tuple[Action, ...]:
     if s.setup_named and s.setup_reveals % 2:
         # A36, simultaneous setup: the second naming may not repeat the seat's first.
         fd &= ~(1 << s.setup_named[-1])
-    table = action_table(s.num_players).reveal
+    table = interned_actions(s.num_players).reveal
     area = _area(geometry(s.num_players), player, s.config.reveal_area)
     return tuple(table[i] for i in area if (fd >> i) & 1)
 
@@ -373,7 +369,7 @@ class _SwapTable:
 @cache
 def _swap_table(num_players: int, swap_area: str) -> _SwapTable:
     geo = geometry(num_players)
-    table = action_table(num_players).swap
+    table = interned_actions(num_players).swap
     areas = tuple(_area(geo, p, swap_area) for p in range(num_players))
     return _SwapTable(
         cells=areas,
@@ -387,7 +383,7 @@ def _swaps(s: GameState, player: int) -> tuple[Action, ...]:
     swaps = _swap_table(s.num_players, s.config.swap_area)
     if None not in swaps.read[player](cells):
         return swaps.every[player]
-    table = action_table(s.num_players).swap
+    table = interned_actions(s.num_players).swap
     return tuple(table[i] for i in swaps.cells[player] if cells[i] is not None)
 
 
@@ -397,7 +393,7 @@ def _legal_hold_deck(s: GameState) -> tuple[Action, ...]:
     out = _swaps(s, drawer) + (DISCARD,)
     if s.knockers:
         cards = len(out) - 1
-        gives = action_table(s.num_players).give
+        gives = interned_actions(s.num_players).give
         out += tuple(gives[k] for k in s.knockers if _can_exchange(s, k, cards))
     return out
 
@@ -414,13 +410,13 @@ def _legal_hold_discard(s: GameState) -> tuple[Action, ...]:
 def _legal_knocker_swap(s: GameState) -> tuple[Action, ...]:
     knocker = s.knocker
     assert knocker is not None
-    table = action_table(s.num_players).swap
+    table = interned_actions(s.num_players).swap
     return tuple(table[i] for i in _knocker_swaps(s, knocker))
 
 
 def _legal_take(s: GameState) -> tuple[Action, ...]:
     assert s.knocker is not None and s.given_at is not None
-    table = action_table(s.num_players).take
+    table = interned_actions(s.num_players).take
     return tuple(table[t] for t in _take_targets(s, s.knocker, s.given_at))
 
 
@@ -755,8 +751,8 @@ def _apply_draw_deck(s: GameState, action: DrawDeck) -> GameState:
     drawer = s.current_player
     assert drawer is not None
     n = s.num_players
-    if _knocking_applies(s.config, n):
-        phase, nxt = Phase.KNOCK, (drawer + 1) % n
+    if knocking_applies(s.config, n):
+        phase, nxt = Phase.KNOCK, first_asked(drawer, n)
     else:
         phase, nxt = Phase.HOLD_DECK, drawer
     return _draw_deck(
@@ -794,9 +790,8 @@ def _answer_knock(s: GameState, knocked: bool) -> GameState:
     drawer = s.drawer
     assert asked is not None and drawer is not None
     knockers = s.knockers + (asked,) if knocked else s.knockers
-    nxt = (asked + 1) % s.num_players
-    closes = nxt == drawer or (knocked and s.config.knock_winner == "first_clockwise")
-    if closes:
+    nxt = next_asked(s.config, s.num_players, drawer, asked, knocked)
+    if nxt is None:
         return _close_knock_window(s, current_player=drawer, knockers=knockers)
     return _ask_next(s, current_player=nxt, knockers=knockers)
 

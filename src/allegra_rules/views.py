@@ -41,8 +41,10 @@ from typing import Any, cast
 import attrs
 
 import allegra_rules.invariants as inv
+from allegra_rules import _fast
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
+from allegra_rules.fields import STATE_FIELDS
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.invariants import deck_counts
 from allegra_rules.serialize import (
@@ -70,7 +72,7 @@ from allegra_rules.serialize import (
     round_end_to_dict,
     schema_version_for,
 )
-from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState
 from allegra_rules.transitions import legal_actions
 
 VIEW_KEYS: tuple[str, ...] = (
@@ -105,7 +107,9 @@ class PlayerView:
     these differ:
 
     Attributes:
-        viewer: the seat this view belongs to.
+        viewer: the seat this view belongs to, or ``None`` for the public view
+            (``observe(state, None)``): what every seat sees, with no private card and
+            no ``legal_actions``.
         config: the rule options (public).
         num_players: the seat count.
         round: the current round, 1-based.
@@ -147,7 +151,7 @@ class PlayerView:
             the cells other seats named are not shown.
     """
 
-    viewer: int
+    viewer: int | None
     config: RuleConfig
     num_players: int
     round: int
@@ -206,8 +210,8 @@ class PlayerView:
 
     @property
     def is_my_turn(self) -> bool:
-        """True when the viewer is the seat to act."""
-        return self.current_player == self.viewer
+        """True when the viewer is the seat to act (never for the public view)."""
+        return self.viewer is not None and self.current_player == self.viewer
 
     @property
     def discard_top(self) -> int | None:
@@ -367,7 +371,7 @@ class PlayerView:
         actions_path = join(path, "legal_actions")
         items = get_list(data["legal_actions"], actions_path, most=5 + 37 * n)
         view = cls(
-            viewer=table.seat(data["viewer"], join(path, "viewer")),
+            viewer=table.seat_or_null(data["viewer"], join(path, "viewer")),
             config=table.config,
             num_players=n,
             cells=cells,
@@ -399,8 +403,6 @@ class PlayerView:
 
 def _check_view(view: PlayerView, path: JsonPath) -> None:
     """Fail unless ``view`` is what ``observe`` gives for some valid state."""
-    from allegra_rules.determinize import determinize
-
     try:
         state = determinize(view, random.Random(0))
     except ValueError as exc:
@@ -419,27 +421,37 @@ def _check_view(view: PlayerView, path: JsonPath) -> None:
                 )
 
 
-def observe(state: GameState, player: int) -> PlayerView:
-    """What seat ``player`` may know of ``state`` right now.
+def observe(state: GameState, player: int | None) -> PlayerView:
+    """What seat ``player`` may know of ``state`` right now; ``None``: the public view.
+
+    The public view (``observe(state, None)``) is what every seat sees: ``viewer`` is
+    ``None``, ``legal_actions`` is empty, a held card that lay face down is hidden
+    (``held`` None, ``held_hidden`` True), a knocker's replaced card that lay face
+    down reads ``None`` in ``in_hand``, and ``own_setup_named`` is empty. Every other
+    field equals that of every seat's view. Spectators, servers and adapters use it;
+    it is the only way the package builds a public view.
 
     Args:
         state: the full state.
-        player: the viewing seat.
+        player: the viewing seat, or ``None`` for the public view.
 
     Raises:
-        ValueError: ``player`` is not a seat of the game.
+        ValueError: ``player`` is neither ``None`` nor a seat of the game.
 
     Examples:
         >>> from allegra_rules import new_game
         >>> view = observe(new_game(2, seed=3), 0)
         >>> view.cells[:4], view.draw_pile_size
         ((None, None, None, None), 95)
+        >>> public = observe(new_game(2, seed=3), None)
+        >>> public.viewer, public.legal_actions
+        (None, ())
     """
     if not isinstance(state, GameState):
         raise ValueError(f"state must be a GameState; got {type(state).__name__}")
     n = state.num_players
-    if type(player) is not int or not 0 <= player < n:
-        raise ValueError(f"player must be a seat 0..{n - 1}; got {player!r}")
+    if player is not None and (type(player) is not int or not 0 <= player < n):
+        raise ValueError(f"player must be a seat 0..{n - 1} or None; got {player!r}")
     face_down, cells = _hide(state.face_down, state.cells, n * CELLS_PER_SEAT)
     held = state.held
     held_hidden = False
@@ -448,6 +460,7 @@ def observe(state: GameState, player: int) -> PlayerView:
     in_hand: tuple[tuple[int, int | None], ...] = state.in_hand
     if in_hand and state.hand_was_face_down:
         in_hand = tuple((p, card if player == p else None) for p, card in in_hand)
+    to_act = player is not None and player == state.current_player
     return _view(
         state,
         viewer=player,
@@ -458,8 +471,10 @@ def observe(state: GameState, player: int) -> PlayerView:
         held=held,
         held_hidden=held_hidden,
         in_hand=in_hand,
-        legal_actions=legal_actions(state) if player == state.current_player else (),
-        own_setup_named=_own_named(state, player) if state.setup_named else (),
+        legal_actions=legal_actions(state) if to_act else (),
+        own_setup_named=_own_named(state, player)
+        if state.setup_named and player is not None
+        else (),
     )
 
 
@@ -469,55 +484,34 @@ def _check_view_types(view: PlayerView) -> None:
     Raises:
         InvalidStateError: the first field of a wrong type, size or range.
     """
-    if not isinstance(view.config, RuleConfig):
-        inv.fail("$.config", f"must be a RuleConfig; got {type(view.config).__name__}")
-    config = view.config
-    n = inv._int(view.num_players, "$.num_players", config.min_players, config.most_players())
-    ncells = n * CELLS_PER_SEAT
-    values = frozenset(v for v, _ in config.deck)
-    inv._int(view.viewer, "$.viewer", 0, n - 1)
-    inv._int(view.round, "$.round", 1, 3)
-    if not isinstance(view.phase, Phase):
-        inv.fail("$.phase", f"must be a Phase; got {type(view.phase).__name__}")
-    for key in ("current_player", "drawer", "knocker", "ender"):
-        inv._opt_int(getattr(view, key), f"$.{key}", 0, n - 1)
+    size = inv.check_table_size(view)
+    n, ncells, values = size.n, size.ncells, size.values
+    if view.viewer is not None:  # None: the public view
+        inv._int(view.viewer, "$.viewer", 0, n - 1)
+    # The fields copied from the state, each by its declared kind; then the computed ones.
+    inv.check_fields(view, _COPIED, size)
     inv._opt_cards(view.cells, "$.cells", values, ncells)
     for i, down in enumerate(inv._tuple(view.face_down, "$.face_down", length=ncells)):
         inv._bool(down, f"$.face_down[{i}]")
-    inv._int(view.draw_pile_size, "$.draw_pile_size", 0, config.deck_size)
+    inv._int(view.draw_pile_size, "$.draw_pile_size", 0, size.config.deck_size)
     if view.draw_pile_cards is not None:
-        inv._cards(view.draw_pile_cards, "$.draw_pile_cards", values, config.deck_size)
-    for key in ("discard_pile", "out_of_play"):
-        inv._cards(getattr(view, key), f"$.{key}", values, config.deck_size)
+        inv._cards(view.draw_pile_cards, "$.draw_pile_cards", values, size.config.deck_size)
     if view.held is not None:
         inv._card(view.held, "$.held", values)
-    for key in ("held_hidden", "held_was_face_down", "hand_was_face_down"):
-        inv._bool(getattr(view, key), f"$.{key}")
+    inv._bool(view.held_hidden, "$.held_hidden")
     for i, entry in enumerate(inv._tuple(view.in_hand, "$.in_hand", most=1)):
         pair = inv._tuple(entry, f"$.in_hand[{i}]", length=2)
         inv._int(pair[0], f"$.in_hand[{i}][0]", 0, n - 1)
         if pair[1] is not None:
             inv._card(pair[1], f"$.in_hand[{i}][1]", values)
-    inv._int(view.start_seat, "$.start_seat", 0, n - 1)
-    inv._int(view.setup_reveals, "$.setup_reveals", 0, 2 * n)
-    inv._ints(view.setup_sums, "$.setup_sums", length=n)
-    for key in ("knockers", "final_turns", "winners"):
-        inv._ints(getattr(view, key), f"$.{key}", 0, n - 1, most=n)
-    for key in ("given_at", "taken_at"):
-        inv._opt_int(getattr(view, key), f"$.{key}", 0, ncells - 1)
-    inv._int(view.turns_played, "$.turns_played", 0, config.max_turns_per_round)
-    inv._int(view.refills, "$.refills", 0, view.turns_played)
-    inv._ints(view.totals, "$.totals", length=n)
-    for i, row in enumerate(inv._tuple(view.round_scores, "$.round_scores", most=3)):
-        inv._ints(row, f"$.round_scores[{i}]", length=n)
-    if view.last_round is not None:
-        if not isinstance(view.last_round, RoundEnd):
-            inv.fail("$.last_round", "must be a RoundEnd or None")
-        inv.check_round_end_types(view.last_round, "$.last_round", n)
     for i, action in enumerate(inv._tuple(view.legal_actions, "$.legal_actions")):
         if type(action) not in ACTION_TYPES:
             inv.fail(f"$.legal_actions[{i}]", f"must be an action; got {type(action).__name__}")
     inv._ints(view.own_setup_named, "$.own_setup_named", 0, ncells - 1, most=2)
+
+
+_COPIED = tuple(field for field in STATE_FIELDS if field.copied_to_view)
+"""The state's fields that a view holds as they are: those everyone may see."""
 
 
 def _own_named(state: GameState, player: int) -> tuple[int, ...]:
@@ -528,7 +522,7 @@ def _own_named(state: GameState, player: int) -> tuple[int, ...]:
 
 
 class _UnfrozenView:
-    """PlayerView's unfrozen twin (see ``allegra_rules.state._UnfrozenState``)."""
+    """PlayerView's unfrozen twin (see ``allegra_rules._fast``)."""
 
     __slots__ = PlayerView.__slots__
 
@@ -570,37 +564,123 @@ def _hide(
     return down, shown
 
 
-def _make_view() -> Callable[..., PlayerView]:
-    # Generates _view(state, *, <the fields a view computes>): every other field of
-    # PlayerView is copied from the state's field of the same name. The slots are
-    # filled on an unfrozen twin, whose class then becomes PlayerView.
-    computed = (
-        "viewer",
-        "cells",
-        "face_down",
-        "draw_pile_size",
-        "draw_pile_cards",
-        "held",
-        "held_hidden",
-        "in_hand",
-        "legal_actions",
-        "own_setup_named",
+_view: Callable[..., PlayerView] = _fast.make_view(PlayerView, _UnfrozenView)
+"""``_view(state, *, <the fields a view computes>)``: every public field copied from the state.
+
+The public fields are those ``allegra_rules.fields`` declares seen by everyone; the builder is
+generated in ``allegra_rules._fast`` (see there why it is fast).
+"""
+
+
+# ------------------------------------------------------------------ determinize
+# Sampling a full state from a view lives with the views: loading a view checks it
+# by sampling one (``_check_view``), and ``allegra_rules.determinize`` re-exports it.
+
+
+def determinize(view: PlayerView, rng: random.Random) -> GameState:
+    """A full state consistent with ``view``, its hidden cards drawn from ``rng``.
+
+    The unseen cards ([`PlayerView.unseen_cards`][allegra_rules.views.PlayerView.unseen_cards]) are
+    shuffled uniformly and dealt to the hidden places: the face-down cells in flat index order, then
+    a hidden held card, then a hidden in-hand card, then the draw pile (top first) unless its cards
+    are known, in which case only their order is shuffled. The seed, which decides every later
+    shuffle, is drawn from ``rng`` too (64 bits). Each arrangement of the unseen cards is equally
+    likely; nothing is inferred from how the players behaved. In a simultaneous setup
+    (``setup_reveals= "simultaneous"``) the cells that other seats have named are hidden too: each
+    is drawn uniformly from that seat's reveal area (two distinct cells per seat), after the cards
+    are dealt.
+
+    ``observe(determinize(view, rng), view.viewer) == view`` always holds, and the result passes the
+    saved-game checks of [`allegra_rules.state_from_json`][allegra_rules.serialize.state_from_json].
+    The same view and the same ``rng`` state give the same result.
+
+    Args:
+        view: what a player knows (from [`allegra_rules.observe`][allegra_rules.views.observe]).
+        rng: the random source; it is advanced.
+
+    Raises:
+        ValueError: ``view`` is not a ``PlayerView``, ``rng`` is not a
+            ``random.Random``, or the view is inconsistent (it shows more copies of
+            a card than the deck holds, hides a different number of cards than
+            are unseen, or lists other than the viewer's own setup namings so far).
+
+    Examples:
+        >>> import random
+        >>> from allegra_rules import new_game, observe
+        >>> view = observe(new_game(3, seed=9), 1)
+        >>> sample = determinize(view, random.Random(4))
+        >>> observe(sample, 1) == view
+        True
+    """
+    if not isinstance(view, PlayerView):
+        raise ValueError(f"view must be a PlayerView; got {type(view).__name__}")
+    if not isinstance(rng, random.Random):
+        raise ValueError(f"rng must be a random.Random; got {type(rng).__name__}")
+    unseen = list(view.unseen_cards())
+    hidden_cells = [i for i, down in enumerate(view.face_down) if down]
+    hidden_hand = sum(1 for _, card in view.in_hand if card is None)
+    draw_known = view.draw_pile_cards is not None
+    slots = (
+        len(hidden_cells)
+        + int(view.held_hidden)
+        + hidden_hand
+        + (0 if draw_known else view.draw_pile_size)
     )
-    state_fields = {field.name for field in attrs.fields(GameState)}
-    lines = [f"def view(s, *, {', '.join(computed)}):", "    o = _new(_UnfrozenView)"]
-    for field in attrs.fields(PlayerView):
-        name = field.name
-        assert name in computed or name in state_fields, f"observe must compute {name}"
-        lines.append(f"    o.{name} = {name}" if name in computed else f"    o.{name} = s.{name}")
-    lines += ["    o.__class__ = PlayerView", "    return o", ""]
-    namespace: dict[str, Any] = {
-        "_new": object.__new__,
-        "_UnfrozenView": _UnfrozenView,
-        "PlayerView": PlayerView,
-    }
-    exec(compile("\n".join(lines), "<PlayerView of a GameState>", "exec"), namespace)
-    view: Callable[..., PlayerView] = namespace["view"]
-    return view
+    if len(unseen) != slots:
+        raise ValueError(
+            f"the view hides {slots} card(s), but {len(unseen)} card(s) of the deck are unseen"
+        )
+    rng.shuffle(unseen)
+    deal = iter(unseen)
+    cells = list(view.cells)
+    for i in hidden_cells:
+        cells[i] = next(deal)
+    held = next(deal) if view.held_hidden else view.held
+    in_hand = tuple((p, next(deal) if card is None else card) for p, card in view.in_hand)
+    if view.draw_pile_cards is not None:
+        pile = list(view.draw_pile_cards)
+        rng.shuffle(pile)
+        draw = tuple(pile)
+    else:
+        draw = tuple(deal)
+    # Every field everyone may see is copied from the view (see allegra_rules.fields).
+    return _state_of_view(
+        view,
+        setup_named=_namings(view, rng),  # before the seed: both draw from rng
+        seed=rng.getrandbits(64),
+        cells=tuple(cells),
+        face_down=sum(1 << i for i in hidden_cells),
+        draw_pile=draw,
+        held=held,
+        in_hand=in_hand,
+    )
 
 
-_view = _make_view()
+_state_of_view: Callable[..., GameState] = _fast.make_state_of_view(GameState, _UnfrozenState)
+"""``_state_of_view(view, *, <the fields not everyone may see>)``, unchecked (``_fast``)."""
+
+
+def _namings(view: PlayerView, rng: random.Random) -> tuple[int, ...]:
+    """The cells named so far in a simultaneous setup: the viewer's, others drawn."""
+    if view.config.setup_reveals != "simultaneous" or view.phase is not Phase.SETUP:
+        return ()
+    geo = geometry(view.num_players)
+    seats = [(view.start_seat + k // 2) % view.num_players for k in range(view.setup_reveals)]
+    own = 0 if view.viewer is None else seats.count(view.viewer)
+    if len(view.own_setup_named) != own:
+        raise ValueError(
+            f"own_setup_named must hold the {own} cells the viewer has named so far; "
+            f"got {len(view.own_setup_named)}"
+        )
+    mine = iter(view.own_setup_named)
+    named: list[int] = []
+    for k, seat in enumerate(seats):
+        if seat == view.viewer:
+            named.append(next(mine))
+            continue
+        area = geo.zone_sorted[seat] if view.config.reveal_area == "zone" else geo.own[seat]
+        choices = [i for i in area if view.face_down[i] and not (k % 2 and i == named[-1])]
+        if not choices:
+            raise ValueError(f"seat {seat} has no face-down card of its area left to name")
+        named.append(rng.choice(choices))
+    return tuple(named)

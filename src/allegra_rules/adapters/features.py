@@ -64,7 +64,7 @@ from allegra_rules.state import Phase
 from allegra_rules.transitions import ROUNDS
 from allegra_rules.views import PlayerView
 
-__all__ = ["Encoder", "round_score_bounds", "total_bounds"]
+__all__ = ["RENDER_MODES", "Encoder", "RewardScale", "round_score_bounds", "total_bounds"]
 
 _PHASES: tuple[Phase, ...] = tuple(Phase)
 _ZONE_CELLS = 15
@@ -294,12 +294,51 @@ class Encoder:
         self._one_hot_value(out, hand[1] if hand is not None and own_hand else None)
         n = self.num_players
         named = [0.0] * (CELLS_PER_SEAT * n)
-        shift = (view.viewer if origin is None else origin) * CELLS_PER_SEAT
+        shift = ((view.viewer or 0) if origin is None else origin) * CELLS_PER_SEAT
         for cell in view.own_setup_named:
             named[(cell - shift) % len(named)] = 1.0
         out += named
         return out
 
     def features(self, view: PlayerView) -> list[float]:
-        """The public part seen from ``view.viewer``, then its private part (``size`` floats)."""
-        return self.public(view, view.viewer) + self.private(view)
+        """The public part seen from ``view.viewer``, then its private part (``size`` floats).
+
+        The public view (``viewer`` None) is encoded as seen from seat 0.
+        """
+        return self.public(view, view.viewer or 0) + self.private(view)
+
+
+RENDER_MODES = ("human", "ansi")
+"""The render modes of the PettingZoo and gymnasium environments."""
+
+
+class RewardScale:
+    """Round rewards and the worst return for a config (the PettingZoo and gymnasium envs's).
+
+    Args:
+        config: the rules (their deck fixes the score bounds).
+        reward: ``"scaled"`` (returns in ``[-1, 1]``) or ``"raw"`` (minus the points).
+
+    Raises:
+        ValueError: ``reward`` is neither.
+
+    Examples:
+        >>> scale = RewardScale(RuleConfig(), "scaled")
+        >>> scale.round_reward(-8), scale.round_reward(308), scale.worst
+        (0.3333333333333333, -0.3333333333333333, -1.0)
+    """
+
+    def __init__(self, config: RuleConfig, reward: str) -> None:
+        if reward not in ("scaled", "raw"):
+            raise ValueError(f"reward must be 'scaled' or 'raw'; got {reward!r}")
+        self.reward = reward
+        self.low, self.high = round_score_bounds(config)
+        self.worst: float = -1.0 if reward == "scaled" else -float(ROUNDS * self.high)
+        """The worst return a game can give: what an illegal move earns."""
+
+    def round_reward(self, score: int) -> float:
+        """The reward for a round score (``-score`` when raw)."""
+        if self.reward == "raw":
+            return -float(score)
+        mid = (self.low + self.high) / 2
+        return -(score - mid) / (self.high - self.low) * 2 / ROUNDS

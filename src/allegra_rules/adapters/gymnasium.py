@@ -43,8 +43,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from allegra_rules.adapters.features import Encoder
-from allegra_rules.adapters.pettingzoo import RENDER_MODES, RewardScale
+from allegra_rules.adapters.features import RENDER_MODES, Encoder, RewardScale
 from allegra_rules.bots import Bot, GreedyBot, RandomBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.encoding import action_from_id, legal_action_mask, num_distinct_actions

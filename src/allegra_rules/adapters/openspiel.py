@@ -58,7 +58,8 @@ Modelling choices (``deal="chance"``, a *lazy deal*):
   ``max_turns_per_round`` turns of at most ``n + 4`` actions each (draw, ``n - 1``
   knock answers, give, knocker swap, take, swap).
 - Observations honour ``pyspiel.IIGObservationType``: public information is what
-  every seat knows (the same string and tensor for every seat); private information
+  every seat knows, read from the public view ``observe(state, None)`` (the same
+  string and tensor for every seat); private information
   is what only the observing seat knows (a card it took face down, its replaced
   card); ``ALL_PLAYERS`` shows every such card. Nobody knows a face-down card, so no
   observation ever shows one. With ``perfect_recall`` the string adds the move
@@ -86,7 +87,7 @@ import attrs
 import numpy as np
 import pyspiel
 
-from allegra_rules.actions import Action, DrawDeck, Reveal, Swap, Take, action_table
+from allegra_rules.actions import Action, DrawDeck, Reveal, Swap, Take, interned_actions
 from allegra_rules.adapters.features import Encoder, round_score_bounds
 from allegra_rules.config import OPTION_CHOICES, RuleConfig
 from allegra_rules.determinize import determinize
@@ -791,22 +792,13 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
             # The namings of this simultaneous setup are the last player moves; the
             # other seats' ones get the cells the sample drew for them.
             n = self._setup.num_players
-            reveal = action_table(n).reveal
+            reveal = interned_actions(n).reveal
             places = [j for j, m in enumerate(moves) if m.player != _CHANCE][-len(named) :]
             for j, cell in zip(places, engine.setup_named, strict=True):
                 if moves[j].player != player_id:
                     moves[j] = attrs.evolve(moves[j], action=action_to_id(reveal[cell], n))
         clone._node = node.replace(self._setup.rounds, engine=engine, moves=_History(moves))
         return clone
-
-
-def _public_view(view: PlayerView) -> PlayerView:
-    """``view`` without the viewer's private cards: what every seat knows."""
-    held, hidden = view.held, view.held_hidden
-    if view.held_was_face_down and (held is not None or hidden):
-        held, hidden = None, True
-    in_hand = tuple((p, None if view.hand_was_face_down else card) for p, card in view.in_hand)
-    return attrs.evolve(view, held=held, held_hidden=hidden, in_hand=in_hand, legal_actions=())
 
 
 def _card_text(values: tuple[int, ...]) -> str:
@@ -865,7 +857,7 @@ class AllegraObserver:
         view = observe(engine, player)
         self.tensor.fill(0.0)
         if "public" in self.dict:
-            self.dict["public"][:] = enc.public(view, 0)
+            self.dict["public"][:] = enc.public(observe(engine, None), 0)
         if "player" in self.dict:
             self.dict["player"][player] = 1.0
             self.dict["private"][:] = enc.private(view, 0)
@@ -896,7 +888,7 @@ class AllegraObserver:
         view = observe(engine, player)
         parts: list[str] = []
         if self.public_info:
-            parts.append(self._public_text(_public_view(view)))
+            parts.append(self._public_text(observe(engine, None)))
         if self.private == "single":
             mine = []
             if view.held is not None and view.held_was_face_down:

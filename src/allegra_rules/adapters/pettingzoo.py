@@ -53,49 +53,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from allegra_rules.adapters.features import Encoder, round_score_bounds
+from allegra_rules.adapters.features import RENDER_MODES, Encoder, RewardScale
 from allegra_rules.config import RuleConfig
 from allegra_rules.encoding import action_from_id, legal_action_mask, num_distinct_actions
 from allegra_rules.render import render_table
 from allegra_rules.state import GameState
-from allegra_rules.transitions import ROUNDS, apply, new_game
+from allegra_rules.transitions import apply, new_game
 from allegra_rules.views import observe
 
 __all__ = ["AllegraEnv", "RewardScale", "env", "raw_env"]
-
-RENDER_MODES = ("human", "ansi")
-
-
-class RewardScale:
-    """Round rewards and the worst return for a config (shared with the gymnasium env).
-
-    Args:
-        config: the rules (their deck fixes the score bounds).
-        reward: ``"scaled"`` (returns in ``[-1, 1]``) or ``"raw"`` (minus the points).
-
-    Raises:
-        ValueError: ``reward`` is neither.
-
-    Examples:
-        >>> scale = RewardScale(RuleConfig(), "scaled")
-        >>> scale.round_reward(-8), scale.round_reward(308), scale.worst
-        (0.3333333333333333, -0.3333333333333333, -1.0)
-    """
-
-    def __init__(self, config: RuleConfig, reward: str) -> None:
-        if reward not in ("scaled", "raw"):
-            raise ValueError(f"reward must be 'scaled' or 'raw'; got {reward!r}")
-        self.reward = reward
-        self.low, self.high = round_score_bounds(config)
-        self.worst: float = -1.0 if reward == "scaled" else -float(ROUNDS * self.high)
-        """The worst return a game can give: what an illegal move earns."""
-
-    def round_reward(self, score: int) -> float:
-        """The reward for a round score (``-score`` when raw)."""
-        if self.reward == "raw":
-            return -float(score)
-        mid = (self.low + self.high) / 2
-        return -(score - mid) / (self.high - self.low) * 2 / ROUNDS
 
 
 def env(

@@ -36,7 +36,7 @@ Public names:
 * ``run_demo``: plays one seeded game between bots and writes its narration.
 * ``run_play``: a person's game against bots, read from and written to streams.
 * ``run_replay``: narrates a [`GameRecord`][allegra_rules.records.GameRecord].
-* [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS]: the bot names ``--bots`` accepts.
+* [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS]: the bot names ``--bots`` accepts.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import Action
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.cli._common import (
     PROG,
     CommandError,
@@ -73,7 +74,7 @@ from allegra_rules.cli._rules import rules_data, rules_text
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset_id, preset_names
 from allegra_rules.records import GameRecord, replay
-from allegra_rules.simulate import BOT_KINDS, default_jobs, simulate, summarize
+from allegra_rules.simulate import default_jobs, simulate, summarize
 
 __all__ = ["BOT_KINDS", "EndOfInput", "PlayResult", "main", "run_demo", "run_play", "run_replay"]
 

@@ -21,6 +21,7 @@ from allegra_rules.actions import (
     Swap,
     Take,
 )
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset
@@ -35,7 +36,6 @@ from allegra_rules.render import (
     render_table,
     wrap_words,
 )
-from allegra_rules.simulate import BOT_KINDS
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS
 

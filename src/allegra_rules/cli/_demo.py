@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import TextIO
 
 from allegra_rules.actions import Action
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.cli._common import CommandError, Narrator, clockwise_line, terminal_size
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import GameRecord
 from allegra_rules.serialize import MAX_DOCUMENT_BYTES
-from allegra_rules.simulate import BOT_KINDS, bot_seed
+from allegra_rules.simulate import bot_seed
 from allegra_rules.state import GameState
 from allegra_rules.transitions import ROUNDS, apply, new_game
 
@@ -34,7 +35,7 @@ def play_demo(
         num_players: seats at the table.
         seed: the game's seed; the bots' seeds derive from it.
         preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
-        bot_names: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
+        bot_names: one name of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] per seat.
         out: where the narration goes.
         style: ``"full"`` (every action and a table after every turn), ``"turns"``
             (one line per turn), ``"rounds"`` (one line per round) or ``"quiet"``
@@ -93,7 +94,7 @@ def run_demo(
         num_players: seats at the table.
         seed: the game's seed; the bots' seeds derive from it.
         preset_name: a preset name such as ``"seeds"`` or ``"fr@1"``.
-        bot_names: one name of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] per seat.
+        bot_names: one name of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] per seat.
         out: where the narration goes.
         style: how much to write: ``"full"``, ``"turns"``, ``"rounds"`` or
             ``"quiet"`` (see ``play_demo``).

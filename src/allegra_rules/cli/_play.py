@@ -23,6 +23,7 @@ from allegra_rules.actions import (
     Swap,
     Take,
 )
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.bots import Bot
 from allegra_rules.cli._common import (
     Narrator,
@@ -48,11 +49,12 @@ from allegra_rules.determinize import determinize
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.render import render_round_end, render_table, wrap_words
-from allegra_rules.simulate import BOT_KINDS, bot_seed
+from allegra_rules.simulate import bot_seed
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS, apply, legal_actions, new_game
 from allegra_rules.triples import new_triples
 from allegra_rules.views import observe
+from allegra_rules.wording import action_text, cell_text
 
 
 class EndOfInput(Exception):
@@ -120,21 +122,16 @@ def seat_picture(state: GameState, you: int) -> GameState:
 
 
 def _cell(pos: Pos, you: int) -> str:
-    where = f"({pos.row}, {pos.col})"
-    return where if pos.player == you else f"seat {pos.player}'s {where}"
-
-
-def _old_card(state: GameState, pos: Pos) -> str:
-    if state.is_face_up(pos):
-        return f"the {state.card(pos)}"
-    return "the face-down card there"
+    return cell_text(pos, you)
 
 
 def option_text(state: GameState, action: Action, you: int) -> str:
     """What a legal action of the person's seat would do, naming no hidden card.
 
     Unlike [`describe_action`][allegra_rules.render.describe_action], which names the card a
-    reveal or a draw turns up, this only uses what seat ``you`` may see now.
+    reveal or a draw turns up, this only uses what seat ``you`` may see now. The words are
+    [`action_text`][allegra_rules.wording.action_text]'s (English), the same the server's
+    page shows.
 
     Args:
         state: a state where ``you`` is to act.
@@ -149,43 +146,7 @@ def option_text(state: GameState, action: Action, you: int) -> str:
         >>> option_text(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), 0)
         'Reveal the card at (1, 2).'
     """
-    held = state.held
-    if isinstance(action, Reveal):
-        verb = "Reveal" if state.phase is Phase.SETUP else "Turn up"
-        return f"{verb} the card at {_cell(action.pos, you)}."
-    if isinstance(action, DrawDeck):
-        size = len(state.draw_pile)
-        if size == 0:
-            return "Draw (the empty draw pile is refilled from the discard pile first)."
-        return f"Draw the top card of the draw pile ({size} left)."
-    if isinstance(action, DrawDiscard):
-        return f"Take the {state.discard_top} from the discard pile."
-    if isinstance(action, Knock):
-        return f"Knock for the {held}."
-    if isinstance(action, Pass):
-        return "Do not knock."
-    if isinstance(action, Give):
-        return f"Give the {held} to seat {action.player}, who knocked."
-    if isinstance(action, Discard):
-        then = (
-            ", then turn up a face-down card"
-            if apply(state, action).phase is Phase.FLIP
-            else " (you have no face-down card left to turn up)"
-        )
-        if state.phase is Phase.HOLD_DISCARD:
-            return f"Put the {held} back on the discard pile{then}."
-        return f"Discard the {held}{then}."
-    if isinstance(action, Take):
-        pos = action.pos
-        if state.is_face_up(pos):
-            return f"Take the {state.card(pos)} from {_cell(pos, you)}."
-        return f"Take the face-down card at {_cell(pos, you)}."
-    assert isinstance(action, Swap)
-    target = _cell(action.pos, you)
-    old = _old_card(state, action.pos)
-    if state.phase is Phase.KNOCKER_SWAP:
-        return f"Swap the {held} in at {target}, taking {old} into your hand."
-    return f"Swap the {held} in at {target}, discarding {old}."
+    return action_text(state, action, you)
 
 
 KNOCK_AT_MOST = 2

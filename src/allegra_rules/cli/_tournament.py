@@ -1,6 +1,6 @@
 """``allegra-rules tournament``: round robins between bots, a table of pairs and ratings.
 
-The entrants are the bots of [`BOT_KINDS`][allegra_rules.simulate.BOT_KINDS] and two from
+The entrants are the bots of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] and two from
 optional extras: ``ismcts`` (OpenSpiel's information-set MCTS through the
 ``python_allegra`` adapter, extra ``openspiel``) and ``ppo`` (a MaskablePPO model saved by
 benchmarks/train_maskable_ppo.py, extra ``train``, given with ``--ppo-model``). An entrant
@@ -110,7 +110,7 @@ def entrants(
     players: int, preset: str, ppo_model: Path | None
 ) -> tuple[dict[str, Callable[[int], Bot]], dict[str, str]]:
     """The bots a tournament may seat, and the unavailable ones with the reason."""
-    from allegra_rules.simulate import BOT_KINDS
+    from allegra_rules.bot_kinds import BOT_KINDS
 
     makers: dict[str, Callable[[int], Bot]] = dict(BOT_KINDS)
     missing: dict[str, str] = {}

@@ -2,25 +2,77 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jax
 import numpy as np
 
 from allegra_rules.encoding import legal_action_mask
-from allegra_rules.jax._state import NONE, OVER, State
+from allegra_rules.fields import STATE_FIELDS
+from allegra_rules.jax._state import State
+from allegra_rules.jax._tables import GAP, NONE, OVER, Tables
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS
 
-if TYPE_CHECKING:
-    from allegra_rules.jax._env import Env
-
 _PHASES = tuple(Phase)
-_GAP = -128
 _SEED_BITS = 128
 _HOLDING = frozenset(
     {Phase.KNOCK, Phase.HOLD_DECK, Phase.HOLD_DISCARD, Phase.KNOCKER_SWAP, Phase.HOLD_TAKEN}
 )
+
+
+STATE_ARRAYS: dict[str, tuple[str, ...]] = {
+    "config": (),  # the Env's: one config per Env
+    "num_players": (),  # the Env's
+    "seed": ("_seed",),
+    "round": ("_round",),
+    "phase": ("_phase", "terminated"),
+    "current_player": ("current_player",),
+    "cells": ("_cells",),
+    "face_down": ("_face_down",),
+    "draw_pile": ("_draw", "_draw_len"),
+    "discard_pile": ("_discard", "_discard_len"),
+    "held": ("_held",),
+    "in_hand": ("_hand_owner", "_hand_card"),
+    "out_of_play": ("_out", "_out_len"),
+    "start_seat": ("_start_seat",),
+    "setup_reveals": ("_setup_reveals",),
+    "setup_sums": ("_setup_sums",),
+    "drawer": ("_drawer",),
+    "knockers": ("_knockers",),
+    "knocker": ("_knocker",),
+    "given_at": ("_given_at",),
+    "taken_at": ("_taken_at",),
+    "held_was_face_down": ("_held_was_face_down",),
+    "hand_was_face_down": ("_hand_was_face_down",),
+    "turns_played": ("_turns_played",),
+    "ender": ("_ender",),
+    "final_turns": ("_final_due",),
+    "refills": ("_refills",),
+    "totals": ("_totals",),
+    "round_scores": ("_round_scores",),
+    "winners": (),  # the seats of the lowest total once the game is over
+    "last_round": (
+        "_has_last",
+        "_last_round",
+        "_last_cells",
+        "_last_sums",
+        "_last_ender",
+        "_last_doubled",
+        "_last_scores",
+        "_last_removed",
+    ),
+    "setup_named": ("_setup_named",),
+}
+"""For each field of a ``GameState`` (``allegra_rules.fields``), the arrays of ``State`` that
+hold it (empty: the Env's, or derived from other fields). A field added to the declaration
+must be added here, and to ``from_state`` and ``to_state``: the import fails until it is."""
+
+if list(STATE_ARRAYS) != [field.name for field in STATE_FIELDS]:  # pragma: no cover
+    raise ImportError(
+        "allegra_rules.jax._convert.STATE_ARRAYS does not list the fields of "
+        "allegra_rules.fields.STATE_FIELDS, in order: convert every field"
+    )
 
 
 def _opt(value: int | None) -> int:
@@ -48,7 +100,7 @@ def _seed_of(words: Any) -> int:
     return unsigned - (1 << _SEED_BITS) if unsigned >> (_SEED_BITS - 1) else unsigned
 
 
-def from_state(env: Env, s: object) -> State:
+def from_state(env: Tables, s: object) -> State:
     """The batched state of the ``GameState`` ``s`` (see ``Env.from_state``)."""
     if not isinstance(s, GameState):
         raise ValueError(f"state must be a GameState; got {type(s).__name__}")
@@ -99,7 +151,7 @@ def from_state(env: Env, s: object) -> State:
         "truncated": np.bool_(False),
         "_phase": np.int8(_PHASES.index(s.phase)),
         "_round": np.int8(s.round),
-        "_cells": np.array([_GAP if v is None else v for v in s.cells], np.int8),
+        "_cells": np.array([GAP if v is None else v for v in s.cells], np.int8),
         "_face_down": np.array([(s.face_down >> i) & 1 for i in range(c)], bool),
         "_draw": pile(s.draw_pile[::-1]),
         "_draw_len": np.int16(len(s.draw_pile)),
@@ -107,7 +159,7 @@ def from_state(env: Env, s: object) -> State:
         "_discard_len": np.int16(len(s.discard_pile)),
         "_out": pile(s.out_of_play),
         "_out_len": np.int16(len(s.out_of_play)),
-        "_held": np.int8(_GAP if s.held is None else s.held),
+        "_held": np.int8(GAP if s.held is None else s.held),
         "_hand_owner": np.int8(hand[0]),
         "_hand_card": np.int8(hand[1]),
         "_start_seat": np.int8(s.start_seat),
@@ -130,7 +182,7 @@ def from_state(env: Env, s: object) -> State:
         "_has_last": np.bool_(last is not None),
         "_last_round": np.int8(0 if last is None else last.round),
         "_last_cells": np.array(
-            [0] * c if last is None else [_GAP if v is None else v for v in last.cells], np.int8
+            [0] * c if last is None else [GAP if v is None else v for v in last.cells], np.int8
         ),
         "_last_sums": np.array((0,) * n if last is None else last.zone_sums, np.int32),
         "_last_ender": np.int8(NONE if last is None else _opt(last.ender)),
@@ -142,11 +194,12 @@ def from_state(env: Env, s: object) -> State:
     }
     # The scalar engine's mask: exact by definition, and no compiled program needed here.
     fields["legal_action_mask"] = np.array(legal_action_mask(s), bool)
+    assert {a for arrays in STATE_ARRAYS.values() for a in arrays} <= set(fields)
     arrays = jax.device_put(fields)
-    return State(_spec=env._spec, **arrays)
+    return State(_spec=env, **arrays)
 
 
-def to_state(env: Env, state: State) -> GameState:
+def to_state(env: Tables, state: State) -> GameState:
     """The ``GameState`` of the single table ``state`` (see ``Env.to_state``)."""
     if not isinstance(state, State):
         raise ValueError(f"state must be an allegra_rules.jax.State; got {type(state).__name__}")
@@ -155,7 +208,7 @@ def to_state(env: Env, state: State) -> GameState:
             "to_state converts one table; index a batch first, e.g. "
             "jax.tree_util.tree_map(lambda x: x[i], states)"
         )
-    if state._spec != env._spec:
+    if state._spec != env:
         raise ValueError("the state belongs to another Env (seat count or config)")
     v = {
         name: np.asarray(getattr(state, name))
@@ -175,7 +228,7 @@ def to_state(env: Env, state: State) -> GameState:
     phase = _PHASES[int(v["_phase"])]
     drawer = opt(v["_drawer"])
     origin = 0 if drawer is None else drawer
-    cells = tuple(None if int(x) == _GAP else int(x) for x in v["_cells"])
+    cells = tuple(None if int(x) == GAP else int(x) for x in v["_cells"])
     face_down = sum(1 << i for i in range(c) if v["_face_down"][i])
     finished = ROUNDS if int(v["_phase"]) == OVER else int(v["_round"]) - 1
     round_scores = tuple(tuple(int(x) for x in v["_round_scores"][r]) for r in range(finished))
@@ -188,7 +241,7 @@ def to_state(env: Env, state: State) -> GameState:
     if bool(v["_has_last"]):
         last = RoundEnd(
             round=int(v["_last_round"]),
-            cells=tuple(None if int(x) == _GAP else int(x) for x in v["_last_cells"]),
+            cells=tuple(None if int(x) == GAP else int(x) for x in v["_last_cells"]),
             zone_sums=tuple(int(x) for x in v["_last_sums"]),
             ender=opt(v["_last_ender"]),
             doubled=bool(v["_last_doubled"]),
@@ -207,7 +260,7 @@ def to_state(env: Env, state: State) -> GameState:
         face_down=face_down,
         draw_pile=cards(v["_draw"], v["_draw_len"])[::-1],
         discard_pile=cards(v["_discard"], v["_discard_len"]),
-        held=None if int(v["_held"]) == _GAP else int(v["_held"]),
+        held=None if int(v["_held"]) == GAP else int(v["_held"]),
         in_hand=() if hand_owner is None else ((hand_owner, int(v["_hand_card"])),),
         out_of_play=cards(v["_out"], v["_out_len"]),
         start_seat=int(v["_start_seat"]),

@@ -12,7 +12,8 @@ Public names:
 * [`create_app`][allegra_rules.server.app.create_app]: the application.
 * [`serve`][allegra_rules.server.serve]: run it with uvicorn, tokens kept out of the logs.
 * [`RedactTokens`][allegra_rules.server.RedactTokens]: the logging filter that does so.
-* [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows.
+* [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows, the public
+  view ``observe(state, None)`` as the server sends it.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ made it and to every socket watching the table. Bots move by themselves, one mov
 turn of the event loop, as soon as it is their seat's move: after a person's move, when
 a table is created, and when the server starts again.
 
-A seat only ever gets ``observe(state, seat)``; a spectator gets
-[`public_view`][allegra_rules.server.tables.public_view], what every seat knows.
+A seat only ever gets ``observe(state, seat)``; a spectator gets the public view,
+``observe(state, None)`` (as data: [`public_view`][allegra_rules.server.tables.public_view]),
+what every seat knows.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import Action, Reveal, Swap, Take
+from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Pos
@@ -38,11 +40,11 @@ from allegra_rules.serialize import (
     state_from_json,
     state_to_json,
 )
-from allegra_rules.simulate import BOT_KINDS
 from allegra_rules.state import GameState, Phase
 from allegra_rules.svg import render_svg
 from allegra_rules.transitions import IllegalActionError, apply, new_game
 from allegra_rules.views import observe
+from allegra_rules.wording import action_texts
 
 from .store import Store
 
@@ -91,28 +93,14 @@ class ApiError(Exception):
 
 
 def public_view(state: GameState) -> dict[str, Any]:
-    """What every seat knows of ``state``: a view's data with ``viewer`` null.
+    """The public view's data: ``observe(state, None).to_dict()`` without ``legal_actions``.
 
-    It is ``observe(state, seat).to_dict()`` without anything that one seat alone may
-    know: no ``legal_actions`` key, ``own_setup_named`` empty, a held card that lay face
-    down hidden (``held`` null, ``held_hidden`` true), and a knocker's replaced card
-    that lay face down shown as null.
+    The public view ([`observe`][allegra_rules.views.observe] with ``viewer`` ``None``) is
+    what every seat sees; the server sends it, with no ``legal_actions`` key, to whoever
+    has no token. Nothing here builds it another way.
     """
-    data = observe(state, 0).to_dict()
-    data["viewer"] = None
-    del data["legal_actions"]
-    if "own_setup_named" in data:
-        data["own_setup_named"] = []
-    if state.held is not None and state.held_was_face_down:
-        data["held"] = None
-        data["held_hidden"] = True
-    elif state.held is not None:
-        data["held"] = state.held
-        data["held_hidden"] = False
-    if state.hand_was_face_down:
-        data["in_hand"] = [{"player": p, "card": None} for p, _ in state.in_hand]
-    else:
-        data["in_hand"] = [{"player": p, "card": c} for p, c in state.in_hand]
+    data = observe(state, None).to_dict()
+    data.pop("legal_actions", None)
     return data
 
 
@@ -229,12 +217,19 @@ class Table:
         }
 
     def body(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> dict[str, Any]:
-        """The view document of ``seat`` (``None``: public) plus ``version`` (and ``svg``)."""
+        """The view document of ``seat`` (``None``: public) plus ``version``.
+
+        With ``svg`` (what the page asks for) also ``svg``, the table picture, and for a
+        seat ``action_texts``: each of its ``legal_actions`` worded in ``lang`` by
+        [`action_texts`][allegra_rules.wording.action_texts], in the same order.
+        """
         state = self.state
         data = observe(state, seat).to_dict() if seat is not None else public_view(state)
         data["version"] = self.version
         if svg:
             data["svg"] = seat_svg(state, seat, lang)
+            if seat is not None:
+                data["action_texts"] = list(action_texts(state, seat, lang=lang))
         return data
 
     def text(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> str:

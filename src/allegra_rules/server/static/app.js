@@ -29,8 +29,6 @@ const TEXT = {
     over: "Game over: {list} won with {score}.",
     overTie: "Game over: {list} share the win with {score}.",
     record: "Download the game record",
-    drawDeck: "Draw from the pile", drawDiscard: "Take the {v} from the discard pile",
-    knock: "Knock", pass: "Pass", discard: "Discard it", give: "Give it to {who}",
     unknownTable: "There is no such table.", connectionLost: "Connection lost; reconnecting...",
     hidden: "hidden", lastTurn: "(last turn: {who} ended the round)",
   },
@@ -60,8 +58,6 @@ const TEXT = {
     over: "Spielende: {list} gewinnt mit {score}.",
     overTie: "Spielende: {list} gewinnen gemeinsam mit {score}.",
     record: "Spielprotokoll herunterladen",
-    drawDeck: "Vom Stapel ziehen", drawDiscard: "Die {v} vom Ablagestapel nehmen",
-    knock: "Klopfen", pass: "Passen", discard: "Ablegen", give: "{who} geben",
     unknownTable: "Diesen Tisch gibt es nicht.", connectionLost: "Verbindung verloren; verbinde neu …",
     hidden: "verdeckt", lastTurn: "(letzter Zug: {who} hat die Runde beendet)",
   },
@@ -91,8 +87,6 @@ const TEXT = {
     over: "Koniec gry: wygrywa {list} z wynikiem {score}.",
     overTie: "Koniec gry: wygrywają ex aequo {list} z wynikiem {score}.",
     record: "Pobierz zapis gry",
-    drawDeck: "Dobierz z talii", drawDiscard: "Weź {v} ze stosu odrzuconych",
-    knock: "Zapukaj", pass: "Pas", discard: "Odrzuć", give: "Oddaj: {who}",
     unknownTable: "Nie ma takiego stołu.", connectionLost: "Utracono połączenie; łączę ponownie…",
     hidden: "zakryta", lastTurn: "(ostatnia tura: {who} zakończył rundę)",
   },
@@ -122,8 +116,6 @@ const TEXT = {
     over: "Fin de la partie : {list} gagne avec {score}.",
     overTie: "Fin de la partie : {list} gagnent ex æquo avec {score}.",
     record: "Télécharger l’enregistrement de la partie",
-    drawDeck: "Piocher", drawDiscard: "Prendre le {v} de la défausse",
-    knock: "Frapper", pass: "Passer", discard: "Défausser", give: "Le donner à {who}",
     unknownTable: "Cette table n’existe pas.", connectionLost: "Connexion perdue ; reconnexion…",
     hidden: "cachée", lastTurn: "(dernier tour : {who} a fini la manche)",
   },
@@ -348,15 +340,6 @@ function statusText(view) {
   return t(keys[view.phase], { v, who: other === null ? "" : seatName(other) });
 }
 
-function actionLabel(action, view) {
-  switch (action.type) {
-    case "draw_deck": return t("drawDeck");
-    case "draw_discard": return t("drawDiscard", { v: view.discard_pile[view.discard_pile.length - 1] });
-    case "give": return t("give", { who: seatName(action.player) });
-    default: return t(action.type);
-  }
-}
-
 function render(view) {
   if (page.view && view.version < page.view.version) return;
   page.view = view;
@@ -386,16 +369,17 @@ function render(view) {
 
   const actions = $("actions");
   actions.replaceChildren();
-  for (const action of view.legal_actions || []) {
-    if (action.pos) continue;
+  // The server words each action (allegra_rules.wording) in the page's language.
+  (view.legal_actions || []).forEach((action, i) => {
+    if (action.pos) return;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
     button.dataset.action = action.type;
-    button.textContent = actionLabel(action, view);
+    button.textContent = (view.action_texts || [])[i] || action.type;
     button.addEventListener("click", () => play(action));
     actions.append(button);
-  }
+  });
   if (view.viewer === null && view.phase !== "over") {
     const note = document.createElement("p");
     note.textContent = t("watching");
