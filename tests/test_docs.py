@@ -200,9 +200,8 @@ def test_the_layers_picture_is_the_contract_ci_checks() -> None:
     import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    layers = next(
-        c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"
-    )["layers"]
+    contracts = config["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["type"] == "layers")["layers"]
     svg = gen().layers_svg()
     assert svg.count("<rect ") == len(layers)
     text = " ".join(re.findall(r">([^<]+)</text>", svg))
