@@ -189,14 +189,29 @@ def knock_reason(state: GameState, you: int) -> str | None:
         if held <= KNOCK_AT_MOST and value >= KNOCK_HIGH_CARD:
             where = _cell(geo.positions[high], you)
             return f"the {held} is {value - held} lower than the {value} at {where}"
-    for i in area if held >= TRIPLE_AT_LEAST else ():
-        if cells[i] is None or (cells[i] == held and not face_down >> i & 1):
+    triple = _triple_cell(state, area, held)
+    if triple is not None:
+        where = _cell(geo.positions[triple], you)
+        return f"the {held} swapped in at {where} would complete a triple"
+    return None
+
+
+def _triple_cell(state: GameState, area: Sequence[int], card: int) -> int | None:
+    """A cell of ``area`` where ``card`` (``TRIPLE_AT_LEAST`` or more) would complete a triple.
+
+    Only face-up cards can make a triple, so this uses nothing hidden.
+    """
+    if card < TRIPLE_AT_LEAST:
+        return None
+    cells = state.cells
+    face_down = state.face_down
+    for i in area:
+        if cells[i] is None or (cells[i] == card and not face_down >> i & 1):
             continue
         placed = list(cells)
-        placed[i] = held
-        if new_triples(config, geo, tuple(placed), face_down & ~(1 << i), (i,)):
-            where = _cell(geo.positions[i], you)
-            return f"the {held} swapped in at {where} would complete a triple"
+        placed[i] = card
+        if new_triples(state.config, state.geometry, tuple(placed), face_down & ~(1 << i), (i,)):
+            return i
     return None
 
 
@@ -269,8 +284,11 @@ def _forced_end(state: GameState, action: Action, you: int) -> Action | None:
     return None
 
 
-def _zone_shown(state: GameState, seat: int, turned: int | None) -> str:
-    """A zone's face-up sum as the table shows it; ``turned`` is a cell about to turn up."""
+def _zone_shown(state: GameState, seat: int, turned: int | None) -> tuple[int, int, str]:
+    """A zone's face-up sum and face-down count as the table shows them, and its text.
+
+    ``turned`` is a cell about to turn up: it counts as neither, and the text says so.
+    """
     up = down = 0
     plus = ""
     for i in state.geometry.zone[seat]:
@@ -283,7 +301,7 @@ def _zone_shown(state: GameState, seat: int, turned: int | None) -> str:
             down += 1
         else:
             up += value
-    return f"{up}{plus}" + (f" (+{down} face-down)" if down else "")
+    return up, down, f"{up}{plus}" + (f" (+{down} face-down)" if down else "")
 
 
 def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
@@ -328,28 +346,16 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
     turned = action.pos.index if isinstance(action, Reveal) else None
     base = state if turned is not None else after
     others = [q for q in range(state.num_players) if q != ender]
-    low = min(others, key=lambda q: (_face_up_sum(base, q, turned), q))
+    shown = {q: _zone_shown(base, q, turned) for q in range(state.num_players)}
+    low = min(others, key=lambda q: (shown[q][:2], q))
     tie = "strictly lowest" if config.ender_tie == "doubled" else "lowest (a tie is enough)"
     zero = "; a sum of 0 or less is never doubled" if config.double_nonpositive == "no" else ""
     lines.append(
-        f"{whose[:1].upper()}{whose[1:]} zone would show {_zone_shown(base, ender, turned)}; "
-        f"the lowest other, seat {low}'s, shows {_zone_shown(base, low, turned)}."
+        f"{whose[:1].upper()}{whose[1:]} zone would show {shown[ender][2]}; "
+        f"the lowest other, seat {low}'s, shows {shown[low][2]}."
     )
     lines.append(f"The ender's sum is doubled unless it is the {tie}{zero}.")
     return lines
-
-
-def _face_up_sum(state: GameState, seat: int, turned: int | None) -> int:
-    return sum(
-        value
-        for i in state.geometry.zone[seat]
-        if (value := state.cells[i]) is not None and i != turned and not state.face_down >> i & 1
-    )
-
-
-def asks_before(state: GameState, action: Action, you: int) -> bool:
-    """Whether ``play`` asks seat ``you`` to confirm ``action`` (it ends the round)."""
-    return bool(round_end_warning(state, action, you))
 
 
 def draw_reason(state: GameState, you: int) -> str | None:
@@ -397,14 +403,10 @@ def draw_reason(state: GameState, you: int) -> str | None:
                 f"the {top} on the discard pile is lower than a face-down card on average "
                 f"({mean:.1f})"
             )
-    for i in area if top >= TRIPLE_AT_LEAST else ():
-        if cells[i] is None or (cells[i] == top and not face_down >> i & 1):
-            continue
-        placed = list(cells)
-        placed[i] = top
-        if new_triples(state.config, geo, tuple(placed), face_down & ~(1 << i), (i,)):
-            where = _cell(geo.positions[i], you)
-            return f"the {top} on the discard pile, swapped in at {where}, would complete a triple"
+    triple = _triple_cell(state, area, top)
+    if triple is not None:
+        where = _cell(geo.positions[triple], you)
+        return f"the {top} on the discard pile, swapped in at {where}, would complete a triple"
     return None
 
 
@@ -604,13 +606,16 @@ class _Session:
         found = parse_move(line, seen, self.you)
         return None if isinstance(found, Rejected) else found
 
-    def two_part(self, seen: GameState, words: list[str]) -> tuple[Action, str] | Rejected | None:
+    def two_part(
+        self, seen: GameState, words: list[str]
+    ) -> tuple[Action, GameState, Action, str] | Rejected | None:
         """A line that makes two moves: ``p ROW COL``, or ``r ROW COL ROW COL`` in the setup.
 
         Returns:
-            The first move and the text of the second, when both are legal one after
-            the other; a ``Rejected`` when the line is of that form but cannot be
-            played whole (then nothing is played); ``None`` for any other line.
+            The first move, the picture after it, the second move and its text, when
+            both are legal one after the other; a ``Rejected`` when the line is of that
+            form but cannot be played whole (then nothing is played); ``None`` for any
+            other line.
         """
         command = words[0]
         if command in ("p", "pile", "discard") and len(words) in (3, 4):
@@ -639,7 +644,7 @@ class _Session:
         second = parse_move(rest, after, self.you)
         if isinstance(second, Rejected):
             return Rejected(f"{second.reason} (after {move_text(seen, first, self.you)})")
-        return first, rest
+        return first, after, second, rest
 
     def confirm(self, seen: GameState, action: Action) -> bool:
         """Warn before a move that ends the round and ask; whether to play it."""
@@ -750,10 +755,8 @@ class _Session:
                 self.wrapped(f"{line.strip()!r}: {pair.reason}; nothing was played.")
                 continue
             if pair is not None:
-                first, rest = pair
-                second = parse_move(rest, apply(seen, first), self.you)
-                assert not isinstance(second, Rejected)
-                if not (self.confirm(seen, first) and self.confirm(apply(seen, first), second)):
+                first, after, second, rest = pair
+                if not (self.confirm(seen, first) and self.confirm(after, second)):
                     continue
                 self.queued = rest
                 return first
