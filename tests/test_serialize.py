@@ -1308,3 +1308,17 @@ def test_each_consistency_check(
     change(data)
     error = rejected(data)
     assert (error.path, words in error.reason) == (path, True), str(error)
+
+
+def test_a_dead_end_is_named_by_the_loader_and_refused_by_the_state_itself() -> None:
+    # "A live state has a legal action" is the rules' question: the loader above the rules
+    # (and check_state) ask it, before the counts. GameState.from_json runs the state's own
+    # checks, below the rules: every other one, which refuse this table too.
+    data = doc(_dead_end_flip())
+    _flip_area_up_and_end(data)
+    text = json.dumps(data)
+    with pytest.raises(SaveFormatError, match=r"^\$\.phase: .*dead end"):
+        state_from_json(text)
+    with pytest.raises(SaveFormatError, match=r"^\$\.face_down: .* face up or gaps"):
+        GameState.from_json(text)
+    assert GameState.from_json(state_to_json(_dead_end_flip())) == _dead_end_flip()

@@ -547,12 +547,16 @@ def test_text_scale_out_of_range_is_refused(scale: object) -> None:
         render_svg(new_game(2, seed=1), text_scale=scale)  # type: ignore[arg-type]
 
 
-def test_game_state_shows_itself_in_a_notebook() -> None:
+def test_the_picture_shows_itself_in_a_notebook() -> None:
     state = odd_game()
-    svg = state._repr_svg_()
+    picture = render_svg(state)
+    assert isinstance(picture, str)
+    svg = picture._repr_svg_()  # what Jupyter shows for a cell ending in render_svg(state)
     assert svg.startswith("<svg ") and svg.endswith("</svg>\n")
     assert "<?xml" not in svg
-    assert render_svg(state).endswith(svg)
+    assert picture.endswith(svg)
+    # The state no longer draws itself: it would import the picture, a layer above it.
+    assert not hasattr(state, "_repr_svg_")
     root = parse(svg)
     assert len(groups(root, "card")) == 36
     assert not mentions(root, 97)

@@ -27,7 +27,6 @@ from allegra_rules.config import DEFAULT_DECK, OPTION_CHOICES, RuleConfig
 from allegra_rules.geometry import Pos, left, right, zone_positions
 from allegra_rules.presets import PRESETS, preset, preset_id, preset_ids, preset_names
 from allegra_rules.state import GameState, Phase, RoundEnd
-from allegra_rules.state import bind as _bind
 from allegra_rules.transitions import (
     ROUNDS,
     IllegalActionError,
@@ -69,47 +68,6 @@ if TYPE_CHECKING:
     from allegra_rules.svg import render_svg
     from allegra_rules.views import PlayerView, observe
 
-
-# The state's methods that belong to the layers above it (its checks, its JSON, its picture)
-# are bound here, at the top of the import graph, so that allegra_rules.state imports none of
-# those modules; each is imported on first use.
-def _check_state(state: GameState) -> None:
-    from allegra_rules.invariants import check_state
-
-    check_state(state)
-
-
-def _check_round_end(end: RoundEnd) -> None:
-    from allegra_rules.invariants import check_round_end_types
-
-    check_round_end_types(end)
-
-
-def _to_json(state: GameState) -> str:
-    from allegra_rules.serialize import state_to_json
-
-    return state_to_json(state)
-
-
-def _from_json(text: str | bytes) -> GameState:
-    from allegra_rules.serialize import state_from_json
-
-    return state_from_json(text)
-
-
-def _svg(state: GameState) -> str:
-    from allegra_rules.svg import render_svg
-
-    return render_svg(state)
-
-
-_bind(
-    check_state=_check_state,
-    check_round_end=_check_round_end,
-    to_json=_to_json,
-    from_json=_from_json,
-    svg=_svg,
-)
 
 # The names above that are only imported for type checkers are loaded on first use
 # (PEP 562), so that ``import allegra_rules`` costs only the rules engine itself.

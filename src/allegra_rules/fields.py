@@ -4,17 +4,21 @@
 checkers know them); everything else that walks over the fields reads [`STATE_FIELDS`][
 allegra_rules.fields.STATE_FIELDS] instead of naming them again:
 
-- ``allegra_rules.invariants.check_types`` checks each field by its
+- ``allegra_rules.state_checks.check_types`` checks each field by its
   [`Kind`][allegra_rules.fields.Kind];
 - ``PlayerView`` copies every field that [`Seen.EVERYONE`][allegra_rules.fields.Seen] may see, and
-  ``observe`` computes the view fields (``view``) of the others;
-- ``determinize`` copies those public fields back from a view and samples the others;
+  ``observe`` computes the view fields (``view``) of the others, each by its declared rule
+  (``Owner`` and ``owner_field``, ``secret_when``, ``mask``, ``known_when``); ``VIEW_FIELDS``
+  declares the view's own fields, by which the view's JSON is written, read and checked;
+- ``determinize`` copies those public fields back from a view and samples the others by the
+  same rules;
 - the fast builders of states and views (``allegra_rules._fast``) are generated from it;
 - the JAX engine's conversion lists, for each field, the arrays that hold it.
 
 A test checks that this declaration, ``attrs.fields(GameState)``, ``attrs.fields(PlayerView)``, the
-JSON schema of a saved game and the JAX conversion all agree. The JSON codec
-(``allegra_rules.serialize``) still spells the fields out by hand.
+JSON schema of a saved game and the JAX conversion all agree. The JSON codec of a state
+(``allegra_rules.state_codec``, behind ``allegra_rules.serialize``) reads and writes each field
+by its kind; ``ROUND_END_FIELDS`` declares a ``RoundEnd``'s fields alike for it.
 
 This module imports nothing of the package: it sits below the state.
 
@@ -31,7 +35,21 @@ import enum
 
 import attrs
 
-__all__ = ["FIELDS", "NO_DEFAULT", "STATE_FIELDS", "VIEW_ONLY", "Kind", "Seen", "StateField"]
+__all__ = [
+    "FIELDS",
+    "NO_DEFAULT",
+    "ROUND_END_FIELDS",
+    "STATE_FIELDS",
+    "VIEW_FIELDS",
+    "VIEW_ONLY",
+    "Bound",
+    "Kind",
+    "Owner",
+    "Seen",
+    "StateField",
+    "ViewField",
+    "ViewKind",
+]
 
 
 class Kind(enum.Enum):
@@ -84,6 +102,8 @@ class Kind(enum.Enum):
     """A bool."""
     ROUND_END = "round_end"
     """A ``RoundEnd`` or ``None``."""
+    CELL_SET = "cell_set"
+    """A tuple of distinct cells in ascending order, at most ``12 * n`` (a ``RoundEnd``'s)."""
 
 
 class Seen(enum.Enum):
@@ -97,6 +117,30 @@ class Seen(enum.Enum):
     """Seen by its owner only when the field's ``secret_when`` flag is set, else public."""
     NOBODY = "nobody"
     """Nobody's: a view holds at most what everyone knows about it (its size, say)."""
+
+
+class Owner(enum.Enum):
+    """How the seat that may see a ``Seen.OWNER`` field is found (``StateField.owned_by``)."""
+
+    SEAT_FIELD = "seat_field"
+    """The seat that the state field ``owner_field`` holds; the view shows the value, or ``None``
+    and its second view field True when the value is secret from the viewer."""
+    PAIR_SEAT = "pair_seat"
+    """Each ``(seat, card)`` pair's own seat; a view shows the card, or ``None`` when secret."""
+    NAMING_PAIRS = "naming_pairs"
+    """Item ``k`` (from 0) is seat ``(owner_field + k // 2) % num_players``'s; a view lists only
+    the viewer's items (nobody's in the public view)."""
+
+
+class Bound(enum.Enum):
+    """How large, in absolute value, a ``PER_SEAT`` number may be (``StateField.bound``)."""
+
+    SETUP_SUM = "setup_sum"
+    """A setup sum: two cards."""
+    SCORE = "score"
+    """A round's score or zone sum: a whole zone, doubled."""
+    TOTAL = "total"
+    """A game's total: three rounds' scores."""
 
 
 class _NoDefault(enum.Enum):
@@ -128,6 +172,15 @@ class StateField:
             that added it says when); ``NO_DEFAULT`` when every save holds it.
             It is the attrs default of the ``GameState`` field too.
         added: the first saved-game schema version that holds the field.
+        owned_by: for ``Seen.OWNER``, the rule that finds the owner (see ``Owner``).
+        owner_field: the state field that rule reads (a seat, or the first naming seat).
+        count_field: for ``Owner.NAMING_PAIRS``, the public field that counts the items so far.
+        live_while: for ``Owner.NAMING_PAIRS``, the ``(attribute path, value)`` pairs under
+            which the field may hold items (a ``determinize`` samples them only then).
+        mask: for ``Seen.FACE_UP``, the bitmask field whose set bits hide a value.
+        known_when: for a ``Seen.NOBODY`` pile, the count field that, when non-zero, makes its
+            cards (not their order) known to everyone: the view's second field lists them sorted.
+        bound: for ``Kind.PER_SEAT``, how large its numbers may be (see ``Bound``).
     """
 
     name: str
@@ -138,6 +191,13 @@ class StateField:
     view: tuple[str, ...] | None = None
     default: object = NO_DEFAULT
     added: int = 1
+    owned_by: Owner | None = None
+    owner_field: str = ""
+    count_field: str = ""
+    live_while: tuple[tuple[str, str], ...] = ()
+    mask: str = ""
+    known_when: str = ""
+    bound: Bound | None = None
 
     @property
     def view_fields(self) -> tuple[str, ...]:
@@ -152,6 +212,17 @@ class StateField:
 
 _F = StateField
 
+ROUND_END_FIELDS: tuple[StateField, ...] = (
+    _F("round", Kind.ROUND),
+    _F("cells", Kind.TABLE),  # every card turned face up
+    _F("zone_sums", Kind.PER_SEAT, bound=Bound.SCORE),
+    _F("ender", Kind.OPT_SEAT),
+    _F("doubled", Kind.FLAG),
+    _F("scores", Kind.PER_SEAT, bound=Bound.SCORE),
+    _F("removed", Kind.CELL_SET, default=(), added=2),
+)
+"""Every field of a ``RoundEnd`` (a ``last_round``), in the class's order, declared alike."""
+
 STATE_FIELDS: tuple[StateField, ...] = (
     _F("config", Kind.CONFIG),
     _F("num_players", Kind.SEAT_COUNT),
@@ -159,13 +230,14 @@ STATE_FIELDS: tuple[StateField, ...] = (
     _F("round", Kind.ROUND),
     _F("phase", Kind.PHASE),
     _F("current_player", Kind.OPT_SEAT),
-    _F("cells", Kind.TABLE, Seen.FACE_UP, view=("cells",)),
+    _F("cells", Kind.TABLE, Seen.FACE_UP, view=("cells",), mask="face_down"),
     _F("face_down", Kind.CELL_MASK, view=("face_down",)),  # in a view: one bool per cell
     _F(
         "draw_pile",
         Kind.CARDS,
         Seen.NOBODY,
         view=("draw_pile_size", "draw_pile_cards"),
+        known_when="refills",  # a refill this round: its cards were all seen
     ),
     _F("discard_pile", Kind.CARDS),
     _F(
@@ -175,6 +247,8 @@ STATE_FIELDS: tuple[StateField, ...] = (
         owner="drawer",
         secret_when="held_was_face_down",
         view=("held", "held_hidden"),
+        owned_by=Owner.SEAT_FIELD,
+        owner_field="drawer",
     ),
     _F(
         "in_hand",
@@ -183,11 +257,12 @@ STATE_FIELDS: tuple[StateField, ...] = (
         owner="each pair's seat (the knocker)",
         secret_when="hand_was_face_down",
         view=("in_hand",),
+        owned_by=Owner.PAIR_SEAT,
     ),
     _F("out_of_play", Kind.CARDS),
     _F("start_seat", Kind.SEAT),
     _F("setup_reveals", Kind.REVEALS),
-    _F("setup_sums", Kind.PER_SEAT),
+    _F("setup_sums", Kind.PER_SEAT, bound=Bound.SETUP_SUM),
     _F("drawer", Kind.OPT_SEAT),
     _F("knockers", Kind.SEATS),
     _F("knocker", Kind.OPT_SEAT),
@@ -199,7 +274,7 @@ STATE_FIELDS: tuple[StateField, ...] = (
     _F("ender", Kind.OPT_SEAT),
     _F("final_turns", Kind.SEATS),
     _F("refills", Kind.REFILLS),
-    _F("totals", Kind.PER_SEAT),
+    _F("totals", Kind.PER_SEAT, bound=Bound.TOTAL),
     _F("round_scores", Kind.SCORE_ROWS),
     _F("winners", Kind.SEATS),
     _F("last_round", Kind.ROUND_END),
@@ -212,6 +287,10 @@ STATE_FIELDS: tuple[StateField, ...] = (
         view=("own_setup_named",),
         default=(),
         added=2,
+        owned_by=Owner.NAMING_PAIRS,
+        owner_field="start_seat",
+        count_field="setup_reveals",
+        live_while=(("config.setup_reveals", "simultaneous"), ("phase", "setup")),
     ),
 )
 """Every field of a ``GameState``, in the class's order."""
@@ -221,3 +300,67 @@ FIELDS: dict[str, StateField] = {f.name: f for f in STATE_FIELDS}
 
 VIEW_ONLY: tuple[str, ...] = ("viewer", "legal_actions")
 """The ``PlayerView`` fields that show no state field: the viewing seat, its legal actions."""
+
+
+class ViewKind(enum.Enum):
+    """What a ``PlayerView`` field that is not a copied state field holds (``VIEW_FIELDS``)."""
+
+    VIEWER = "viewer"
+    """The viewing seat, or ``None`` for the public view."""
+    SHOWN_CELLS = "shown_cells"
+    """Per cell the value of a face-up card, or ``None`` (a face-down card or a gap)."""
+    CELL_FLAGS = "cell_flags"
+    """Per cell a bool (the mask of a ``Seen.FACE_UP`` field)."""
+    PILE_SIZE = "pile_size"
+    """A count of cards, ``0 ..`` the deck's size."""
+    KNOWN_CARDS = "known_cards"
+    """``None``, or the cards of a pile in ascending order, as many as its ``about`` field says."""
+    SHOWN_CARD = "shown_card"
+    """A card value, or ``None`` (none, or hidden from the viewer)."""
+    HIDDEN_FLAG = "hidden_flag"
+    """A bool: True when a card is there that the viewer may not see; ``about`` is then ``None``."""
+    SHOWN_HAND = "shown_hand"
+    """At most one ``(seat, card)`` pair, the card ``None`` when hidden from the viewer."""
+    ACTIONS = "actions"
+    """A tuple of actions."""
+    OWN_CELLS = "own_cells"
+    """The cells the viewer named, at most two."""
+
+
+@attrs.frozen(slots=True)
+class ViewField:
+    """One field of a ``PlayerView`` that no state field is copied to.
+
+    Attributes:
+        name: the attribute (and the key of a view document).
+        kind: what it holds.
+        shows: the state field it shows (see ``StateField.view``); empty for ``VIEW_ONLY``.
+        about: another view field this one describes (a pile's size, a hidden card).
+        shown_to: for a view-only field, the state field holding the one seat whose view
+            computes it (others get it empty).
+        added: the first view schema version that holds the field.
+    """
+
+    name: str
+    kind: ViewKind
+    shows: str = ""
+    about: str = ""
+    shown_to: str = ""
+    added: int = 1
+
+
+_V = ViewField
+
+VIEW_FIELDS: tuple[ViewField, ...] = (
+    _V("viewer", ViewKind.VIEWER),
+    _V("cells", ViewKind.SHOWN_CELLS, shows="cells"),
+    _V("face_down", ViewKind.CELL_FLAGS, shows="face_down"),
+    _V("draw_pile_size", ViewKind.PILE_SIZE, shows="draw_pile"),
+    _V("draw_pile_cards", ViewKind.KNOWN_CARDS, shows="draw_pile", about="draw_pile_size"),
+    _V("held", ViewKind.SHOWN_CARD, shows="held"),
+    _V("held_hidden", ViewKind.HIDDEN_FLAG, shows="held", about="held"),
+    _V("in_hand", ViewKind.SHOWN_HAND, shows="in_hand"),
+    _V("legal_actions", ViewKind.ACTIONS, shown_to="current_player"),
+    _V("own_setup_named", ViewKind.OWN_CELLS, shows="setup_named", added=2),
+)
+"""Every ``PlayerView`` field that is not a state field copied as it is, in the class's order."""

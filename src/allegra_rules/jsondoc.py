@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
-from importlib import resources
 from itertools import compress
 from operator import is_not
 from typing import Any, NoReturn, TypeVar
@@ -472,6 +471,10 @@ def json_schema(kind: str) -> dict[str, Any]:
     """
     if kind not in SCHEMA_NAMES:
         raise ValueError(f"unknown schema {kind!r}; known: {', '.join(SCHEMA_NAMES)}")
+    # Imported here: importlib.resources loads much of the standard library, and the state
+    # (which imports this module for its codec) is imported with the package.
+    from importlib import resources
+
     text = (resources.files("allegra_rules") / "schemas" / f"{kind}.schema.json").read_text(
         encoding="utf-8"
     )

@@ -14,6 +14,11 @@ Public names:
   triggered).
 * [`card_text`][allegra_rules.render.card_text]: a card value with its English article (``"an 8"``).
 
+The narration's sentences are worded in [`allegra_rules.wording`][allegra_rules.wording], the one
+place where an action is worded, with their translations: `describe_action`, `describe_outcome`
+and `card_text` are its English [`narrate`][allegra_rules.wording.narrate],
+[`outcome`][allegra_rules.wording.outcome] and [`card_text`][allegra_rules.wording.card_text].
+
 Drawing conventions. The seats are drawn from the highest seat to seat 0, left to
 right. A zone row of seat ``p`` reads ``[left(p)'s (r, 3), p's (r, 0..3)]`` and
 ``left(p) = (p + 1) % n``, so in this order every zone is five consecutive columns:
@@ -37,22 +42,13 @@ import re
 import textwrap
 from collections.abc import Sequence
 
-from allegra_rules.actions import (
-    Action,
-    Discard,
-    DrawDeck,
-    DrawDiscard,
-    Give,
-    Knock,
-    Pass,
-    Reveal,
-    Swap,
-    Take,
-)
+from allegra_rules import wording
+from allegra_rules.actions import Action
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, Pos
 from allegra_rules.state import GameState, Phase, require_state
-from allegra_rules.transitions import ROUNDS, apply
+from allegra_rules.transitions import ROUNDS
 from allegra_rules.views import observe
+from allegra_rules.wording import _check_viewer, _simultaneous_setup
 
 __all__ = [
     "card_text",
@@ -74,18 +70,13 @@ _MARGIN = "    "  # room for the row labels "r0", "r1", "r2"
 def card_text(value: int) -> str:
     """A card value with its indefinite article: ``"a 7"``, ``"an 8"``, ``"an 11"``.
 
+    The English [`card_text`][allegra_rules.wording.card_text].
+
     Examples:
         >>> card_text(7), card_text(8), card_text(11), card_text(-1)
         ('a 7', 'an 8', 'an 11', 'a -1')
     """
-    text = str(value)
-    spoken_with_vowel = text.startswith("8") or text in ("11", "18")
-    return f"{'an' if spoken_with_vowel else 'a'} {text}"
-
-
-def _count_word(count: int) -> str:
-    words = {3: "three", 4: "four", 5: "five", 6: "six"}
-    return words.get(count, str(count))
+    return wording.card_text(value)
 
 
 def _cell(pos: Pos) -> str:
@@ -501,16 +492,6 @@ MIN_WIDTH = 40
 """The narrowest ``max_width`` the drawings accept."""
 
 
-def _check_viewer(state: GameState, viewer: object) -> int | None:
-    """``viewer`` if it is ``None`` or a seat of ``state``, else ``ValueError``."""
-    if viewer is None:
-        return None
-    n = state.num_players
-    if type(viewer) is not int or not 0 <= viewer < n:
-        raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
-    return viewer
-
-
 def _check_width(max_width: object) -> int | None:
     """``max_width`` if it is ``None`` or an int of at least ``MIN_WIDTH``."""
     if max_width is None:
@@ -713,21 +694,17 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
 # ------------------------------------------------------------------ narration
 
 
-def _simultaneous_setup(state: GameState) -> bool:
-    """Whether setup cells are named face down and turn up together (A36)."""
-    return bool(getattr(state.config, "setup_reveals", "in_turn") == "simultaneous")
-
-
 def describe_action(state: GameState, action: Action, *, viewer: int | None = None) -> str:
     """One English sentence saying what ``action`` does in ``state``, before it happens.
 
-    Only what the rules show to everyone is named: a card drawn from the draw pile, the discard
-    pile's cards, face-up cards, a card a setup or flip reveal turns up, and a card swapped out onto
-    the discard pile. A face-down card that moves without being shown (a knocker's replaced card, a
-    card the drawer takes) is called "the face-down card", and the sentence says who alone sees it
-    (A37); the sentence for that seat (``viewer``) also names it. With
-    ``setup_reveals="simultaneous"`` (A36) a setup cell is *named*, face down: only its namer is
-    told which cell, and the values come with
+    The English [`narrate`][allegra_rules.wording.narrate], where the sentence is worded
+    (with its translations). Only what the rules show to everyone is named: a card drawn from
+    the draw pile, the discard pile's cards, face-up cards, a card a setup or flip reveal turns
+    up, and a card swapped out onto the discard pile. A face-down card that moves without being
+    shown (a knocker's replaced card, a card the drawer takes) is called "the face-down card",
+    and the sentence says who alone sees it (A37); the sentence for that seat (``viewer``) also
+    names it. With ``setup_reveals="simultaneous"`` (A36) a setup cell is *named*, face down:
+    only its namer is told which cell, and the values come with
     [`describe_outcome`][allegra_rules.render.describe_outcome] when the last cell is named.
 
     Args:
@@ -748,123 +725,17 @@ def describe_action(state: GameState, action: Action, *, viewer: int | None = No
         >>> describe_action(new_game(2, seed=1), Reveal(Pos(0, 1, 2)))
         'Seat 0 reveals a 2 at (1, 2).'
     """
-    after = apply(state, action)  # validates the action; shows what a draw turns up
-    viewer = _check_viewer(state, viewer)
-    who = state.current_player
-    assert who is not None
-    actor = f"Seat {who}"
-    held = state.held
-    if isinstance(action, Reveal):
-        if state.phase is Phase.SETUP and _simultaneous_setup(state):
-            if viewer == who:
-                return (
-                    f"{actor} names {_where(action.pos, who)} (you chose it; it stays face "
-                    "down until every player has named two cells)."
-                )
-            return f"{actor} names a cell of its zone (face down: nobody sees which yet)."
-        value = state.card(action.pos)
-        assert value is not None
-        verb = "reveals" if state.phase is Phase.SETUP else "turns up"
-        return f"{actor} {verb} {card_text(value)} at {_where(action.pos, who)}."
-    if isinstance(action, DrawDeck):
-        drawn = after.held
-        assert drawn is not None
-        refill = (
-            ", after the discard pile (all but its top card) is reshuffled into a new draw pile"
-            if not state.draw_pile
-            else ""
-        )
-        return f"{actor} draws {card_text(drawn)} from the draw pile{refill}."
-    if isinstance(action, DrawDiscard):
-        return f"{actor} takes the {state.discard_top} from the discard pile."
-    if isinstance(action, Knock):
-        return f"{actor} knocks for the {held}."
-    if isinstance(action, Pass):
-        return f"{actor} does not knock."
-    if isinstance(action, Give):
-        return f"{actor} gives the {held} to seat {action.player}."
-    if isinstance(action, Discard):
-        if state.phase is Phase.HOLD_DISCARD:
-            text = f"{actor} puts the {held} back on the discard pile"
-        else:
-            text = f"{actor} discards the {held}"
-        if after.phase is Phase.FLIP:
-            return text + " and will turn up a card."
-        return text + "; no face-down card is left to turn up."
-    if isinstance(action, Take):
-        owner = f"seat {action.pos.player}'s {_cell(action.pos)}"
-        if state.is_face_up(action.pos):
-            return f"{actor} takes the {state.card(action.pos)} from {owner}."
-        seen = f": {card_text(state.card(action.pos) or 0)}" if viewer == who else ""
-        return (
-            f"{actor} takes the face-down card at {owner}{seen} (only seat {who} sees it "
-            "until it lies face up)."
-        )
-    assert isinstance(action, Swap)
-    old = state.card(action.pos)
-    target = _where(action.pos, who)
-    if state.phase is Phase.KNOCKER_SWAP:
-        if state.is_face_up(action.pos):
-            return f"{actor} swaps the {held} in at {target}, taking the {old} into hand."
-        seen = f": {card_text(old or 0)}" if viewer == who else ""
-        return (
-            f"{actor} swaps the {held} in at {target}, taking the face-down card there into "
-            f"hand{seen} (only seat {who} sees it until it lies face up)."
-        )
-    if state.phase is Phase.HOLD_TAKEN:
-        knocker = state.knocker
-        gap = state.taken_at
-        assert knocker is not None and gap is not None and held is not None
-        filler = state.in_hand[0][1]
-        hole = state.geometry.positions[gap]
-        return (
-            f"{actor} swaps the {held} in at {target} and discards the {old}; seat "
-            f"{knocker} fills the gap at {_where(hole, knocker, 'its')} with the {filler} "
-            "from its hand."
-        )
-    return f"{actor} swaps the {held} in at {target} and discards the {old}."
-
-
-def _settled_cells(state: GameState, action: Action) -> list[int | None]:
-    """The table right after ``action`` placed its cards, before triples are removed."""
-    cells = list(state.cells)
-    if isinstance(action, Swap) and state.phase is not Phase.KNOCKER_SWAP:
-        cells[action.pos.index] = state.held
-        if state.phase is Phase.HOLD_TAKEN:
-            gap = state.taken_at
-            assert gap is not None
-            cells[gap] = state.in_hand[0][1]
-    return cells
-
-
-def _turned_up(state: GameState, after: GameState) -> list[int]:
-    """The cells that were face down in ``state`` and are face up in ``after``."""
-    return [
-        i
-        for i in range(len(state.cells))
-        if state.face_down >> i & 1 and not after.face_down >> i & 1
-    ]
-
-
-def _removed_cards(state: GameState, action: Action, after: GameState) -> list[tuple[int, int]]:
-    """The cells (flat indices) and values of the triples that settling ``action`` removed."""
-    round_over = after.round != state.round or after.is_terminal
-    settled = round_over or after.phase in (Phase.DRAW, Phase.SETUP)
-    if not isinstance(action, (Reveal, Swap, Discard)) or not settled:
-        return []
-    end_cells = after.last_round.cells if round_over and after.last_round else after.cells
-    before = _settled_cells(state, action)
-    return [
-        (i, value) for i, value in enumerate(before) if value is not None and end_cells[i] is None
-    ]
+    return wording.narrate(state, action, viewer=viewer)
 
 
 def describe_outcome(state: GameState, action: Action, after: GameState) -> tuple[str, ...]:
     """Sentences for what happened by itself when ``action`` took ``state`` to ``after``.
 
-    These are the engine's own steps, not a player's choice: the cards of triples removed while
-    settling (with where they went), a draw pile refilled from the discard pile, and a player whose
-    cards are now all face up triggering the round end. The round's scoring itself is left to
+    The English [`outcome`][allegra_rules.wording.outcome], where the sentences are worded
+    (with their translations). These are the engine's own steps, not a player's choice: the
+    cards of triples removed while settling (with where they went), a draw pile refilled from
+    the discard pile, and a player whose cards are now all face up triggering the round end.
+    The round's scoring itself is left to
     [`render_round_end`][allegra_rules.render.render_round_end].
 
     Args:
@@ -875,55 +746,4 @@ def describe_outcome(state: GameState, action: Action, after: GameState) -> tupl
     Returns:
         Zero or more sentences, in the order they happened.
     """
-    out: list[str] = []
-    if (
-        isinstance(action, Reveal)
-        and state.phase is Phase.SETUP
-        and after.round == state.round
-        and _simultaneous_setup(state)
-    ):
-        turned = _turned_up(state, after)
-        if turned:
-            positions = state.geometry.positions
-            named: dict[int, list[str]] = {}
-            for i in sorted(turned):
-                value = state.cells[i]
-                assert value is not None
-                named.setdefault(positions[i].player, []).append(
-                    f"{card_text(value)} at {_cell(positions[i])}"
-                )
-            out.append(
-                "Every named cell turns up: "
-                + "; ".join(f"seat {seat}'s {_and_list(v)}" for seat, v in named.items())
-                + "."
-            )
-    if isinstance(action, DrawDeck) and after.refills > state.refills:
-        out.append("The draw pile was empty: the discard pile was reshuffled into a new one.")
-    round_over = after.round != state.round or after.is_terminal
-    removed = _removed_cards(state, action, after)
-    if removed:
-        positions = state.geometry.positions
-        counts: dict[int, int] = {}
-        for _, value in removed:
-            counts[value] = counts.get(value, 0) + 1
-        kinds = " and ".join(f"{_count_word(k)} {v}s" for v, k in sorted(counts.items()))
-        by_seat: dict[int, list[str]] = {}
-        for i, _ in removed:
-            by_seat.setdefault(positions[i].player, []).append(_cell(positions[i]))
-        where = _and_list([f"seat {seat}'s {_and_list(cells)}" for seat, cells in by_seat.items()])
-        dest = (
-            "go out of play"
-            if state.config.removed_cards == "out_of_play"
-            else "go onto the discard pile"
-        )
-        out.append(f"Triple: {kinds} at {where} {dest}.")
-    if after.round == state.round and state.ender is None and after.ender is not None:
-        ender = after.ender
-        whole = "own grid" if state.config.round_end == "own_grid" else "zone"
-        out.append(
-            f"Seat {ender} has every card of its {whole} face up: each other player "
-            "gets one last turn, then the round ends."
-        )
-    if round_over and after.last_round is not None and after.last_round.ender is None:
-        out.append("The round reached its turn limit and ends here.")
-    return tuple(out)
+    return wording.outcome(state, action, after)

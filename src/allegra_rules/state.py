@@ -5,95 +5,37 @@ flat tuple indexed by ``seat * 12 + row * 4 + col`` (``None`` for a gap); which 
 is one int bitmask. Every transition builds a new state that shares all unchanged tuples with its
 parent, so keeping a whole game's history is cheap.
 
-This module imports nothing above it. The few methods of a state that belong to the layers above
-(its full check, its JSON and its picture) call functions that the package binds once
-(``bind``, from ``allegra_rules/__init__.py``), so that the import
-graph stays one-way: config and geometry, then the state, then the transitions, then everything
-that reads states.
+This module imports nothing above it: the import graph is one-way (config and geometry, the
+state's parts, checks and codec, then the state, then the transitions, then everything that reads
+states). A state checks itself and reads and writes its JSON with modules below it, which work on
+the declaration of the fields (``allegra_rules.fields``): ``allegra_rules.state_checks`` (every
+check of ``check_state`` but one: that a live state has a legal action, which is the rules'
+question and so is asked above, by ``check_state`` and ``state_from_json``) and
+``allegra_rules.state_codec``. [`Phase`][allegra_rules.state.Phase] and
+[`RoundEnd`][allegra_rules.state.RoundEnd] are defined below it too (``allegra_rules.round_end``)
+and re-exported here. A picture of a state is [`render_svg`][allegra_rules.svg.render_svg]'s,
+which a Jupyter notebook shows.
 """
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from allegra_rules import _fast
+from allegra_rules import _fast, state_codec
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Geometry, Pos, check_seat, geometry
+from allegra_rules.jsondoc import MAX_DOCUMENT_BYTES, JsonPath, load_document
+from allegra_rules.round_end import Phase, RoundEnd
+from allegra_rules.round_end import trusted_round_end as trusted_round_end
+from allegra_rules.state_checks import check_without_rules
 
 # The documented names; the engine's constructors of trusted states are its own.
 __all__ = ["GameState", "Phase", "RoundEnd"]
-
-
-class Phase(enum.Enum):
-    """What the game waits for. ``current_player`` says who acts."""
-
-    SETUP = "setup"
-    """Each player, in turn from the round's start seat, reveals (or names) two cards."""
-    DRAW = "draw"
-    """The drawer chooses ``DrawDeck()`` or ``DrawDiscard()``."""
-    KNOCK = "knock"
-    """The current player, asked in turn, answers ``Knock()`` or ``Pass()``."""
-    HOLD_DECK = "hold_deck"
-    """The drawer holds a draw-pile card: ``Swap``, ``Discard`` or ``Give``."""
-    HOLD_DISCARD = "hold_discard"
-    """The drawer holds the discard pile's former top: ``Swap`` (or ``Discard``)."""
-    FLIP = "flip"
-    """After a ``Discard`` the drawer reveals one face-down card."""
-    KNOCKER_SWAP = "knocker_swap"
-    """The knocker who was given the card swaps it in; the old card goes to hand."""
-    TAKE = "take"
-    """The drawer takes a card from the knocker's area."""
-    HOLD_TAKEN = "hold_taken"
-    """The drawer swaps the taken card into its zone."""
-    OVER = "over"
-    """The game has ended."""
-
-    def __repr__(self) -> str:
-        return f"Phase.{self.name}"
-
-    # Members are singletons compared by identity, so the identity hash agrees with
-    # ``==``; it is C code, where Enum's own ``__hash__`` is a Python call.
-    __hash__ = object.__hash__
-
-
-class _Above:
-    """The functions of the layers above the state that its methods call (see ``bind``)."""
-
-    check_state: Callable[[GameState], None]
-    check_round_end: Callable[[RoundEnd], None]
-    to_json: Callable[[GameState], str]
-    from_json: Callable[[str | bytes], GameState]
-    svg: Callable[[GameState], str]
-
-
-_above = _Above()
-
-
-def bind(
-    *,
-    check_state: Callable[[GameState], None],
-    check_round_end: Callable[[RoundEnd], None],
-    to_json: Callable[[GameState], str],
-    from_json: Callable[[str | bytes], GameState],
-    svg: Callable[[GameState], str],
-) -> None:
-    """Give the state's methods the functions of the layers above it.
-
-    The package calls this once, as it is imported; a state cannot be built before.
-    ``check_state`` runs whenever a state is built by hand (``GameState(...)``,
-    ``attrs.evolve``) and ``check_round_end`` whenever a ``RoundEnd`` is.
-    """
-    _above.check_state = check_state
-    _above.check_round_end = check_round_end
-    _above.to_json = to_json
-    _above.from_json = from_json
-    _above.svg = svg
 
 
 def require_state(state: object, what: str = "state") -> GameState:
@@ -101,36 +43,6 @@ def require_state(state: object, what: str = "state") -> GameState:
     if not isinstance(state, GameState):
         raise ValueError(f"{what} must be a GameState; got {type(state).__name__}")
     return state
-
-
-@attrs.frozen(slots=True)
-class RoundEnd:
-    """How the latest finished round ended: its table and its scoring.
-
-    Attributes:
-        round: the round's number (1-based).
-        cells: the table at scoring, every card turned face up (``None`` for a gap),
-            before any scoring triple left it.
-        zone_sums: each seat's zone sum, before doubling (without ``removed``).
-        ender: the seat whose cards were all face up first, or ``None`` when the
-            round hit ``max_turns_per_round``.
-        doubled: whether the ender's sum was doubled.
-        scores: each seat's score for the round, after doubling.
-        removed: with ``scoring_triples="removed"``, the flat indices (ascending) of
-            the cards that the turn-up completed into triples and that left before the
-            zones were summed; always empty with ``"kept"``.
-    """
-
-    round: int
-    cells: tuple[int | None, ...]
-    zone_sums: tuple[int, ...]
-    ender: int | None
-    doubled: bool
-    scores: tuple[int, ...]
-    removed: tuple[int, ...] = ()
-
-    def __attrs_post_init__(self) -> None:
-        _above.check_round_end(self)
 
 
 @attrs.frozen(slots=True, repr=False, weakref_slot=False)
@@ -225,10 +137,11 @@ class GameState:
 
     def __attrs_post_init__(self) -> None:
         # Nothing inconsistent is ever stored in a state: a state built by hand (or with
-        # attrs.evolve) is checked as the loader checks a saved game (check_state: every
-        # field, and that a game can reach it); the engine's own states are built
-        # without this cost (see trusted_state).
-        _above.check_state(self)
+        # attrs.evolve) is checked as the loader checks a saved game (every field, and
+        # that a game can reach it), all but "a live state has a legal action", which
+        # is the rules' question (check_state asks it too); the engine's own states are
+        # built without this cost (see trusted_state).
+        check_without_rules(self)
 
     def __repr__(self) -> str:
         return (
@@ -287,25 +200,21 @@ class GameState:
 
     def to_json(self) -> str:
         """The state as a canonical JSON saved game (see ``allegra_rules.serialize``)."""
-        return _above.to_json(self)
+        return state_codec.state_json(self)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> GameState:
-        """Load a saved game written by ``to_json``, checking everything.
+    def from_json(cls, text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> GameState:
+        """Load a saved game written by ``to_json``, checking it as a hand-built state is checked.
+
+        Every check of [`state_from_json`][allegra_rules.serialize.state_from_json] but one: that
+        a state which is not over has a legal action (a question for the rules, which sit above
+        the state); ``state_from_json`` asks it too.
 
         Raises:
             SaveFormatError: a malformed, inconsistent or tampered document (a
                 ``ValueError``); the message names the path of the bad field.
         """
-        return _above.from_json(text)
-
-    def _repr_svg_(self) -> str:
-        """The table as an SVG element, so that a Jupyter notebook shows the state.
-
-        It is the drawing of `render_svg(state)` (face-down cards as backs, nothing
-        hidden shown) without the XML declaration, which an HTML page has no use for.
-        """
-        return _above.svg(self).split("\n", 1)[1]
+        return load_document(text, _state_from_data, max_bytes=max_bytes, what="state")
 
     def all_cards(self) -> Counter[int]:
         """Every card of the game wherever it is, as a multiset of values."""
@@ -330,17 +239,6 @@ class _UnfrozenState:
     """
 
     __slots__ = GameState.__slots__
-
-
-def trusted_round_end(**fields: Any) -> RoundEnd:
-    """A ``RoundEnd`` from fields the engine vouches for, without checking them."""
-    obj: Any = object.__new__(RoundEnd)
-    for name, value in fields.items():
-        object.__setattr__(obj, name, value)
-    if "removed" not in fields:
-        object.__setattr__(obj, "removed", ())
-    end: RoundEnd = obj
-    return end
 
 
 MISSING: Any = object()
@@ -390,3 +288,10 @@ trusted_evolve: Callable[..., GameState] = _fast.make_trusted_evolve(
 transitions (and a picture of a moment no state shows) vouch for their values. Generated in
 ``allegra_rules._fast``.
 """
+
+
+def _state_from_data(data: object, path: JsonPath = "$") -> GameState:
+    """``GameState.from_json``'s loader of parsed data: every check but the rules'."""
+    state = trusted_state(**state_codec.read_state(data, path))
+    state_codec.consistent(state, path, check_without_rules)
+    return state

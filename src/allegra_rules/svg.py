@@ -142,6 +142,19 @@ def _render(state: GameState, opts: Options, *, caption: str | None, status: str
     return document(width, height, title, status, body)
 
 
+class SvgPicture(str):
+    """An SVG document, as text, that a Jupyter notebook shows as its picture.
+
+    A plain ``str`` in every other way: ``render_svg``'s result.
+    """
+
+    __slots__ = ()
+
+    def _repr_svg_(self) -> str:
+        """The drawing without the XML declaration, which an HTML page has no use for."""
+        return self.split("\n", 1)[1]
+
+
 def render_svg(
     state: GameState,
     *,
@@ -157,8 +170,11 @@ def render_svg(
     zone_sums: bool = True,
     text_scale: float = 1.0,
     labels: str | PictureLabels = "en",
-) -> str:
+) -> SvgPicture:
     """The table of ``state`` as a self-contained SVG picture.
+
+    The text is a ``str`` that a Jupyter notebook shows as the picture: a cell that ends
+    in ``render_svg(state)`` shows the table.
 
     Every seat's 3x4 grid is drawn, seats ``n - 1`` down to ``0`` left to right, so
     that each zone (a seat's four columns and the column 3 of its left neighbour,
@@ -241,7 +257,7 @@ def render_svg(
         text_scale=text_scale,
         labels=labels,
     )
-    return _render(state, opts, caption=caption, status=status_line(state))
+    return SvgPicture(_render(state, opts, caption=caption, status=status_line(state)))
 
 
 # ----------------------------------------------------------------- doc pictures

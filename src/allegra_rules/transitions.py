@@ -42,6 +42,7 @@ from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.knocking import first_asked, knocking_applies, next_asked
 from allegra_rules.presets import preset
+from allegra_rules.round_end import ROUNDS as _ROUNDS
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, check_seed, seed_from_deck, shuffled, stream
 from allegra_rules.state import (
@@ -54,8 +55,8 @@ from allegra_rules.state import (
 )
 from allegra_rules.triples import new_triples, table_triples
 
-ROUNDS = 3
-"""Rounds in a game."""
+ROUNDS = _ROUNDS
+"""Rounds in a game (defined below the state, in ``allegra_rules.round_end``, for its checks)."""
 
 
 class IllegalActionError(ValueError):

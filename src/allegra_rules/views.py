@@ -25,6 +25,15 @@ nothing else:
   face up when put there), ``out_of_play``, the previous round's table, whose turn
   it is, and the legal actions when the viewer is the one to act.
 
+Each of these rules is declared once, with the field, in
+[`allegra_rules.fields`][allegra_rules.fields] (``Seen``, ``Owner``, ``secret_when``, ``mask``,
+``known_when``, ``view``; ``VIEW_FIELDS`` for the view's own fields): ``observe``'s masking,
+``determinize``'s sampling and the view's JSON are built from that declaration, and name no field.
+[`private_seats`][allegra_rules.views.private_seats],
+[`private_cards`][allegra_rules.views.private_cards] and
+[`private_namings`][allegra_rules.views.private_namings] say which seats know what the public view
+does not (the server and the OpenSpiel observer use them).
+
 A view is what a player with perfect memory of the public events knows; it rebuilds nothing a player
 cannot know. [`allegra_rules.determinize`][allegra_rules.determinize] samples full states consistent
 with a view.
@@ -35,8 +44,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from operator import itemgetter
-from typing import Any, cast
+from operator import attrgetter, itemgetter
+from typing import Any, NoReturn, cast
 
 import attrs
 
@@ -44,15 +53,32 @@ import allegra_rules.invariants as inv
 from allegra_rules import _fast
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
-from allegra_rules.fields import STATE_FIELDS
-from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
+from allegra_rules.fields import (
+    FIELDS,
+    STATE_FIELDS,
+    VIEW_FIELDS,
+    Kind,
+    Owner,
+    Seen,
+    StateField,
+    ViewField,
+    ViewKind,
+)
+from allegra_rules.geometry import Geometry, Pos, geometry
 from allegra_rules.invariants import deck_counts
+from allegra_rules.sampling import FACE_UP as _FACE_UP
+from allegra_rules.sampling import config_of as _config_of
+from allegra_rules.sampling import mask_view_of as _mask_view_of
+from allegra_rules.sampling import sample_state
+from allegra_rules.sampling import seats_of as _seats_of
+from allegra_rules.sampling import the_field as _the_field
 from allegra_rules.serialize import (
     ACTION_TYPES,
     MAX_DOCUMENT_BYTES,
     PUBLIC_KEYS,
     JsonPath,
     SaveFormatError,
+    ValidValues,
     action_from_dict,
     action_to_dict,
     check_header,
@@ -72,30 +98,8 @@ from allegra_rules.serialize import (
     round_end_to_dict,
     schema_version_for,
 )
-from allegra_rules.state import GameState, Phase, RoundEnd, _UnfrozenState
+from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import legal_actions
-
-VIEW_KEYS: tuple[str, ...] = (
-    "schema_version",
-    "kind",
-    "viewer",
-    "config",
-    "num_players",
-    "cells",
-    "face_down",
-    "draw_pile_size",
-    "draw_pile_cards",
-    "held",
-    "held_hidden",
-    "in_hand",
-    "legal_actions",
-    *PUBLIC_KEYS,
-    "own_setup_named",
-)
-"""Every key of a view document (schema version 2), all required."""
-
-VIEW_KEYS_V1: tuple[str, ...] = VIEW_KEYS[:-1]
-"""Every key of a schema version 1 view document, all required."""
 
 
 @attrs.frozen(slots=True, repr=False, weakref_slot=False)
@@ -271,51 +275,17 @@ class PlayerView:
                 )
         return tuple(sorted(Counter({v: k - seen[v] for v, k in deck.items()}).elements()))
 
+    def own_private_cards(self) -> tuple[tuple[int, ...], ...]:
+        """The viewer's cards that the public view does not show, per ``PRIVATE_CARD_FIELDS``.
+
+        A held card that lay face down, when the viewer drew it; the viewer's replaced card in a
+        knock exchange, when it lay face down. Empty in the public view.
+        """
+        return _own_private_cards(self)
+
     def to_dict(self) -> dict[str, Any]:
         """The view as plain JSON data (see [`to_json`][allegra_rules.views.PlayerView.to_json])."""
-        last = self.last_round
-        version = schema_version_for(self.config)
-        data = {
-            "schema_version": version,
-            "kind": "view",
-            "viewer": self.viewer,
-            "config": self.config.to_dict(),
-            "num_players": self.num_players,
-            "round": self.round,
-            "phase": self.phase.value,
-            "current_player": self.current_player,
-            "cells": list(self.cells),
-            "face_down": list(self.face_down),
-            "draw_pile_size": self.draw_pile_size,
-            "draw_pile_cards": None if self.draw_pile_cards is None else list(self.draw_pile_cards),
-            "discard_pile": list(self.discard_pile),
-            "held": self.held,
-            "held_hidden": self.held_hidden,
-            "in_hand": [{"player": p, "card": c} for p, c in self.in_hand],
-            "out_of_play": list(self.out_of_play),
-            "start_seat": self.start_seat,
-            "setup_reveals": self.setup_reveals,
-            "setup_sums": list(self.setup_sums),
-            "drawer": self.drawer,
-            "knockers": list(self.knockers),
-            "knocker": self.knocker,
-            "given_at": self.given_at,
-            "taken_at": self.taken_at,
-            "held_was_face_down": self.held_was_face_down,
-            "hand_was_face_down": self.hand_was_face_down,
-            "turns_played": self.turns_played,
-            "ender": self.ender,
-            "final_turns": list(self.final_turns),
-            "refills": self.refills,
-            "totals": list(self.totals),
-            "round_scores": [list(scores) for scores in self.round_scores],
-            "winners": list(self.winners),
-            "last_round": None if last is None else round_end_to_dict(last, version),
-            "legal_actions": [action_to_dict(a) for a in self.legal_actions],
-        }
-        if version >= 2:
-            data["own_setup_named"] = list(self.own_setup_named)
-        return data
+        return _view_to_dict(self)
 
     def to_json(self) -> str:
         """The view as a canonical JSON document (``"kind": "view"``).
@@ -336,59 +306,7 @@ class PlayerView:
             SaveFormatError: anything malformed or inconsistent; the message names
                 the path.
         """
-        data = check_header(data, path, "view")
-        data = get_object(data, path, VIEW_KEYS if data["schema_version"] >= 2 else VIEW_KEYS_V1)
-        table = read_table(data, path)
-        n = table.num_players
-        public = read_public(data, path, table)
-        cells, face_down = read_cells(data, path, table, hidden_values=True)
-        size = get_int(
-            data["draw_pile_size"], join(path, "draw_pile_size"), 0, table.config.deck_size
-        )
-        known = data["draw_pile_cards"]
-        draw_cards = None
-        if known is not None:
-            draw_cards = table.cards(known, join(path, "draw_pile_cards"))
-            if len(draw_cards) != size:
-                fail(join(path, "draw_pile_cards"), f"must hold draw_pile_size={size} cards")
-            if list(draw_cards) != sorted(draw_cards):
-                fail(join(path, "draw_pile_cards"), "must be in ascending order")
-        held = table.card_or_null(data["held"], join(path, "held"))
-        held_hidden = get_bool(data["held_hidden"], join(path, "held_hidden"))
-        if held_hidden and held is not None:
-            fail(join(path, "held"), "must be null when held_hidden is true")
-        hand_path = join(path, "in_hand")
-        in_hand = []
-        for i, item in enumerate(get_list(data["in_hand"], hand_path, most=1)):
-            where = join(hand_path, i)
-            entry = get_object(item, where, ("player", "card"))
-            in_hand.append(
-                (
-                    table.seat(entry["player"], join(where, "player")),
-                    table.card_or_null(entry["card"], join(where, "card")),
-                )
-            )
-        actions_path = join(path, "legal_actions")
-        items = get_list(data["legal_actions"], actions_path, most=5 + 37 * n)
-        view = cls(
-            viewer=table.seat_or_null(data["viewer"], join(path, "viewer")),
-            config=table.config,
-            num_players=n,
-            cells=cells,
-            face_down=face_down,
-            draw_pile_size=size,
-            draw_pile_cards=draw_cards,
-            held=held,
-            held_hidden=held_hidden,
-            in_hand=tuple(in_hand),
-            legal_actions=tuple(
-                action_from_dict(x, join(actions_path, i), n) for i, x in enumerate(items)
-            ),
-            own_setup_named=read_setup_named(data, path, table, "own_setup_named"),
-            **public,
-        )
-        _check_view(view, path)
-        return view
+        return _view_from_dict(cls, data, path)
 
     @classmethod
     def from_json(cls, text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> PlayerView:
@@ -421,6 +339,576 @@ def _check_view(view: PlayerView, path: JsonPath) -> None:
                 )
 
 
+# ------------------------------------------------------------------ the declaration, resolved
+# Everything below reads the state's and the view's fields through the declaration
+# (allegra_rules.fields): no field is named here, so a field declared there is masked,
+# sampled, written, read and checked by its Seen, Owner or kind.
+
+
+_CONFIG = _the_field(Kind.CONFIG)
+_SEAT_COUNT = _the_field(Kind.SEAT_COUNT)
+
+_VIEW_FIELD: dict[str, ViewField] = {f.name: f for f in VIEW_FIELDS}
+_COPIED = tuple(field for field in STATE_FIELDS if field.copied_to_view)
+"""The state's fields that a view holds as they are: those everyone may see."""
+_HEADER = ("schema_version", "kind")
+_PUBLIC = frozenset(PUBLIC_KEYS)
+_VIEW_ORDER = tuple(f.name for f in attrs.fields(PlayerView))
+
+
+def _added(name: str) -> int:
+    """The first view schema version that holds view field ``name``."""
+    declared = _VIEW_FIELD.get(name)
+    return FIELDS[name].added if declared is None else declared.added
+
+
+VIEW_KEYS: tuple[str, ...] = (
+    *_HEADER,
+    *(name for name in _VIEW_ORDER if name not in _PUBLIC and _added(name) == 1),
+    *PUBLIC_KEYS,
+    *(name for name in _VIEW_ORDER if name not in _PUBLIC and _added(name) > 1),
+)
+"""Every key of a view document (schema version 2), all required."""
+
+VIEW_KEYS_V1: tuple[str, ...] = tuple(k for k in VIEW_KEYS if k in _HEADER or _added(k) == 1)
+"""Every key of a schema version 1 view document, all required."""
+
+
+def _secret_of(field: StateField) -> Callable[[Any], object]:
+    """Whether ``field`` is secret now: its ``secret_when`` flag, or always when none."""
+    return attrgetter(field.secret_when) if field.secret_when else _always
+
+
+def _always(obj: object) -> bool:
+    return True
+
+
+def _own_items(items: tuple[int, ...], first: int, n: int, seat: int) -> tuple[int, ...]:
+    """The items of an ``Owner.NAMING_PAIRS`` field that ``seat`` owns.
+
+    Item ``k`` is seat ``(first + k // 2) % n``'s.
+    """
+    return tuple(x for k, x in enumerate(items) if (first + k // 2) % n == seat)
+
+
+_MASKS_SHOWN = frozenset(f.mask for f in _FACE_UP)
+assert all(
+    f.name in _MASKS_SHOWN for f in STATE_FIELDS if f.seen is Seen.EVERYONE and f.view is not None
+), "a public field with view fields must be a FACE_UP field's mask"
+
+
+# ------------------------------------------------------------------ private knowledge
+
+_PRIVATE_CARD_RULES = (Owner.SEAT_FIELD, Owner.PAIR_SEAT)
+PRIVATE_CARD_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in STATE_FIELDS if f.owned_by in _PRIVATE_CARD_RULES
+)
+"""The state fields whose cards their owner may see alone (``Seen.OWNER``), in order."""
+
+_Pairs = tuple[tuple[int | None, int], ...]
+
+
+def _private_finder(field: StateField) -> Callable[[GameState], _Pairs]:
+    value_of, secret_of = attrgetter(field.name), _secret_of(field)
+    if field.owned_by is Owner.SEAT_FIELD:
+        owner_of = attrgetter(field.owner_field)
+
+        def seat_field(state: GameState) -> _Pairs:
+            value = value_of(state)
+            if value is None or not secret_of(state):
+                return ()
+            return ((owner_of(state), value),)
+
+        return seat_field
+
+    def pair_seat(state: GameState) -> _Pairs:
+        pairs = value_of(state)
+        if not pairs or not secret_of(state):
+            return ()
+        return tuple((p, card) for p, card in pairs if card is not None)
+
+    return pair_seat
+
+
+def _own_private_finder(field: StateField) -> Callable[[PlayerView], tuple[int, ...]]:
+    # The secret flag is public: a view holds it under the state's name.
+    assert not field.secret_when or FIELDS[field.secret_when].copied_to_view
+    shown_of, secret_of = attrgetter(field.view_fields[0]), _secret_of(field)
+    if field.owned_by is Owner.SEAT_FIELD:
+
+        def seat_field(view: PlayerView) -> tuple[int, ...]:
+            value = shown_of(view)
+            return (value,) if value is not None and secret_of(view) else ()
+
+        return seat_field
+
+    def pair_seat(view: PlayerView) -> tuple[int, ...]:
+        if not secret_of(view):
+            return ()
+        me = view.viewer
+        return tuple(card for p, card in shown_of(view) if p == me and card is not None)
+
+    return pair_seat
+
+
+_PRIVATE_FINDERS = tuple(_private_finder(FIELDS[name]) for name in PRIVATE_CARD_FIELDS)
+_OWN_PRIVATE_FINDERS = tuple(_own_private_finder(FIELDS[name]) for name in PRIVATE_CARD_FIELDS)
+_NAMINGS = tuple(f for f in STATE_FIELDS if f.owned_by is Owner.NAMING_PAIRS)
+
+
+def private_cards(state: GameState) -> tuple[_Pairs, ...]:
+    """The cards that only their owner may see, per field of ``PRIVATE_CARD_FIELDS``.
+
+    Each entry lists ``(owner seat, card)`` pairs: a card that only that seat's view shows
+    (a held card that lay face down: its drawer's; a knocker's replaced card that lay face
+    down: the knocker's). The public view shows none of them.
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> private_cards(new_game(2, seed=3))
+        ((), ())
+    """
+    return tuple(find(state) for find in _PRIVATE_FINDERS)
+
+
+def private_seats(state: GameState) -> frozenset[int]:
+    """The seats whose view shows a card that the public view does not (``private_cards``).
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> private_seats(new_game(2, seed=3))
+        frozenset()
+    """
+    return frozenset(
+        seat for found in _PRIVATE_FINDERS for seat, _ in found(state) if seat is not None
+    )
+
+
+def private_namings(state: GameState) -> tuple[tuple[int, int], ...]:
+    """The cells named so far in a simultaneous setup, as ``(naming seat, cell)`` pairs.
+
+    Each seat's view lists its own (``own_setup_named``); the public view lists none.
+
+    Examples:
+        >>> from allegra_rules import Pos, Reveal, RuleConfig, apply, new_game
+        >>> state = new_game(2, config=RuleConfig(setup_reveals="simultaneous"), seed=1)
+        >>> private_namings(apply(state, Reveal(Pos(0, 1, 2))))
+        ((0, 6),)
+    """
+    out: list[tuple[int, int]] = []
+    for field in _NAMINGS:
+        first, n = getattr(state, field.owner_field), _seats_of(state)
+        out += (((first + k // 2) % n, x) for k, x in enumerate(getattr(state, field.name)))
+    return tuple(out)
+
+
+def _own_private_cards(view: PlayerView) -> tuple[tuple[int, ...], ...]:
+    return tuple(find(view) for find in _OWN_PRIVATE_FINDERS)
+
+
+# ------------------------------------------------------------------ the view codec
+
+_Write = Callable[[Any, int], Any]
+
+
+def _listed(value: Any, version: int) -> Any:
+    return list(value)
+
+
+def _pairs(value: Any, version: int) -> Any:
+    return [{"player": p, "card": c} for p, c in value]
+
+
+_WRITE: dict[Kind | ViewKind, _Write | None] = {
+    Kind.CONFIG: lambda config, version: config.to_dict(),
+    Kind.SEAT_COUNT: None,
+    Kind.ROUND: None,
+    Kind.PHASE: lambda phase, version: phase.value,
+    Kind.SEAT: None,
+    Kind.OPT_SEAT: None,
+    Kind.SEATS: _listed,
+    Kind.OPT_CELL: None,
+    Kind.CELLS: _listed,
+    Kind.CARDS: _listed,
+    Kind.OPT_CARD: None,
+    Kind.HAND: _pairs,
+    Kind.REVEALS: None,
+    Kind.TURNS: None,
+    Kind.REFILLS: None,
+    Kind.PER_SEAT: _listed,
+    Kind.SCORE_ROWS: lambda rows, version: [list(row) for row in rows],
+    Kind.FLAG: None,
+    Kind.ROUND_END: lambda last, version: (
+        None if last is None else round_end_to_dict(last, version)
+    ),
+    ViewKind.VIEWER: None,
+    ViewKind.SHOWN_CELLS: _listed,
+    ViewKind.CELL_FLAGS: _listed,
+    ViewKind.PILE_SIZE: None,
+    ViewKind.KNOWN_CARDS: lambda cards, version: None if cards is None else list(cards),
+    ViewKind.SHOWN_CARD: None,
+    ViewKind.HIDDEN_FLAG: None,
+    ViewKind.SHOWN_HAND: _pairs,
+    ViewKind.ACTIONS: lambda actions, version: [action_to_dict(a) for a in actions],
+    ViewKind.OWN_CELLS: _listed,
+}
+"""How a view field of each kind is written as JSON data (``None``: as it is)."""
+
+
+def _kind_of(name: str) -> Kind | ViewKind:
+    declared = _VIEW_FIELD.get(name)
+    return FIELDS[name].kind if declared is None else declared.kind
+
+
+_VIEW_NAMES = tuple(_VIEW_ORDER)
+_read_all = attrgetter(*_VIEW_NAMES)
+_CONVERTS = tuple(
+    (name, write) for name in _VIEW_NAMES if (write := _WRITE[_kind_of(name)]) is not None
+)
+_LATER = tuple((name, _added(name)) for name in _VIEW_NAMES if _added(name) > 1)
+
+
+def _view_to_dict(view: PlayerView) -> dict[str, Any]:
+    """``PlayerView.to_dict``: each field written by its kind, in the class's order."""
+    version = schema_version_for(_config_of(view))
+    data: dict[str, Any] = {"schema_version": version, "kind": "view"}
+    data.update(zip(_VIEW_NAMES, _read_all(view), strict=True))
+    for name, write in _CONVERTS:
+        data[name] = write(data[name], version)
+    for name, added in _LATER:
+        if version < added:
+            del data[name]
+    return data
+
+
+_Read = Callable[[ViewField, dict[str, Any], JsonPath, ValidValues, dict[str, Any]], None]
+
+
+def _read_viewer(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    got[f.name] = table.seat_or_null(data[f.name], join(path, f.name))
+
+
+def _read_shown_cells(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    # The cells and their mask are read together (the mask's own entry reads nothing).
+    got[f.name], got[_mask_view_of(FIELDS[f.shows])] = read_cells(
+        data, path, table, hidden_values=True
+    )
+
+
+def _read_nothing(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    return
+
+
+def _read_pile_size(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    got[f.name] = get_int(data[f.name], join(path, f.name), 0, _config_of(table).deck_size)
+
+
+def _read_known_cards(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    known, where = data[f.name], join(path, f.name)
+    cards = None
+    if known is not None:
+        cards = table.cards(known, where)
+        size = got[f.about]
+        if len(cards) != size:
+            fail(where, f"must hold {f.about}={size} cards")
+        if list(cards) != sorted(cards):
+            fail(where, "must be in ascending order")
+    got[f.name] = cards
+
+
+def _read_shown_card(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    got[f.name] = table.card_or_null(data[f.name], join(path, f.name))
+
+
+def _read_hidden_flag(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    hidden = got[f.name] = get_bool(data[f.name], join(path, f.name))
+    if hidden and got[f.about] is not None:
+        fail(join(path, f.about), f"must be null when {f.name} is true")
+
+
+def _read_shown_hand(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    where = join(path, f.name)
+    pairs = []
+    for i, item in enumerate(get_list(data[f.name], where, most=1)):
+        at = join(where, i)
+        entry = get_object(item, at, ("player", "card"))
+        pairs.append(
+            (
+                table.seat(entry["player"], join(at, "player")),
+                table.card_or_null(entry["card"], join(at, "card")),
+            )
+        )
+    got[f.name] = tuple(pairs)
+
+
+def _read_actions(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    where, n = join(path, f.name), _seats_of(table)
+    items = get_list(data[f.name], where, most=5 + 37 * n)
+    got[f.name] = tuple(action_from_dict(x, join(where, i), n) for i, x in enumerate(items))
+
+
+def _read_own_cells(
+    f: ViewField, data: dict[str, Any], path: JsonPath, table: ValidValues, got: dict[str, Any]
+) -> None:
+    got[f.name] = read_setup_named(data, path, table, f.name)
+
+
+_READ: dict[ViewKind, _Read] = {
+    ViewKind.VIEWER: _read_viewer,
+    ViewKind.SHOWN_CELLS: _read_shown_cells,
+    ViewKind.CELL_FLAGS: _read_nothing,
+    ViewKind.PILE_SIZE: _read_pile_size,
+    ViewKind.KNOWN_CARDS: _read_known_cards,
+    ViewKind.SHOWN_CARD: _read_shown_card,
+    ViewKind.HIDDEN_FLAG: _read_hidden_flag,
+    ViewKind.SHOWN_HAND: _read_shown_hand,
+    ViewKind.ACTIONS: _read_actions,
+    ViewKind.OWN_CELLS: _read_own_cells,
+}
+"""How a view document's field of each view kind is read (the public ones: ``read_public``)."""
+
+
+def _view_from_dict(cls: type[PlayerView], data: object, path: JsonPath) -> PlayerView:
+    """``PlayerView.from_dict``."""
+    data = check_header(data, path, "view")
+    data = get_object(data, path, VIEW_KEYS if data["schema_version"] >= 2 else VIEW_KEYS_V1)
+    table = read_table(data, path)
+    public = read_public(data, path, table)
+    got: dict[str, Any] = {name: getattr(table, name) for name in (_CONFIG, _SEAT_COUNT)}
+    for field in VIEW_FIELDS:
+        _READ[field.kind](field, data, path, table, got)
+    view = cls(**got, **public)
+    _check_view(view, path)
+    return view
+
+
+_Check = Callable[[Any, str, Any], object]
+
+
+def _check_viewer(value: Any, path: str, size: Any) -> None:
+    if value is not None:  # None: the public view
+        inv._int(value, path, 0, size.n - 1)
+
+
+def _check_cell_flags(value: Any, path: str, size: Any) -> None:
+    for i, down in enumerate(inv._tuple(value, path, length=size.ncells)):
+        inv._bool(down, f"{path}[{i}]")
+
+
+def _check_known_cards(value: Any, path: str, size: Any) -> None:
+    if value is not None:
+        inv._cards(value, path, size.values, _config_of(size).deck_size)
+
+
+def _check_shown_card(value: Any, path: str, size: Any) -> None:
+    if value is not None:
+        inv._card(value, path, size.values)
+
+
+def _check_shown_hand(value: Any, path: str, size: Any) -> None:
+    for i, entry in enumerate(inv._tuple(value, path, most=1)):
+        pair = inv._tuple(entry, f"{path}[{i}]", length=2)
+        inv._int(pair[0], f"{path}[{i}][0]", 0, size.n - 1)
+        if pair[1] is not None:
+            inv._card(pair[1], f"{path}[{i}][1]", size.values)
+
+
+def _check_actions(value: Any, path: str, size: Any) -> None:
+    for i, action in enumerate(inv._tuple(value, path)):
+        if type(action) not in ACTION_TYPES:
+            inv.fail(f"{path}[{i}]", f"must be an action; got {type(action).__name__}")
+
+
+_CHECK: dict[ViewKind, _Check] = {
+    ViewKind.VIEWER: _check_viewer,
+    ViewKind.SHOWN_CELLS: lambda v, path, size: inv._opt_cards(v, path, size.values, size.ncells),
+    ViewKind.CELL_FLAGS: _check_cell_flags,
+    ViewKind.PILE_SIZE: lambda v, path, size: inv._int(v, path, 0, _config_of(size).deck_size),
+    ViewKind.KNOWN_CARDS: _check_known_cards,
+    ViewKind.SHOWN_CARD: _check_shown_card,
+    ViewKind.HIDDEN_FLAG: lambda v, path, size: inv._bool(v, path),
+    ViewKind.SHOWN_HAND: _check_shown_hand,
+    ViewKind.ACTIONS: _check_actions,
+    ViewKind.OWN_CELLS: lambda v, path, size: inv._ints(v, path, 0, size.ncells - 1, most=2),
+}
+"""How a view field of each view kind is type-checked (the copied ones: by their state kind)."""
+
+_CHECKS = tuple((attrgetter(f.name), f"$.{f.name}", _CHECK[f.kind]) for f in VIEW_FIELDS)
+
+
+def _check_view_types(view: PlayerView) -> None:
+    """Check the type, size and range of every field of a view built by hand.
+
+    Raises:
+        InvalidStateError: the first field of a wrong type, size or range.
+    """
+    size = inv.check_table_size(view)
+    # The fields copied from the state, each by its declared kind; then the computed ones.
+    inv.check_fields(view, _COPIED, size)
+    for get, path, check in _CHECKS:
+        check(get(view), path, size)
+
+
+# ------------------------------------------------------------------ observe
+
+_Mask = Callable[[Any, "int | None", dict[str, Any]], None]
+"""``mask(state, viewer, out)``: put into ``out`` the view fields that a state field shows."""
+
+
+def _mask_face_up(field: StateField) -> _Mask:
+    """A value per cell, hidden where the declared mask is set (and the mask as bools)."""
+    values_of, mask_of = attrgetter(field.name), attrgetter(field.mask)
+    (shown,) = field.view_fields
+    flags = _mask_view_of(field)
+
+    def mask(state: Any, viewer: int | None, out: dict[str, Any]) -> None:
+        values = values_of(state)
+        out[flags], out[shown] = _hide(mask_of(state), values, len(values))
+
+    return mask
+
+
+def _mask_pile(field: StateField) -> _Mask:
+    """A pile nobody may see: its size, and its sorted cards while ``known_when`` is non-zero."""
+    pile_of = attrgetter(field.name)
+    known_of = attrgetter(field.known_when) if field.known_when else _never
+    size, cards = field.view_fields
+
+    def mask(state: Any, viewer: int | None, out: dict[str, Any]) -> None:
+        pile = pile_of(state)
+        out[size] = len(pile)
+        out[cards] = tuple(sorted(pile)) if known_of(state) else None
+
+    return mask
+
+
+def _never(obj: object) -> bool:
+    return False
+
+
+def _mask_seat_field(field: StateField) -> _Mask:
+    """A value that its owner (the seat of ``owner_field``) alone sees while secret.
+
+    The others get ``None`` and the second view field True.
+    """
+    value_of, secret_of, owner_of = (
+        attrgetter(field.name),
+        _secret_of(field),
+        attrgetter(field.owner_field),
+    )
+    shown, hidden = field.view_fields
+
+    def mask(state: Any, viewer: int | None, out: dict[str, Any]) -> None:
+        value = value_of(state)
+        if value is not None and secret_of(state) and viewer != owner_of(state):
+            out[shown] = None
+            out[hidden] = True
+        else:
+            out[shown] = value
+            out[hidden] = False
+
+    return mask
+
+
+def _mask_pair_seat(field: StateField) -> _Mask:
+    """``(seat, card)`` pairs: while secret, each card is shown to its pair's seat alone."""
+    pairs_of, secret_of = attrgetter(field.name), _secret_of(field)
+    (shown,) = field.view_fields
+
+    def mask(state: Any, viewer: int | None, out: dict[str, Any]) -> None:
+        pairs = pairs_of(state)
+        if pairs and secret_of(state):
+            pairs = tuple((p, card if viewer == p else None) for p, card in pairs)
+        out[shown] = pairs
+
+    return mask
+
+
+def _mask_naming_pairs(field: StateField) -> _Mask:
+    """Items named two per seat from ``owner_field`` on: the viewer's own items only."""
+    items_of, first_of = attrgetter(field.name), attrgetter(field.owner_field)
+    (shown,) = field.view_fields
+
+    def mask(state: Any, viewer: int | None, out: dict[str, Any]) -> None:
+        items = items_of(state)
+        out[shown] = (
+            _own_items(items, first_of(state), _seats_of(state), viewer)
+            if items and viewer is not None
+            else ()
+        )
+
+    return mask
+
+
+def _mask_to_act(field: ViewField) -> _Mask:
+    """A view-only field (the legal actions) given to the seat of ``shown_to`` alone."""
+    name, seat_of = field.name, attrgetter(field.shown_to)
+
+    def mask(state: Any, viewer: int | None, out: dict[str, Any]) -> None:
+        out[name] = legal_actions(state) if viewer is not None and viewer == seat_of(state) else ()
+
+    return mask
+
+
+_OWNER_MASKS: dict[Owner, Callable[[StateField], _Mask]] = {
+    Owner.SEAT_FIELD: _mask_seat_field,
+    Owner.PAIR_SEAT: _mask_pair_seat,
+    Owner.NAMING_PAIRS: _mask_naming_pairs,
+}
+_NOBODY_MASKS: dict[Kind, Callable[[StateField], _Mask]] = {Kind.CARDS: _mask_pile}
+_VIEW_ONLY_MASKS: dict[ViewKind, Callable[[ViewField], _Mask]] = {ViewKind.ACTIONS: _mask_to_act}
+(_VIEWER,) = (f.name for f in VIEW_FIELDS if f.kind is ViewKind.VIEWER)
+"""The view field of the viewing seat (``observe`` sets it)."""
+
+
+def _plan_masks(
+    fields: tuple[StateField, ...] = STATE_FIELDS, view_fields: tuple[ViewField, ...] = VIEW_FIELDS
+) -> tuple[_Mask, ...]:
+    """``observe``'s plan: one ``mask(state, viewer, out)`` per field that a view does not copy.
+
+    ``_observe_by_plan`` runs it; ``observe`` runs the same rules as code generated from the
+    declaration (``allegra_rules._generate_fast``), which a test checks against it.
+
+    Each is chosen by the field's ``Seen`` (and ``Owner`` or kind) from the declaration: a
+    ``Seen.EVERYONE`` field is copied (or shown with the ``FACE_UP`` field it masks), a ``NOBODY``
+    field with no view fields is left out; ``observe`` sets the viewing seat itself.
+    """
+    plan: list[_Mask] = []
+    for view_field in view_fields:
+        if not view_field.shows and view_field.kind is not ViewKind.VIEWER:
+            plan.append(_VIEW_ONLY_MASKS[view_field.kind](view_field))
+    for field in fields:
+        if field.seen is Seen.FACE_UP:
+            plan.append(_mask_face_up(field))
+        elif field.seen is Seen.OWNER:
+            assert field.owned_by is not None, field.name
+            plan.append(_OWNER_MASKS[field.owned_by](field))
+        elif field.seen is Seen.NOBODY and field.view:
+            plan.append(_NOBODY_MASKS[field.kind](field))
+    return tuple(plan)
+
+
+_MASKS = _plan_masks()
+
+
 def observe(state: GameState, player: int | None) -> PlayerView:
     """What seat ``player`` may know of ``state`` right now; ``None``: the public view.
 
@@ -449,76 +937,24 @@ def observe(state: GameState, player: int | None) -> PlayerView:
     """
     if not isinstance(state, GameState):
         raise ValueError(f"state must be a GameState; got {type(state).__name__}")
-    n = state.num_players
-    if player is not None and (type(player) is not int or not 0 <= player < n):
-        raise ValueError(f"player must be a seat 0..{n - 1} or None; got {player!r}")
-    face_down, cells = _hide(state.face_down, state.cells, n * CELLS_PER_SEAT)
-    held = state.held
-    held_hidden = False
-    if held is not None and state.held_was_face_down and player != state.drawer:
-        held, held_hidden = None, True
-    in_hand: tuple[tuple[int, int | None], ...] = state.in_hand
-    if in_hand and state.hand_was_face_down:
-        in_hand = tuple((p, card if player == p else None) for p, card in in_hand)
-    to_act = player is not None and player == state.current_player
-    return _view(
-        state,
-        viewer=player,
-        cells=cells,
-        face_down=face_down,
-        draw_pile_size=len(state.draw_pile),
-        draw_pile_cards=tuple(sorted(state.draw_pile)) if state.refills else None,
-        held=held,
-        held_hidden=held_hidden,
-        in_hand=in_hand,
-        legal_actions=legal_actions(state) if to_act else (),
-        own_setup_named=_own_named(state, player)
-        if state.setup_named and player is not None
-        else (),
-    )
+    return _observe(state, player)  # it checks the player (``_not_a_seat``)
 
 
-def _check_view_types(view: PlayerView) -> None:
-    """Check the type, size and range of every field of a view built by hand.
+def _not_a_seat(state: GameState, player: object) -> NoReturn:
+    raise ValueError(f"player must be a seat 0..{_seats_of(state) - 1} or None; got {player!r}")
 
-    Raises:
-        InvalidStateError: the first field of a wrong type, size or range.
+
+def _observe_by_plan(state: GameState, player: int | None) -> PlayerView:
+    """``observe`` by its plan (``_MASKS``), unchecked: the reference definition of ``_observe``.
+
+    Each field's rule is one call here; ``allegra_rules._generate_fast`` writes the same rules
+    inline, one code template per rule, as one function into ``allegra_rules._fast``
+    (``make_observe``), which ``observe`` runs. A test checks that both give equal views.
     """
-    size = inv.check_table_size(view)
-    n, ncells, values = size.n, size.ncells, size.values
-    if view.viewer is not None:  # None: the public view
-        inv._int(view.viewer, "$.viewer", 0, n - 1)
-    # The fields copied from the state, each by its declared kind; then the computed ones.
-    inv.check_fields(view, _COPIED, size)
-    inv._opt_cards(view.cells, "$.cells", values, ncells)
-    for i, down in enumerate(inv._tuple(view.face_down, "$.face_down", length=ncells)):
-        inv._bool(down, f"$.face_down[{i}]")
-    inv._int(view.draw_pile_size, "$.draw_pile_size", 0, size.config.deck_size)
-    if view.draw_pile_cards is not None:
-        inv._cards(view.draw_pile_cards, "$.draw_pile_cards", values, size.config.deck_size)
-    if view.held is not None:
-        inv._card(view.held, "$.held", values)
-    inv._bool(view.held_hidden, "$.held_hidden")
-    for i, entry in enumerate(inv._tuple(view.in_hand, "$.in_hand", most=1)):
-        pair = inv._tuple(entry, f"$.in_hand[{i}]", length=2)
-        inv._int(pair[0], f"$.in_hand[{i}][0]", 0, n - 1)
-        if pair[1] is not None:
-            inv._card(pair[1], f"$.in_hand[{i}][1]", values)
-    for i, action in enumerate(inv._tuple(view.legal_actions, "$.legal_actions")):
-        if type(action) not in ACTION_TYPES:
-            inv.fail(f"$.legal_actions[{i}]", f"must be an action; got {type(action).__name__}")
-    inv._ints(view.own_setup_named, "$.own_setup_named", 0, ncells - 1, most=2)
-
-
-_COPIED = tuple(field for field in STATE_FIELDS if field.copied_to_view)
-"""The state's fields that a view holds as they are: those everyone may see."""
-
-
-def _own_named(state: GameState, player: int) -> tuple[int, ...]:
-    """The cells ``player`` named in a simultaneous setup (two per seat, from the start)."""
-    n = state.num_players
-    start = state.start_seat
-    return tuple(cell for k, cell in enumerate(state.setup_named) if (start + k // 2) % n == player)
+    out: dict[str, Any] = {_VIEWER: player}
+    for mask in _MASKS:
+        mask(state, player, out)
+    return _view(state, **out)
 
 
 class _UnfrozenView:
@@ -534,20 +970,20 @@ _last_hidden: tuple[object, int, tuple[bool, ...], tuple[int | None, ...]] = (No
 
 
 def _hide(
-    face_down: int, cells: tuple[int | None, ...], num_cells: int
+    mask: int, values: tuple[int | None, ...], num_cells: int
 ) -> tuple[tuple[bool, ...], tuple[int | None, ...]]:
-    """A view's ``face_down`` and ``cells``: the bitmask as bools, face-down values hidden.
+    """A ``Seen.FACE_UP`` field's view: the bitmask as bools, the masked values hidden.
 
-    Consecutive states mostly share their mask, and often their cells tuple too. So
+    Consecutive states mostly share their mask, and often their values tuple too. So
     the last answer is kept, and for each of the last 128 masks its bools and one
-    ``itemgetter`` that reads the cells, taking each face-down cell from a trailing
+    ``itemgetter`` that reads the values, taking each masked value from a trailing
     ``None``.
     """
     global _last_hidden
     top = 1 << num_cells
-    key = face_down & (top - 1) | top  # the top bit keeps masks of other sizes apart
+    key = mask & (top - 1) | top  # the top bit keeps masks of other sizes apart
     last = _last_hidden
-    if last[0] is cells and last[1] == key:
+    if last[0] is values and last[1] == key:
         return last[2], last[3]
     entry = _mask_cache.get(key)
     if entry is None:
@@ -559,22 +995,27 @@ def _hide(
             itemgetter(*(num_cells if d else i for i, d in enumerate(down))),
         )
     down, visible = entry
-    shown = visible(cells + (None,))
-    _last_hidden = (cells, key, down, shown)
+    shown = visible(values + (None,))
+    _last_hidden = (values, key, down, shown)
     return down, shown
 
 
 _view: Callable[..., PlayerView] = _fast.make_view(PlayerView, _UnfrozenView)
-"""``_view(state, *, <the fields a view computes>)``: every public field copied from the state.
+"""``_view(state, **<the fields a view computes>)``: every public field copied from the state.
 
 The public fields are those ``allegra_rules.fields`` declares seen by everyone; the builder is
 generated in ``allegra_rules._fast`` (see there why it is fast).
 """
 
+_observe: Callable[[GameState, int | None], PlayerView] = _fast.make_observe(
+    PlayerView, _UnfrozenView, hide=_hide, legal=legal_actions, not_a_seat=_not_a_seat
+)
+"""``_observe(state, viewer)``: ``observe`` but for the state's type check, each field's declared
+rule inline.
 
-# ------------------------------------------------------------------ determinize
-# Sampling a full state from a view lives with the views: loading a view checks it
-# by sampling one (``_check_view``), and ``allegra_rules.determinize`` re-exports it.
+Generated into ``allegra_rules._fast`` from the declaration, one code template per rule of
+``_plan_masks``; ``_observe_by_plan`` is its reference definition.
+"""
 
 
 def determinize(view: PlayerView, rng: random.Random) -> GameState:
@@ -616,71 +1057,4 @@ def determinize(view: PlayerView, rng: random.Random) -> GameState:
         raise ValueError(f"view must be a PlayerView; got {type(view).__name__}")
     if not isinstance(rng, random.Random):
         raise ValueError(f"rng must be a random.Random; got {type(rng).__name__}")
-    unseen = list(view.unseen_cards())
-    hidden_cells = [i for i, down in enumerate(view.face_down) if down]
-    hidden_hand = sum(1 for _, card in view.in_hand if card is None)
-    draw_known = view.draw_pile_cards is not None
-    slots = (
-        len(hidden_cells)
-        + int(view.held_hidden)
-        + hidden_hand
-        + (0 if draw_known else view.draw_pile_size)
-    )
-    if len(unseen) != slots:
-        raise ValueError(
-            f"the view hides {slots} card(s), but {len(unseen)} card(s) of the deck are unseen"
-        )
-    rng.shuffle(unseen)
-    deal = iter(unseen)
-    cells = list(view.cells)
-    for i in hidden_cells:
-        cells[i] = next(deal)
-    held = next(deal) if view.held_hidden else view.held
-    in_hand = tuple((p, next(deal) if card is None else card) for p, card in view.in_hand)
-    if view.draw_pile_cards is not None:
-        pile = list(view.draw_pile_cards)
-        rng.shuffle(pile)
-        draw = tuple(pile)
-    else:
-        draw = tuple(deal)
-    # Every field everyone may see is copied from the view (see allegra_rules.fields).
-    return _state_of_view(
-        view,
-        setup_named=_namings(view, rng),  # before the seed: both draw from rng
-        seed=rng.getrandbits(64),
-        cells=tuple(cells),
-        face_down=sum(1 << i for i in hidden_cells),
-        draw_pile=draw,
-        held=held,
-        in_hand=in_hand,
-    )
-
-
-_state_of_view: Callable[..., GameState] = _fast.make_state_of_view(GameState, _UnfrozenState)
-"""``_state_of_view(view, *, <the fields not everyone may see>)``, unchecked (``_fast``)."""
-
-
-def _namings(view: PlayerView, rng: random.Random) -> tuple[int, ...]:
-    """The cells named so far in a simultaneous setup: the viewer's, others drawn."""
-    if view.config.setup_reveals != "simultaneous" or view.phase is not Phase.SETUP:
-        return ()
-    geo = geometry(view.num_players)
-    seats = [(view.start_seat + k // 2) % view.num_players for k in range(view.setup_reveals)]
-    own = 0 if view.viewer is None else seats.count(view.viewer)
-    if len(view.own_setup_named) != own:
-        raise ValueError(
-            f"own_setup_named must hold the {own} cells the viewer has named so far; "
-            f"got {len(view.own_setup_named)}"
-        )
-    mine = iter(view.own_setup_named)
-    named: list[int] = []
-    for k, seat in enumerate(seats):
-        if seat == view.viewer:
-            named.append(next(mine))
-            continue
-        area = geo.zone_sorted[seat] if view.config.reveal_area == "zone" else geo.own[seat]
-        choices = [i for i in area if view.face_down[i] and not (k % 2 and i == named[-1])]
-        if not choices:
-            raise ValueError(f"seat {seat} has no face-down card of its area left to name")
-        named.append(rng.choice(choices))
-    return tuple(named)
+    return sample_state(view, rng)

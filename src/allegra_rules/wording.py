@@ -1,21 +1,46 @@
-"""The words for an action: what a legal action would do, for the seat that chooses it.
+"""The words for an action: every sentence the package says about one, in each language.
 
-This is the one place that words a player's options. The terminal game's menu
-(``allegra-rules play``) and the table server's page (its buttons, sent with each view:
-see [`action_texts`][allegra_rules.wording.action_texts]) both read their sentences
-from here, in English and in the page's languages (``de``, ``pl``, ``fr``).
+This is the one place where an action is worded. Each sentence has a template per
+language (English and the table server page's languages, ``de``, ``pl``, ``fr``), all in
+one table with the same keys and the same ``{placeholders}``; the functions below choose
+the template and its values from the state and the action. Who reads them:
+
+* the options a seat may choose, as imperative sentences: the terminal game's menu
+  (``allegra-rules play``) and the table server's page (its buttons, sent with each
+  view: see [`action_texts`][allegra_rules.wording.action_texts]);
+* the narration of a move once made, third person: the narrated games
+  (``allegra-rules demo`` and ``play``), through
+  [`describe_action`][allegra_rules.render.describe_action] and
+  [`describe_outcome`][allegra_rules.render.describe_outcome], which are English
+  [`narrate`][allegra_rules.wording.narrate] and
+  [`outcome`][allegra_rules.wording.outcome];
+* the one-line turns of ``play``:
+  [`narrate_brief`][allegra_rules.wording.narrate_brief] and
+  [`outcome_brief`][allegra_rules.wording.outcome_brief].
+
+The terminal writes English only; the other languages are for the server's page and
+the docs.
 
 Public names:
 
 * [`LANGUAGES`][allegra_rules.wording.LANGUAGES]: the languages an action is worded in.
-* [`action_text`][allegra_rules.wording.action_text]: one action, as an imperative sentence.
+* [`action_text`][allegra_rules.wording.action_text]: one option, as an imperative sentence.
 * [`action_texts`][allegra_rules.wording.action_texts]: every legal action of a seat, in order.
 * [`cell_text`][allegra_rules.wording.cell_text]: a cell as the seat reads it, ``(row, col)``.
+* [`card_text`][allegra_rules.wording.card_text]: a card value with its article.
+* [`narrate`][allegra_rules.wording.narrate]: what an action does, one full sentence.
+* [`narrate_brief`][allegra_rules.wording.narrate_brief]: what an action does, as the
+  clause of a one-line turn.
+* [`outcome`][allegra_rules.wording.outcome]: what settling an action did by itself.
+* [`outcome_brief`][allegra_rules.wording.outcome_brief]: the same, as clauses of a
+  one-line turn.
+* [`fate`][allegra_rules.wording.fate]: what became of a drawn card that others knocked for.
 
-A sentence names no card the seat may not see: a face-down card is "the face-down card";
-the card a draw from the draw pile will turn up is not named. (The narration of what
-*happened*, third person and naming the card a draw turned up, is
-[`describe_action`][allegra_rules.render.describe_action].)
+Secrecy. An option names no card its seat may not see: a face-down card is "the
+face-down card"; the card a draw from the draw pile will turn up is not named. A
+narration names only what the action shows to everyone (a card drawn, revealed or swapped
+out onto the discard pile, face-up cards), plus, for the seat it is written for
+(``viewer``), a face-down card that only this seat has seen.
 
 Examples:
     >>> from allegra_rules import DrawDeck, new_game, Pos, Reveal
@@ -24,10 +49,16 @@ Examples:
     'Reveal the card at (1, 2).'
     >>> action_text(state, Reveal(Pos(0, 1, 2)), 0, lang="de")
     'Die Karte bei (1, 2) aufdecken.'
+    >>> narrate(state, Reveal(Pos(0, 1, 2)), lang="fr")
+    'La place 0 révèle un 2 en (1, 2).'
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import reduce
+
+from allegra_rules._sentences import WORDS
 from allegra_rules.actions import (
     Action,
     Discard,
@@ -44,111 +75,69 @@ from allegra_rules.geometry import Pos
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions
 
-__all__ = ["LANGUAGES", "action_text", "action_texts", "cell_text"]
+__all__ = [
+    "LANGUAGES",
+    "action_text",
+    "action_texts",
+    "card_text",
+    "cell_text",
+    "fate",
+    "narrate",
+    "narrate_brief",
+    "outcome",
+    "outcome_brief",
+]
 
 LANGUAGES: tuple[str, ...] = ("en", "de", "pl", "fr")
 """The languages of the wording: English and the table server page's languages."""
 
-# Per language, the template of each sentence. {v}: a card value, {held}: the held
-# card, {cell}: a cell (cell_text), {old}: the card a swap replaces (the "old" templates),
-# {k}: a seat, {n}: the draw pile's size, {then}: what follows a discard.
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "seat {p}'s ({row}, {col})",
-        "reveal": "Reveal the card at {cell}.",
-        "turn_up": "Turn up the card at {cell}.",
-        "draw_refill": "Draw (the empty draw pile is refilled from the discard pile first).",
-        "draw": "Draw the top card of the draw pile ({n} left).",
-        "draw_discard": "Take the {v} from the discard pile.",
-        "knock": "Knock for the {held}.",
-        "pass": "Do not knock.",
-        "give": "Give the {held} to seat {k}, who knocked.",
-        "then_flip": ", then turn up a face-down card",
-        "then_none": " (you have no face-down card left to turn up)",
-        "put_back": "Put the {held} back on the discard pile{then}.",
-        "discard": "Discard the {held}{then}.",
-        "take": "Take the {v} from {cell}.",
-        "take_down": "Take the face-down card at {cell}.",
-        "old": "the {v}",
-        "old_down": "the face-down card there",
-        "knocker_swap": "Swap the {held} in at {cell}, taking {old} into your hand.",
-        "swap": "Swap the {held} in at {cell}, discarding {old}.",
-    },
-    "de": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "({row}, {col}) von Platz {p}",
-        "reveal": "Die Karte bei {cell} aufdecken.",
-        "turn_up": "Die verdeckte Karte bei {cell} aufdecken.",
-        "draw_refill": "Ziehen (der leere Nachziehstapel wird zuerst aus dem Ablagestapel"
-        " aufgefüllt).",
-        "draw": "Die oberste Karte des Nachziehstapels ziehen (noch {n}).",
-        "draw_discard": "Die {v} vom Ablagestapel nehmen.",
-        "knock": "Um die {held} klopfen.",
-        "pass": "Nicht klopfen.",
-        "give": "Die {held} Platz {k} geben, der geklopft hat.",
-        "then_flip": ", dann eine verdeckte Karte aufdecken",
-        "then_none": " (du hast keine verdeckte Karte mehr zum Aufdecken)",
-        "put_back": "Die {held} zurück auf den Ablagestapel legen{then}.",
-        "discard": "Die {held} ablegen{then}.",
-        "take": "Die {v} von {cell} nehmen.",
-        "take_down": "Die verdeckte Karte bei {cell} nehmen.",
-        "old": "die {v}",
-        "old_down": "die verdeckte Karte dort",
-        "knocker_swap": "Die {held} bei {cell} einsetzen und {old} auf die Hand nehmen.",
-        "swap": "Die {held} bei {cell} einsetzen und {old} ablegen.",
-    },
-    "pl": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "({row}, {col}) miejsca {p}",
-        "reveal": "Odkryj kartę na polu {cell}.",
-        "turn_up": "Odwróć zakrytą kartę na polu {cell}.",
-        "draw_refill": "Dobierz (pusta talia zostanie najpierw uzupełniona ze stosu odrzuconych).",
-        "draw": "Dobierz wierzchnią kartę z talii (zostało {n}).",
-        "draw_discard": "Weź {v} ze stosu odrzuconych.",
-        "knock": "Zapukaj o {held}.",
-        "pass": "Nie pukaj.",
-        "give": "Oddaj {held} miejscu {k}, które zapukało.",
-        "then_flip": ", potem odkryj zakrytą kartę",
-        "then_none": " (nie masz już zakrytej karty do odkrycia)",
-        "put_back": "Odłóż {held} z powrotem na stos odrzuconych{then}.",
-        "discard": "Odrzuć {held}{then}.",
-        "take": "Weź {v} z pola {cell}.",
-        "take_down": "Weź zakrytą kartę z pola {cell}.",
-        "old": "{v}",
-        "old_down": "leżącą tam zakrytą kartę",
-        "knocker_swap": "Wstaw {held} na pole {cell}, biorąc {old} na rękę.",
-        "swap": "Wstaw {held} na pole {cell}, odrzucając {old}.",
-    },
-    "fr": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "({row}, {col}) de la place {p}",
-        "reveal": "Révéler la carte en {cell}.",
-        "turn_up": "Retourner la carte face cachée en {cell}.",
-        "draw_refill": "Piocher (la pioche vide est d'abord refaite avec la défausse).",
-        "draw": "Piocher la carte du dessus de la pioche ({n} restantes).",
-        "draw_discard": "Prendre le {v} de la défausse.",
-        "knock": "Frapper pour le {held}.",
-        "pass": "Ne pas frapper.",
-        "give": "Donner le {held} à la place {k}, qui a frappé.",
-        "then_flip": ", puis retourner une carte face cachée",
-        "then_none": " (il ne vous reste aucune carte face cachée à retourner)",
-        "put_back": "Remettre le {held} sur la défausse{then}.",
-        "discard": "Défausser le {held}{then}.",
-        "take": "Prendre le {v} en {cell}.",
-        "take_down": "Prendre la carte face cachée en {cell}.",
-        "old": "le {v}",
-        "old_down": "la carte face cachée qui s'y trouve",
-        "knocker_swap": "Placer le {held} en {cell} et prendre {old} en main.",
-        "swap": "Placer le {held} en {cell} et défausser {old}.",
-    },
-}
+_WORDS = WORDS  # the templates of each sentence, per language (allegra_rules._sentences)
 
 
 def _words(lang: object) -> dict[str, str]:
     if not isinstance(lang, str) or lang not in _WORDS:
         raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}; got {lang!r}")
     return _WORDS[lang]
+
+
+def _check_viewer(state: GameState, viewer: object) -> int | None:
+    """``viewer`` if it is ``None`` or a seat of ``state``, else ``ValueError``."""
+    if viewer is None:
+        return None
+    n = state.num_players
+    if type(viewer) is not int or not 0 <= viewer < n:
+        raise ValueError(f"viewer must be None or a seat 0..{n - 1}; got {viewer!r}")
+    return viewer
+
+
+def _article(words: dict[str, str], value: int) -> str:
+    text = str(value)
+    spoken_with_vowel = text.startswith("8") or text in ("11", "18")
+    return words["an_card" if spoken_with_vowel else "a_card"].format(v=value)
+
+
+def _and(words: dict[str, str], items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c`` (with the language's "and")."""
+    if len(items) <= 1:
+        return "".join(items)
+    return words["and"].format(first=", ".join(items[:-1]), last=items[-1])
+
+
+def _own_cell(words: dict[str, str], pos: Pos) -> str:
+    return words["own_cell"].format(row=pos.row, col=pos.col, p=pos.player)
+
+
+def card_text(value: int, *, lang: str = "en") -> str:
+    """A card value with its indefinite article: ``"a 7"``, ``"an 8"``, ``"an 11"``.
+
+    Raises:
+        ValueError: ``lang`` is not one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+
+    Examples:
+        >>> card_text(8), card_text(8, lang="de"), card_text(8, lang="fr")
+        ('an 8', 'eine 8', 'un 8')
+    """
+    return _article(_words(lang), value)
 
 
 def cell_text(pos: Pos, viewer: int | None, lang: str = "en") -> str:
@@ -166,13 +155,15 @@ def cell_text(pos: Pos, viewer: int | None, lang: str = "en") -> str:
     return words[key].format(row=pos.row, col=pos.col, p=pos.player)
 
 
+# --------------------------------------------------------------------- options
+
+
 def action_text(state: GameState, action: Action, viewer: int, *, lang: str = "en") -> str:
     """What a legal action of seat ``viewer`` would do, as one imperative sentence.
 
     It names only what ``viewer`` may see now: never a face-down card, nor the card a
     draw from the draw pile will turn up (unlike
-    [`describe_action`][allegra_rules.render.describe_action], which narrates a move once
-    made).
+    [`narrate`][allegra_rules.wording.narrate], which narrates a move once made).
 
     Args:
         state: a state where ``viewer`` is to act.
@@ -245,3 +236,469 @@ def action_texts(state: GameState, viewer: int, *, lang: str = "en") -> tuple[st
     if state.current_player != viewer:
         return ()
     return tuple(action_text(state, a, viewer, lang=lang) for a in legal_actions(state))
+
+
+# ------------------------------------------------------------------- narration
+
+
+def _simultaneous_setup(state: GameState) -> bool:
+    """Whether setup cells are named face down and turn up together (A36)."""
+    return bool(getattr(state.config, "setup_reveals", "in_turn") == "simultaneous")
+
+
+def narrate(
+    state: GameState, action: Action, *, viewer: int | None = None, lang: str = "en"
+) -> str:
+    """One sentence saying what ``action`` does in ``state``, before it happens.
+
+    Only what the rules show to everyone is named: a card drawn from the draw pile, the discard
+    pile's cards, face-up cards, a card a setup or flip reveal turns up, and a card swapped out onto
+    the discard pile. A face-down card that moves without being shown (a knocker's replaced card, a
+    card the drawer takes) is called "the face-down card", and the sentence says who alone sees it
+    (A37); the sentence for that seat (``viewer``) also names it. With
+    ``setup_reveals="simultaneous"`` (A36) a setup cell is *named*, face down: only its namer is
+    told which cell, and the values come with [`outcome`][allegra_rules.wording.outcome] when the
+    last cell is named.
+
+    Args:
+        state: the state the action is taken in.
+        action: a legal action of ``state``.
+        viewer: the seat the sentence is written for (it may name a card only that
+            seat has seen), or ``None`` for a spectator.
+        lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+
+    Returns:
+        The sentence, starting with the acting seat and ending with a full stop.
+
+    Raises:
+        IllegalActionError: ``action`` is not legal in ``state``.
+        ValueError: ``viewer`` is not ``None`` or a seat, or ``lang`` is not a known
+            language.
+
+    Examples:
+        >>> from allegra_rules import new_game, Pos, Reveal
+        >>> narrate(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), lang="de")
+        'Platz 0 deckt eine 2 bei (1, 2) auf.'
+    """
+    words = _words(lang)
+    after = apply(state, action)  # validates the action; shows what a draw turns up
+    viewer = _check_viewer(state, viewer)
+    who = state.current_player
+    assert who is not None
+    held = state.held
+
+    def say(key: str, **values: object) -> str:
+        return words[key].format(k=who, **values)
+
+    def seen(value: int | None) -> str:
+        """The face-down card, named for the one seat that has seen it."""
+        return words["n_seen"].format(a_v=_article(words, value or 0)) if viewer == who else ""
+
+    if isinstance(action, Reveal):
+        cell = cell_text(action.pos, who, lang)
+        if state.phase is Phase.SETUP and _simultaneous_setup(state):
+            return say("n_name_you", cell=cell) if viewer == who else say("n_name")
+        value = state.card(action.pos)
+        assert value is not None
+        key = "n_reveal" if state.phase is Phase.SETUP else "n_turn_up"
+        return say(key, a_v=_article(words, value), cell=cell)
+    if isinstance(action, DrawDeck):
+        drawn = after.held
+        assert drawn is not None
+        key = "n_draw" if state.draw_pile else "n_draw_refill"
+        return say(key, a_v=_article(words, drawn))
+    if isinstance(action, DrawDiscard):
+        return say("n_draw_discard", v=state.discard_top)
+    if isinstance(action, Knock):
+        return say("n_knock", held=held)
+    if isinstance(action, Pass):
+        return say("n_pass")
+    if isinstance(action, Give):
+        return say("n_give", held=held, p=action.player)
+    if isinstance(action, Discard):
+        key = "n_put_back" if state.phase is Phase.HOLD_DISCARD else "n_discard"
+        then = words["n_then_flip" if after.phase is Phase.FLIP else "n_then_none"]
+        return say(key, held=held, then=then)
+    if isinstance(action, Take):
+        cell = cell_text(action.pos, None, lang)
+        if state.is_face_up(action.pos):
+            return say("n_take", v=state.card(action.pos), cell=cell)
+        return say("n_take_down", cell=cell, seen=seen(state.card(action.pos)))
+    assert isinstance(action, Swap)
+    old = state.card(action.pos)
+    cell = cell_text(action.pos, who, lang)
+    if state.phase is Phase.KNOCKER_SWAP:
+        if state.is_face_up(action.pos):
+            return say("n_knocker_swap", held=held, cell=cell, old=old)
+        return say("n_knocker_swap_down", held=held, cell=cell, seen=seen(old))
+    if state.phase is Phase.HOLD_TAKEN:
+        knocker = state.knocker
+        gap = state.taken_at
+        assert knocker is not None and gap is not None and held is not None
+        hole = state.geometry.positions[gap]
+        if hole.player == knocker:
+            hole_text = words["n_its_cell"].format(row=hole.row, col=hole.col)
+        else:
+            hole_text = cell_text(hole, knocker, lang)
+        return say(
+            "n_taken_swap",
+            held=held,
+            cell=cell,
+            old=old,
+            p=knocker,
+            hole=hole_text,
+            filler=state.in_hand[0][1],
+        )
+    return say("n_swap", held=held, cell=cell, old=old)
+
+
+def fate(
+    state: GameState, action: Action, *, plain: bool = False, lang: str = "en"
+) -> tuple[str, ...]:
+    """What became of a drawn card that others knocked for, when the drawer keeps it.
+
+    A give says so itself; a swap or a discard after knocks gets a sentence saying that
+    the knockers do not get the card (``plain``: a sentence that starts with its subject,
+    not capitalized, and names the card instead of saying "it"). Other actions get none.
+
+    Raises:
+        ValueError: ``lang`` is not one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+    """
+    words = _words(lang)
+    if state.phase is not Phase.HOLD_DECK or not state.knockers:
+        return ()
+    if not isinstance(action, (Swap, Discard)):
+        return ()
+    seats = _and(words, [words["seat"].format(p=seat) for seat in state.knockers])
+    kind = "keep" if isinstance(action, Swap) else "discard"
+    number = "one" if len(state.knockers) == 1 else "many"
+    key = f"f_{kind}_plain_{number}" if plain else f"f_{kind}_{number}"
+    text = words[key].format(seats=seats, held=state.held, d=state.drawer)
+    return (text,) if plain else (text[:1].upper() + text[1:],)
+
+
+def _settled_cells(state: GameState, action: Action) -> list[int | None]:
+    """The table right after ``action`` placed its cards, before triples are removed."""
+    cells = list(state.cells)
+    if isinstance(action, Swap) and state.phase is not Phase.KNOCKER_SWAP:
+        cells[action.pos.index] = state.held
+        if state.phase is Phase.HOLD_TAKEN:
+            gap = state.taken_at
+            assert gap is not None
+            cells[gap] = state.in_hand[0][1]
+    return cells
+
+
+def _turned_up(state: GameState, after: GameState) -> list[int]:
+    """The cells (flat indices) that were face down in ``state`` and are face up in ``after``."""
+    return [
+        i
+        for i in range(len(state.cells))
+        if state.face_down >> i & 1 and not after.face_down >> i & 1
+    ]
+
+
+def _removed_cards(state: GameState, action: Action, after: GameState) -> list[tuple[int, int]]:
+    """The cells (flat indices) and values of the triples that settling ``action`` removed."""
+    round_over = after.round != state.round or after.is_terminal
+    settled = round_over or after.phase in (Phase.DRAW, Phase.SETUP)
+    if not isinstance(action, (Reveal, Swap, Discard)) or not settled:
+        return []
+    end_cells = after.last_round.cells if round_over and after.last_round else after.cells
+    before = _settled_cells(state, action)
+    return [
+        (i, value) for i, value in enumerate(before) if value is not None and end_cells[i] is None
+    ]
+
+
+def _shown_setup(state: GameState, action: Action, after: GameState) -> dict[int, list[int]]:
+    """Per seat, the cells a simultaneous setup turned up together (A36), else nothing."""
+    if not (
+        isinstance(action, Reveal)
+        and state.phase is Phase.SETUP
+        and after.round == state.round
+        and _simultaneous_setup(state)
+    ):
+        return {}
+    positions = state.geometry.positions
+    by_seat: dict[int, list[int]] = {}
+    for i in sorted(_turned_up(state, after)):
+        by_seat.setdefault(positions[i].player, []).append(i)
+    return by_seat
+
+
+def outcome(
+    state: GameState, action: Action, after: GameState, *, lang: str = "en"
+) -> tuple[str, ...]:
+    """Sentences for what happened by itself when ``action`` took ``state`` to ``after``.
+
+    These are the engine's own steps, not a player's choice: the cards of a simultaneous
+    setup turning up, the cards of triples removed while settling (with where they went), a
+    draw pile refilled from the discard pile, a player whose cards are now all face up
+    triggering the round end, and a round stopped at its turn limit.
+
+    Args:
+        state: the state before the action.
+        action: the action that was applied.
+        after: ``apply(state, action)``.
+        lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+
+    Returns:
+        Zero or more sentences, in the order they happened.
+
+    Raises:
+        ValueError: ``lang`` is not a known language.
+    """
+    words = _words(lang)
+    positions = state.geometry.positions
+    out: list[str] = []
+    shown = _shown_setup(state, action, after)
+    if shown:
+        seats = []
+        for seat, cells in shown.items():
+            items = []
+            for i in cells:
+                value = state.cells[i]
+                assert value is not None
+                pos = positions[i]
+                items.append(
+                    words["o_card_at"].format(a_v=_article(words, value), row=pos.row, col=pos.col)
+                )
+            seats.append(words["o_seat_cards"].format(p=seat, items=_and(words, items)))
+        out.append(words["o_shown"].format(cards="; ".join(seats)))
+    if isinstance(action, DrawDeck) and after.refills > state.refills:
+        out.append(words["o_refill"])
+    round_over = after.round != state.round or after.is_terminal
+    removed = _removed_cards(state, action, after)
+    if removed:
+        counts: dict[int, int] = {}
+        for _, value in removed:
+            counts[value] = counts.get(value, 0) + 1
+        kinds = [
+            words.get(f"o_kind_{count}", words["o_kind"]).format(count=count, v=value)
+            for value, count in sorted(counts.items())
+        ]
+        by_seat: dict[int, list[str]] = {}
+        for i, _ in removed:
+            by_seat.setdefault(positions[i].player, []).append(_own_cell(words, positions[i]))
+        where = _and(
+            words,
+            [
+                words["o_seat_cells"].format(p=seat, cells=_and(words, cells))
+                for seat, cells in by_seat.items()
+            ],
+        )
+        key = "o_triple_out" if state.config.removed_cards == "out_of_play" else "o_triple_discard"
+        joined = reduce(lambda a, b: words["and"].format(first=a, last=b), kinds)
+        out.append(words[key].format(kinds=joined, where=where))
+    if after.round == state.round and state.ender is None and after.ender is not None:
+        key = "o_ender_grid" if state.config.round_end == "own_grid" else "o_ender_zone"
+        out.append(words[key].format(k=after.ender))
+    if round_over and after.last_round is not None and after.last_round.ender is None:
+        out.append(words["o_turn_limit"])
+    return tuple(out)
+
+
+def _subject(words: dict[str, str], you: int | None, seat: int, key: str, **values: object) -> str:
+    """Template ``key`` with ``seat`` as its subject: its ``_you`` form for the reader's seat."""
+    if seat == you:
+        return words[key + "_you"].format(**values)
+    return words[key].format(k=seat, **values)
+
+
+def _at(words: dict[str, str], you: int | None, pos: Pos, actor: int) -> str:
+    """A cell as seat ``actor`` does something at it: its own, the reader's, another's."""
+    if pos.player == actor:
+        return _own_cell(words, pos)
+    key = "b_your_cell" if pos.player == you else "other_cell"
+    return words[key].format(row=pos.row, col=pos.col, p=pos.player)
+
+
+def narrate_brief(
+    state: GameState, action: Action, *, viewer: int | None = None, lang: str = "en"
+) -> str:
+    """What ``action`` does in ``state``, as the clause of a one-line turn.
+
+    The clause starts with its subject: the acting seat or, for the reader's own seat
+    ``viewer``, "you". A card is named wherever [`narrate`][allegra_rules.wording.narrate]
+    for ``viewer`` names it: a face-down card that a knock exchange moves is named only to
+    the seat that sees it. What settling did follows in
+    [`outcome_brief`][allegra_rules.wording.outcome_brief].
+
+    Args:
+        state: the state the action is taken in.
+        action: a legal action of ``state``.
+        viewer: the reader's seat (called "you"), or ``None`` for a spectator.
+        lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+
+    Returns:
+        The clause, lower case and without a full stop (the clauses of a turn are
+        joined with ``"; "``).
+
+    Raises:
+        IllegalActionError: ``action`` is not legal in ``state``.
+        ValueError: ``viewer`` is not ``None`` or a seat, or ``lang`` is not a known
+            language.
+
+    Examples:
+        >>> from allegra_rules import new_game, Pos, Reveal
+        >>> narrate_brief(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), viewer=0)
+        'you reveal a 2 at (1, 2)'
+    """
+    words = _words(lang)
+    after = apply(state, action)  # validates the action; shows what a draw turns up
+    you = _check_viewer(state, viewer)
+    return _brief_action(words, state, action, after, you)
+
+
+def outcome_brief(
+    state: GameState,
+    action: Action,
+    after: GameState,
+    *,
+    viewer: int | None = None,
+    lang: str = "en",
+) -> tuple[str, ...]:
+    """What settling ``action`` did by itself, as clauses of a one-line turn.
+
+    The clauses of [`outcome`][allegra_rules.wording.outcome]'s events (a simultaneous
+    setup turning up, triples removed, the round end triggered, the turn limit), each
+    starting with its subject; the reader's own seat ``viewer`` is "you".
+
+    Args:
+        state: the state before the action.
+        action: the action that was applied.
+        after: ``apply(state, action)``.
+        viewer: the reader's seat (called "you"), or ``None`` for a spectator.
+        lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+
+    Returns:
+        Zero or more clauses, lower case and without a full stop, in the order they
+        happened.
+
+    Raises:
+        ValueError: ``viewer`` is not ``None`` or a seat, or ``lang`` is not a known
+            language.
+    """
+    words = _words(lang)
+    you = _check_viewer(state, viewer)
+    positions = state.geometry.positions
+
+    def subject(seat: int, key: str, **values: object) -> str:
+        return _subject(words, you, seat, key, **values)
+
+    def at(pos: Pos, actor: int) -> str:
+        return _at(words, you, pos, actor)
+
+    clauses: list[str] = []
+    for seat, shown in _shown_setup(state, action, after).items():
+        cards = []
+        for i in shown:
+            value = state.cells[i]
+            assert value is not None
+            cell = at(positions[i], seat)
+            cards.append(words["b_card_at"].format(a_v=_article(words, value), cell=cell))
+        clauses.append(subject(seat, "b_show", cards=_and(words, cards)))
+    removed = _removed_cards(state, action, after)
+    if removed:
+        values = sorted({value for _, value in removed})
+        where: dict[int, list[str]] = {}
+        for i, _ in removed:
+            where.setdefault(positions[i].player, []).append(_own_cell(words, positions[i]))
+        places_text = _and(
+            words,
+            [
+                words["b_your_cells" if seat == you else "b_seat_cells"].format(
+                    p=seat, cells=", ".join(places)
+                )
+                for seat, places in where.items()
+            ],
+        )
+        dest = "out" if state.config.removed_cards == "out_of_play" else "discard"
+        if len(removed) == 3:
+            clauses.append(words[f"b_triple_{dest}"].format(v=values[0], cells=places_text))
+        else:
+            plural = _and(words, [words["b_values"].format(v=v) for v in values])
+            clauses.append(words[f"b_triples_{dest}"].format(values=plural, cells=places_text))
+    if after.round == state.round and state.ender is None and after.ender is not None:
+        key = "b_ender_grid" if state.config.round_end == "own_grid" else "b_ender_zone"
+        clauses.append(subject(after.ender, key))
+    round_over = after.round != state.round or after.is_terminal
+    if round_over and after.last_round is not None and after.last_round.ender is None:
+        clauses.append(words["b_turn_limit"])
+    return tuple(clauses)
+
+
+def _brief_action(
+    words: dict[str, str],
+    state: GameState,
+    action: Action,
+    after: GameState,
+    you: int | None,
+) -> str:
+    """The clause of one action for ``narrate_brief``."""
+    who = state.current_player
+    assert who is not None
+
+    def subject(seat: int, key: str, **values: object) -> str:
+        return _subject(words, you, seat, key, **values)
+
+    def at(pos: Pos, actor: int) -> str:
+        return _at(words, you, pos, actor)
+
+    held = state.held
+    phase = state.phase
+
+    def say(key: str, **values: object) -> str:
+        return subject(who, key, **values)
+
+    if isinstance(action, Reveal):
+        cell = at(action.pos, who)
+        if phase is Phase.SETUP and _simultaneous_setup(state):
+            return say("b_name", cell=cell)
+        value = state.card(action.pos)
+        assert value is not None
+        key = "b_reveal" if phase is Phase.SETUP else "b_turn_up"
+        return say(key, a_v=_article(words, value), cell=cell)
+    if isinstance(action, DrawDeck):
+        drawn = after.held
+        assert drawn is not None
+        key = "b_draw" if state.draw_pile else "b_draw_refill"
+        return say(key, a_v=_article(words, drawn))
+    if isinstance(action, DrawDiscard):
+        return say("b_draw_discard", v=state.discard_top)
+    if isinstance(action, Knock):
+        return say("b_knock")
+    if isinstance(action, Pass):
+        return say("b_pass")
+    if isinstance(action, Give):
+        if action.player == you:
+            return words["b_give_reader"].format(k=who, held=held)
+        return say("b_give", held=held, p=action.player)
+    if isinstance(action, Discard):
+        key = "b_put_back" if phase is Phase.HOLD_DISCARD else "b_discard"
+        then = "" if after.phase is Phase.FLIP else words["b_then_none"]
+        return say(key, held=held, then=then)
+    if isinstance(action, Take):
+        cell = at(action.pos, who)
+        value = state.card(action.pos)
+        assert value is not None
+        key = "b_take" if state.is_face_up(action.pos) else "b_take_down"
+        return say(key, v=value, cell=cell)
+    assert isinstance(action, Swap)
+    cell = at(action.pos, who)
+    old = state.card(action.pos)
+    assert old is not None
+    if phase is Phase.KNOCKER_SWAP:
+        key = "b_knocker_swap" if state.is_face_up(action.pos) else "b_knocker_swap_down"
+        return say(key, held=held, cell=cell, old=old)
+    a_old = _article(words, old)
+    if phase is Phase.HOLD_TAKEN:
+        knocker = state.knocker
+        gap = state.taken_at
+        assert knocker is not None and gap is not None
+        hole = at(state.geometry.positions[gap], knocker)
+        fill = subject(knocker, "b_fill", hole=hole, filler=state.in_hand[0][1])
+        return say("b_put", held=held, cell=cell, a_old=a_old) + "; " + fill
+    key = "b_keep" if phase is Phase.HOLD_DECK else "b_put"
+    return say(key, held=held, cell=cell, a_old=a_old)

@@ -102,7 +102,13 @@ from allegra_rules.presets import preset
 from allegra_rules.serialize import state_to_dict
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS, _evolve, apply, new_game
-from allegra_rules.views import PlayerView, observe
+from allegra_rules.views import (
+    PRIVATE_CARD_FIELDS,
+    PlayerView,
+    observe,
+    private_cards,
+    private_namings,
+)
 
 __all__ = [
     "GAME_TYPE",
@@ -157,6 +163,11 @@ _STARTER = -2
 """Chance slot: the discard pile's starter card of a freshly dealt round."""
 _COUNTED = ("DrawDeck", "DrawDiscard", "Knock", "Pass", "Discard")
 """Action kinds counted per seat and round in the information-state tensor."""
+_PRIVATE_PIECES = ("private_held", "private_hand")
+"""The ``ALL_PLAYERS`` tensor's one-hot of each private card (``PRIVATE_CARD_FIELDS``, in order)."""
+_PRIVATE_LABELS = ("holding", "in hand")
+"""How a seat's own private cards read in its observation string, in the same order."""
+assert len(_PRIVATE_PIECES) == len(_PRIVATE_LABELS) == len(PRIVATE_CARD_FIELDS)
 
 
 def game_config(params: dict[str, Any]) -> RuleConfig:
@@ -772,12 +783,13 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
         view = observe(node.engine, player_id)
         engine = determinize(view, rng)
         moves = node.moves.moves()
-        hidden: list[tuple[int | None, int | None]] = []
-        if view.held_hidden:
-            hidden.append((node.engine.drawer, engine.held))
-        for owner, card in view.in_hand:
-            if card is None:
-                hidden.append((owner, engine.in_hand[0][1]))
+        # The private cards that player_id did not see: their owners, and the sample's values.
+        hidden = [
+            (seat, new_card)
+            for was, now in zip(private_cards(node.engine), private_cards(engine), strict=True)
+            for (seat, _), (_, new_card) in zip(was, now, strict=True)
+            if seat != player_id
+        ]
         index = {v: i for i, v in enumerate(self._setup.values)}
         for seat, new_card in hidden:
             # The chance outcome that showed that card to its owner gets the new value.
@@ -787,14 +799,14 @@ class AllegraState(pyspiel.State):  # type: ignore[misc]
                     moves[j] = attrs.evolve(move, action=index[new_card])
                     break
         clone = self.clone()
-        named = node.engine.setup_named
+        named = private_namings(node.engine)
         if named:
             # The namings of this simultaneous setup are the last player moves; the
             # other seats' ones get the cells the sample drew for them.
             n = self._setup.num_players
             reveal = interned_actions(n).reveal
             places = [j for j, m in enumerate(moves) if m.player != _CHANCE][-len(named) :]
-            for j, cell in zip(places, engine.setup_named, strict=True):
+            for j, (_, cell) in zip(places, private_namings(engine), strict=True):
                 if moves[j].player != player_id:
                     moves[j] = attrs.evolve(moves[j], action=action_to_id(reveal[cell], n))
         clone._node = node.replace(self._setup.rounds, engine=engine, moves=_History(moves))
@@ -863,19 +875,13 @@ class AllegraObserver:
             self.dict["private"][:] = enc.private(view, 0)
         if "private_held" in self.dict:
             k = len(setup.values)
-            for name, card in (
-                ("private_held", engine.held if engine.held_was_face_down else None),
-                (
-                    "private_hand",
-                    engine.in_hand[0][1] if engine.in_hand and engine.hand_was_face_down else None,
-                ),
-            ):
-                if card is not None:
+            for name, found in zip(_PRIVATE_PIECES, private_cards(engine), strict=True):
+                if found:
                     part = self.dict[name]
                     part[0] = 1.0
-                    part[1 + setup.values.index(card)] = 1.0
+                    part[1 + setup.values.index(found[0][1])] = 1.0
                     assert len(part) == 1 + k
-            for cell in engine.setup_named:
+            for _, cell in private_namings(engine):
                 self.dict["private_named"][cell] = 1.0
         if "action_counts" in self.dict:
             cap = setup.config.max_turns_per_round
@@ -890,19 +896,17 @@ class AllegraObserver:
         if self.public_info:
             parts.append(self._public_text(observe(engine, None)))
         if self.private == "single":
-            mine = []
-            if view.held is not None and view.held_was_face_down:
-                mine.append(f"holding {view.held}")
-            for owner, card in view.in_hand:
-                if owner == player and view.hand_was_face_down and card is not None:
-                    mine.append(f"in hand {card}")
+            mine = [
+                f"{label} {card}"
+                for label, cards in zip(_PRIVATE_LABELS, view.own_private_cards(), strict=True)
+                for card in cards
+            ]
             if view.own_setup_named:
                 mine.append(f"named {list(view.own_setup_named)}")
             parts.append(f"p{player} " + (" ".join(mine) or "-"))
         elif self.private == "all":
-            held = engine.held if engine.held_was_face_down else None
-            hand = engine.in_hand[0][1] if engine.in_hand and engine.hand_was_face_down else None
-            named = list(engine.setup_named)
+            held, hand = (found[0][1] if found else None for found in private_cards(engine))
+            named = [cell for _, cell in private_namings(engine)]
             parts.append(f"private held={held} hand={hand} named={named}")
         if self.perfect_recall:
             parts.append(

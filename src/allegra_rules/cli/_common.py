@@ -9,26 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from allegra_rules.actions import (
-    Action,
-    Discard,
-    DrawDeck,
-    DrawDiscard,
-    Give,
-    Knock,
-    Pass,
-    Reveal,
-    Swap,
-    Take,
-)
+from allegra_rules import wording
+from allegra_rules.actions import Action, Pass
 from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.config import RuleConfig
-from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset
 from allegra_rules.records import GameRecord
 from allegra_rules.render import (
-    _removed_cards,
-    _turned_up,
     card_text,
     describe_action,
     describe_outcome,
@@ -341,40 +328,15 @@ class Narrator:
 def _fate(state: GameState, action: Action, *, plain: bool = False) -> list[str]:
     """What became of a drawn card that others knocked for, when the drawer keeps it.
 
-    A give says so itself; a swap or a discard after knocks gets a sentence saying
-    that the knockers do not get the card (``plain``: a sentence that starts with
-    its subject and names the card instead of saying "it").
+    The English [`fate`][allegra_rules.wording.fate] (``plain``: a sentence that starts
+    with its subject and names the card instead of saying "it").
     """
-    if state.phase is not Phase.HOLD_DECK or not state.knockers:
-        return []
-    if not isinstance(action, (Swap, Discard)):
-        return []
-    knockers = [f"seat {seat}" for seat in state.knockers]
-    who = knockers[0] if len(knockers) == 1 else ", ".join(knockers[:-1]) + " and " + knockers[-1]
-    if plain:
-        kept = "keeps" if isinstance(action, Swap) else "discards"
-        return [f"{who} knocked for the {state.held} but seat {state.drawer} {kept} the card."]
-    verb = "does" if len(knockers) == 1 else "do"
-    kept = "keeps it" if isinstance(action, Swap) else "discards it"
-    return [
-        f"{who[:1].upper()}{who[1:]} knocked for the {state.held} but {verb} not get it: "
-        f"seat {state.drawer} {kept}."
-    ]
+    return list(wording.fate(state, action, plain=plain))
 
 
 def _subject(seat: int, you: int | None, yours: str, theirs: str) -> str:
     """``you`` and ``yours`` for the seat ``you``, else ``seat k`` and ``theirs``."""
     return f"you {yours}" if seat == you else f"seat {seat} {theirs}"
-
-
-def _at(pos: Pos, actor: int, you: int | None) -> str:
-    """A cell as seat ``actor`` does something at it: ``(r, c)`` its own, else whose it is."""
-    cell = f"({pos.row}, {pos.col})"
-    if pos.player == actor:
-        return cell
-    if pos.player == you:
-        return f"your {cell}"
-    return f"seat {pos.player}'s {cell}"
 
 
 def _brief(state: GameState, action: Action, after: GameState, you: int | None) -> list[str]:
@@ -385,154 +347,16 @@ def _brief(state: GameState, action: Action, after: GameState, you: int | None) 
     ([`describe_action`][allegra_rules.render.describe_action] with ``viewer=you``):
     a face-down card that a knock exchange moves is named only to the seat that
     sees it. What settling did follows (triples, the round end), in clauses of their
-    own.
+    own. The English [`narrate_brief`][allegra_rules.wording.narrate_brief] and
+    [`outcome_brief`][allegra_rules.wording.outcome_brief].
     """
     clauses = [] if isinstance(action, Pass) else [_brief_action(state, action, after, you)]
-    simultaneous = getattr(state.config, "setup_reveals", "") == "simultaneous"
-    if isinstance(action, Reveal) and state.phase is Phase.SETUP and simultaneous:
-        by_seat: dict[int, list[str]] = {}
-        for i in _turned_up(state, after) if after.round == state.round else ():
-            pos = state.geometry.positions[i]
-            value = state.cells[i]
-            assert value is not None
-            by_seat.setdefault(pos.player, []).append(
-                f"{card_text(value)} at {_at(pos, pos.player, you)}"
-            )
-        for seat, cards in by_seat.items():
-            clauses.append(_subject(seat, you, "show", "shows") + " " + _and(cards))
-    removed = _removed_cards(state, action, after)
-    if removed:
-        positions = state.geometry.positions
-        values = sorted({value for _, value in removed})
-        where: dict[int, list[str]] = {}
-        for i, _ in removed:
-            pos = positions[i]
-            where.setdefault(pos.player, []).append(f"({pos.row}, {pos.col})")
-        cells = _and(
-            [
-                ("your " if seat == you else f"seat {seat}'s ") + ", ".join(places)
-                for seat, places in where.items()
-            ]
-        )
-        out = state.config.removed_cards == "out_of_play"
-        if len(removed) == 3:
-            subject, verb = f"a triple of {values[0]}s", "goes"
-        else:
-            subject, verb = f"triples of {_and([f'{v}s' for v in values])}", "go"
-        clauses.append(
-            f"{subject} at {cells} {verb} {'out of play' if out else 'onto the discard pile'}"
-        )
-    if after.round == state.round and state.ender is None and after.ender is not None:
-        whole = "grid" if state.config.round_end == "own_grid" else "zone"
-        clauses.append(
-            _subject(after.ender, you, f"have your whole {whole}", f"has its whole {whole}")
-            + " face up: each other seat gets one last turn"
-        )
-    round_over = after.round != state.round or after.is_terminal
-    if round_over and after.last_round is not None and after.last_round.ender is None:
-        clauses.append("the round reaches its turn limit and ends")
-    return clauses
+    return clauses + list(wording.outcome_brief(state, action, after, viewer=you))
 
 
 def _brief_action(state: GameState, action: Action, after: GameState, you: int | None) -> str:
-    """The clause of one action (not a pass) for ``_brief``."""
-    who = state.current_player
-    assert who is not None
-    held = state.held
-    phase = state.phase
-
-    def say(yours: str, theirs: str) -> str:
-        return _subject(who, you, yours, theirs)
-
-    if isinstance(action, Reveal):
-        where = _at(action.pos, who, you)
-        if phase is Phase.SETUP and getattr(state.config, "setup_reveals", "") == "simultaneous":
-            return say(f"name {where} face down", "names a cell face down")
-        value = state.card(action.pos)
-        assert value is not None
-        if phase is Phase.SETUP:
-            return say(
-                f"reveal {card_text(value)} at {where}", f"reveals {card_text(value)} at {where}"
-            )
-        return say(
-            f"turn up {card_text(value)} at {where}", f"turns up {card_text(value)} at {where}"
-        )
-    if isinstance(action, DrawDeck):
-        drawn = after.held
-        assert drawn is not None
-        text = card_text(drawn)
-        if not state.draw_pile:
-            text += " from a new draw pile (the discard pile but its top card, reshuffled)"
-        return say(f"draw {text}", f"draws {text}")
-    if isinstance(action, DrawDiscard):
-        text = f"the {state.discard_top} from the discard pile"
-        return say(f"take {text}", f"takes {text}")
-    if isinstance(action, Knock):
-        return say("knock", "knocks")
-    if isinstance(action, Give):
-        to = "you" if action.player == you else f"seat {action.player}"
-        return say(f"give the {held} to {to}", f"gives the {held} to {to}")
-    if isinstance(action, Discard):
-        if phase is Phase.HOLD_DISCARD:
-            clause = say(
-                f"put the {held} back on the discard pile",
-                f"puts the {held} back on the discard pile",
-            )
-        else:
-            clause = say(f"discard the {held}", f"discards the {held}")
-        if after.phase is not Phase.FLIP:
-            clause += " (no face-down card is left to turn up)"
-        return clause
-    if isinstance(action, Take):
-        owner = _at(action.pos, who, you)
-        if state.is_face_up(action.pos):
-            text = f"the {state.card(action.pos)} from {owner}"
-            return say(f"take {text}", f"takes {text}")
-        value = state.card(action.pos)
-        assert value is not None
-        return say(f"take the face-down {value} at {owner}", f"takes the face-down card at {owner}")
-    assert isinstance(action, Swap)
-    where = _at(action.pos, who, you)
-    old = state.card(action.pos)
-    assert old is not None
-    if phase is Phase.KNOCKER_SWAP:
-        if state.is_face_up(action.pos):
-            return say(
-                f"swap the {held} in at {where} and take the {old} into your hand",
-                f"swaps the {held} in at {where} and takes the {old} into its hand",
-            )
-        return say(
-            f"swap the {held} in at {where} and take the face-down {old} there into your hand",
-            f"swaps the {held} in at {where} and takes the face-down card there into its hand",
-        )
-    if phase is Phase.HOLD_TAKEN:
-        knocker = state.knocker
-        gap = state.taken_at
-        assert knocker is not None and gap is not None
-        hole = _at(state.geometry.positions[gap], knocker, you)
-        filler = state.in_hand[0][1]
-        fill = _subject(
-            knocker,
-            you,
-            f"fill the gap at {hole} with the {filler} from your hand",
-            f"fills the gap at {hole} with the {filler} from its hand",
-        )
-        swap = say(
-            f"put the {held} at {where} and discard {card_text(old)}",
-            f"puts the {held} at {where} and discards {card_text(old)}",
-        )
-        return f"{swap}; {fill}"
-    verb = ("keep", "keeps") if phase is Phase.HOLD_DECK else ("put", "puts")
-    return say(
-        f"{verb[0]} the {held} at {where} and discard {card_text(old)}",
-        f"{verb[1]} the {held} at {where} and discards {card_text(old)}",
-    )
-
-
-def _and(items: Sequence[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    """The clause of one action (not a pass) for ``_brief``: the English ``narrate_brief``."""
+    return wording.narrate_brief(state, action, viewer=you)
 
 
 def _plural(count: int, noun: str) -> str:
