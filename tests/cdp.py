@@ -3,8 +3,8 @@
 Chromium is started with ``--remote-debugging-pipe``: it reads protocol commands from
 file descriptor 3 and writes answers and events to descriptor 4, each message a JSON
 object followed by a NUL byte. :class:`Browser` opens one page and offers what the
-docs tests need: set the window size, load a page and wait for it, evaluate
-JavaScript, press a key, and take a screenshot.
+docs and server tests need: set the window size, load a page and wait for it,
+evaluate JavaScript, press a key, tap, and take a screenshot.
 
     with Browser(chromium, profile_dir) as browser:
         browser.load("http://127.0.0.1:8000/", width=390, height=800)
@@ -174,6 +174,17 @@ class Browser:
             if time.monotonic() > deadline:
                 raise BrowserError(f"timed out waiting for {condition}")
             time.sleep(0.05)
+
+    def enable_touch(self) -> None:
+        """Let the page see a touch screen (``ontouchstart``, taps) from now on."""
+        self.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+
+    def tap(self, x: float, y: float) -> None:
+        """A finger's tap (touch start and end) at ``x``, ``y`` (CSS pixels in the window)."""
+        self.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
+        )
+        self.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
     def press(self, key: str) -> None:
         """Press and release one key, as a user would, on the focused element."""

@@ -1,8 +1,12 @@
 """A real ``allegra-rules serve`` process on 127.0.0.1 for the server tests.
 
-``ServerProcess(db)`` starts the command on a free port with its output in a log file,
+``ServerProcess(db)`` starts the command on a free port with its output in a log file
+(``env``: extra environment variables, such as ``ALLEGRA_SERVER_BODY_TIMEOUT``),
 waits (at most 30 s) until it answers, and stops it on ``stop()`` or at the end of a
-``with`` block; ``kill()`` sends SIGKILL, as a crash would.
+``with`` block; ``kill()`` sends SIGKILL, as a crash would. Every test talks from
+127.0.0.1, so unless ``args`` set ``--tables-per-hour`` the server lets that address create
+``TABLES_PER_HOUR`` tables an hour rather than its default. ``rss()`` is the server
+process's resident memory (``VmRSS`` of ``/proc/<pid>/status``), in bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from types import TracebackType
 
 ROOT = Path(__file__).resolve().parent.parent
 
+TABLES_PER_HOUR = 100_000
+"""The tables per hour a test server allows one address unless told otherwise."""
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
@@ -32,13 +39,19 @@ def free_port() -> int:
 class ServerProcess:
     """One server process serving the SQLite file ``db``."""
 
-    def __init__(self, db: Path, *args: str, log: Path | None = None) -> None:
+    def __init__(
+        self,
+        db: Path,
+        *args: str,
+        log: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.db = db
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
         self.log = log or db.with_suffix(f".{self.port}.log")
-        env = dict(os.environ)
+        env = {**os.environ, **(env or {})}
         env["PYTHONPATH"] = os.pathsep.join(
             [str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])]
         )
@@ -53,6 +66,11 @@ class ServerProcess:
                     str(self.port),
                     "--db",
                     str(db),
+                    *(
+                        []
+                        if "--tables-per-hour" in args
+                        else ["--tables-per-hour", str(TABLES_PER_HOUR)]
+                    ),
                     *args,
                 ],
                 stdin=subprocess.DEVNULL,
@@ -78,6 +96,14 @@ class ServerProcess:
     def log_text(self) -> str:
         """Everything the server wrote so far."""
         return self.log.read_text(errors="replace")
+
+    def rss(self) -> int:
+        """The server process's resident memory in bytes (Linux: ``/proc``)."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS in /proc/<pid>/status")
 
     def kill(self) -> None:
         """SIGKILL, then wait for the process to be gone."""

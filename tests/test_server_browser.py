@@ -1,7 +1,11 @@
-"""The server's page in headless Chromium: a person plays a whole game against a bot by clicks.
+"""The server's page in headless Chromium: a person plays whole games against a bot.
 
 A real server process on 127.0.0.1 (tests/server_process.py) and one Chromium
-(tests/cdp.py). Skipped when Chromium is not installed, unless
+(tests/cdp.py). One game at 1280 px by mouse clicks, one at 390 px (a phone: mobile
+emulation, taps): the own grid first and whole with cards of 44 px or more, the end of
+each round (every card turned up, the scores and why, until Continue), the knock
+window's sentence said once, the last moves, the seats' badges, and the server's
+messages in the page's language. Skipped when Chromium is not installed, unless
 ``ALLEGRA_REQUIRE_BROWSER=1`` (as in CI). ``ALLEGRA_SCREENSHOTS=DIR`` saves screenshots
 at 1280 and 390 px into ``DIR``.
 """
@@ -25,6 +29,7 @@ CHROMIUM = require_chromium()
 from server_process import ServerProcess
 
 CLICKABLE = "#actions button:not([disabled]), #picture g.card.highlighted"
+REVEAL_OPEN = "!document.getElementById('reveal').hidden"
 
 
 @pytest.fixture(scope="module")
@@ -43,18 +48,29 @@ def screenshot(browser: Browser, name: str) -> None:
     save_screenshot(browser, f"server-{name}")
 
 
-def click(browser: Browser, element: str) -> None:
-    """A real mouse click (pressed and released) at the middle of the element."""
-    point = browser.evaluate(
+def middle(browser: Browser, element: str) -> list[float]:
+    """The middle of an element (scrolled into view), in window coordinates."""
+    point: list[float] = browser.evaluate(
         f"(() => {{ const el = {element}; el.scrollIntoView({{block: 'center'}});"
         " const r = el.getBoundingClientRect();"
         " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
     )
+    return point
+
+
+def click(browser: Browser, element: str) -> None:
+    """A real mouse click (pressed and released) at the middle of the element."""
+    x, y = middle(browser, element)
     for kind in ("mousePressed", "mouseReleased"):
         browser.send(
             "Input.dispatchMouseEvent",
-            {"type": kind, "x": point[0], "y": point[1], "button": "left", "clickCount": 1},
+            {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
         )
+
+
+def tap(browser: Browser, element: str) -> None:
+    """A finger's tap at the middle of the element."""
+    browser.tap(*middle(browser, element))
 
 
 def overflows(browser: Browser) -> bool:
@@ -65,49 +81,96 @@ def overflows(browser: Browser) -> bool:
     )
 
 
-def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerProcess) -> None:
-    rng = random.Random(2)
-    browser.load(f"{server.base}/?lang=en", width=1280, height=900)
+def create_table(browser: Browser, server: ServerProcess, width: int) -> str:
+    """Create a two-seat game (seat 1 a bot, two turns a round) from the lobby."""
+    browser.load(f"{server.base}/?lang=en", width=width, height=900 if width > 600 else 844)
     assert not browser.evaluate("document.getElementById('lobby').hidden")
     browser.evaluate(
         "document.getElementById('players').value = '2';"
         "document.getElementById('players').dispatchEvent(new Event('change'));"
         "document.getElementById('max-turns').value = '2';"
     )
-    screenshot(browser, "lobby-1280")
-    click(browser, "document.getElementById('create-button')")
+    screenshot(browser, f"lobby-{width}")
+    press = tap if width < 600 else click
+    press(browser, "document.getElementById('create-button')")
     browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
     link = browser.evaluate("document.getElementById('share-link').value")
     assert link.startswith(f"{server.base}/?table=")
-    table = link.rsplit("=", 1)[1]
-    screenshot(browser, "table-1280")
+    screenshot(browser, f"table-{width}")
+    return str(link.rsplit("=", 1)[1])
 
-    seen_knock = False
-    clicks = 0
-    deadline = time.monotonic() + 90
+
+def check_reveal(browser: Browser) -> None:
+    """The end of a round: every card turned up, the scores, the reason, a Continue button."""
+    cards = browser.evaluate(
+        "[...document.querySelectorAll('#reveal-grids .card-face')].map(c => c.textContent)"
+    )
+    assert len(cards) == 2 * 12
+    end = browser.evaluate("page.view.last_round")
+    assert cards == ["" if v is None else str(v) for v in end["cells"]]
+    assert browser.evaluate("document.querySelectorAll('#reveal-grids .back').length") == 0
+    scores = browser.evaluate("document.getElementById('reveal-scores').textContent")
+    assert all(str(s) in scores for s in end["scores"])
+    reason = browser.evaluate("document.getElementById('reveal-reason').textContent")
+    assert "ended the round" in reason or "turn limit" in reason
+    assert browser.evaluate("document.getElementById('board').hidden")
+
+
+def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int]:
+    """Play to the end by random clicks (taps below 600 px); returns what was seen."""
+    press = tap if width < 600 else click
+    seen = {"clicks": 0, "knock": 0, "reveals": 0, "log": 0}
+    deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline, "the game did not end in time"
         browser.wait_until(
-            f"!document.getElementById('over').hidden || document.querySelector('{CLICKABLE}')",
+            "!document.getElementById('over').hidden || "
+            f"({REVEAL_OPEN} && !document.getElementById('reveal-continue').hidden) || "
+            f"document.querySelector('{CLICKABLE}')",
             timeout=15,
         )
         if not browser.evaluate("document.getElementById('over').hidden"):
-            break
-        if not seen_knock and browser.evaluate(
+            return seen
+        if browser.evaluate(REVEAL_OPEN):
+            # The round is over: the page stays on its end until Continue.
+            check_reveal(browser)
+            if not seen["reveals"]:
+                screenshot(browser, f"round-end-{width}")
+                time.sleep(0.5)
+                assert browser.evaluate(REVEAL_OPEN)  # it stays, though bots may move on
+            seen["reveals"] += 1
+            press(browser, "document.getElementById('reveal-continue')")
+            browser.wait_until(f"!({REVEAL_OPEN})")
+            assert not browser.evaluate("document.getElementById('board').hidden")
+            continue
+        if browser.evaluate("document.querySelectorAll('#log li').length"):
+            seen["log"] += 1
+        if not seen["knock"] and browser.evaluate(
             "document.querySelector('#actions button[data-action=\"knock\"]') !== null"
         ):
-            seen_knock = True  # the knock window: Knock and Pass, and the banner
-            assert not browser.evaluate("document.getElementById('knock').hidden")
-            screenshot(browser, "knock-window-1280")
+            seen["knock"] += 1  # the knock window: Knock and Pass, the sentence said once
+            status = browser.evaluate("document.getElementById('status').textContent")
+            banner = browser.evaluate("document.getElementById('knock').textContent")
+            assert "may knock" not in banner and "drew the" in status
+            screenshot(browser, f"knock-window-{width}")
         version = browser.evaluate("page.view.version")
         count = browser.evaluate(f"document.querySelectorAll('{CLICKABLE}').length")
-        click(browser, f"document.querySelectorAll('{CLICKABLE}')[{rng.randrange(count)}]")
-        clicks += 1
-        assert clicks < 200
+        press(browser, f"document.querySelectorAll('{CLICKABLE}')[{rng.randrange(count)}]")
+        seen["clicks"] += 1
+        assert seen["clicks"] < 200
         browser.wait_until(f"page.view.version > {version} && !page.busy", timeout=15)
-    assert clicks >= 6  # two setup reveals and at least one turn in each of three rounds
+
+
+def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerProcess) -> None:
+    table = create_table(browser, server, 1280)
+    seen = play_game(browser, 1280, random.Random(2))
+    assert seen["clicks"] >= 6  # two setup reveals and at least one turn in each of three rounds
+    assert seen["reveals"] == 2  # rounds 1 and 2 end with a Continue; round 3 ends the game
+    assert seen["log"] > 0
     over = browser.evaluate("document.getElementById('over').textContent")
     assert over.startswith("Game over: ") and "Download the game record" in over
+    check_reveal(browser)  # the last round's end stays with the result
+    assert browser.evaluate("document.getElementById('reveal-continue').hidden")
     rows = browser.evaluate("document.querySelectorAll('#scores tr').length")
     assert rows == 1 + 3 + 1  # header, three rounds, total
     screenshot(browser, "over-1280")
@@ -129,6 +192,58 @@ def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerPr
             "document.getElementById('lang').dispatchEvent(new Event('change'));"
         )
         assert word in browser.evaluate("document.getElementById('status').textContent")
+
+
+def test_a_whole_game_on_a_phone_by_taps(browser: Browser, server: ServerProcess) -> None:
+    browser.enable_touch()
+    create_table(browser, server, 390)
+    # The own grid comes first, whole and as wide as the screen, with cards of 44 px or more.
+    first = browser.evaluate("document.querySelector('#picture .crop').dataset.seat")
+    assert first == "0"
+    cards = browser.evaluate(
+        "(() => { const crop = document.querySelector('#picture .crop.wide svg');"
+        " const box = crop.getBoundingClientRect();"
+        " return [...crop.querySelectorAll('g.card[data-seat=\"0\"] > rect:first-child')]"
+        ".map(r => r.getBoundingClientRect())"
+        ".filter(r => r.left + r.width / 2 > box.left && r.left + r.width / 2 < box.right)"
+        ".map(r => [r.left, r.right, r.width]); })()"
+    )
+    assert len(cards) == 12  # the whole own grid, inside the screen
+    assert min(w for _, _, w in cards) >= 44
+    assert min(left for left, _, _ in cards) >= 0 and max(right for _, right, _ in cards) <= 390
+    badges = browser.evaluate("document.getElementById('seats').textContent")
+    assert "you" in badges and "bot" in badges
+    assert not overflows(browser)
+    seen = play_game(browser, 390, random.Random(5))
+    assert seen["reveals"] == 2 and seen["clicks"] >= 6
+    assert "Game over: " in browser.evaluate("document.getElementById('over').textContent")
+    screenshot(browser, "over-390")
+    assert not overflows(browser)
+
+
+def test_server_messages_are_shown_in_the_pages_language(
+    browser: Browser, server: ServerProcess
+) -> None:
+    browser.load(f"{server.base}/?table=no-such-table&lang=pl", width=390, height=844)
+    browser.wait_until("!document.getElementById('error').hidden")
+    assert browser.evaluate("document.getElementById('error').textContent") == (
+        "Nie ma takiego stołu."
+    )
+    # A network failure: the page says, in its language, that it keeps trying.
+    text = browser.evaluate(
+        "(async () => { const real = window.fetch;"
+        " window.fetch = () => Promise.reject(new TypeError('Failed to fetch'));"
+        " try { await api('POST', '/api/tables', {}); } catch (e) { return errorText(e); }"
+        " finally { window.fetch = real; } })()"
+    )
+    assert text == "Brak połączenia z serwerem; ponawiam…"
+    for lang, code in (("de", "not_your_turn"), ("fr", "seat_taken"), ("en", "stale_version")):
+        browser.evaluate(f"page.lang = '{lang}'")
+        assert browser.evaluate(f"errorText({{code: '{code}'}})") == browser.evaluate(
+            f"ERRORS['{lang}']['{code}']"
+        )
+    browser.evaluate("page.lang = 'en'")
+    assert "(some_new_code)" in browser.evaluate("errorText({code: 'some_new_code'})")
 
 
 def test_a_friend_joins_by_link(browser: Browser, server: ServerProcess) -> None:

@@ -438,6 +438,42 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         default=None,
         help="the proxies whose forwarded headers are trusted (default 127.0.0.1)",
     )
+    serve.add_argument(
+        "--tables-per-hour",
+        type=int,
+        metavar="N",
+        default=20,
+        help="tables one client address may create per hour (default 20)",
+    )
+    serve.add_argument(
+        "--seat-timeout",
+        type=float,
+        metavar="SECONDS",
+        default=300.0,
+        help="a bot plays a seat idle this long while it is to act, until its person "
+        "comes back; 0 never (default 300)",
+    )
+    serve.add_argument(
+        "--view-cache-mb",
+        type=float,
+        metavar="MB",
+        default=4.0,
+        help="size of the cache of rendered views, in MB (default 4)",
+    )
+    serve.add_argument(
+        "--bot-workers",
+        type=int,
+        metavar="N",
+        default=2,
+        help="worker threads the bots of all tables think in (default 2)",
+    )
+    serve.add_argument(
+        "--wal-limit-mb",
+        type=float,
+        metavar="MB",
+        default=16.0,
+        help="size past which SQLite's -wal file is truncated, in MB (default 16)",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
 
@@ -726,6 +762,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--port must be 1..65535; got {args.port}")
     if args.max_tables < 1:
         raise UsageError(f"--max-tables must be at least 1; got {args.max_tables}")
+    if args.tables_per_hour < 1:
+        raise UsageError(f"--tables-per-hour must be at least 1; got {args.tables_per_hour}")
+    if not 0 <= args.seat_timeout < float("inf"):
+        raise UsageError(f"--seat-timeout must be 0 or more seconds; got {args.seat_timeout}")
+    if not 0 <= args.view_cache_mb <= 1_000_000:
+        raise UsageError(f"--view-cache-mb must be 0 or more; got {args.view_cache_mb}")
+    if args.bot_workers < 1:
+        raise UsageError(f"--bot-workers must be at least 1; got {args.bot_workers}")
+    if not 0 < args.wal_limit_mb <= 1_000_000:
+        raise UsageError(f"--wal-limit-mb must be more than 0; got {args.wal_limit_mb}")
     try:
         from allegra_rules.server import serve
     except ImportError as exc:
@@ -740,6 +786,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         proxy_headers=args.proxy_headers,
         forwarded_allow_ips=args.forwarded_allow_ips,
         max_open_tables=args.max_tables,
+        tables_per_hour=args.tables_per_hour,
+        seat_timeout=args.seat_timeout,
+        view_cache_bytes=int(args.view_cache_mb * 1024 * 1024),
+        bot_workers=args.bot_workers,
+        wal_limit=int(args.wal_limit_mb * 1024 * 1024),
     )
     return 0
 

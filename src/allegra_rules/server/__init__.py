@@ -12,6 +12,8 @@ Public names:
 * [`create_app`][allegra_rules.server.app.create_app]: the application.
 * [`serve`][allegra_rules.server.serve]: run it with uvicorn, tokens kept out of the logs.
 * [`RedactTokens`][allegra_rules.server.RedactTokens]: the logging filter that does so.
+* [`openapi_document`][allegra_rules.server.app.openapi_document]: the API as an OpenAPI
+  3.1 document (also served at ``GET /api/openapi.json``).
 * [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows, the public
   view ``observe(state, None)`` as the server sends it.
 """
@@ -19,35 +21,77 @@ Public names:
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_plus
 
-from .app import MAX_BODY_BYTES, create_app
-from .tables import public_view
+from .app import BODY_TIMEOUT, MAX_BODY_BYTES, create_app, openapi_document
+from .store import WAL_LIMIT
+from .tables import (
+    BOT_WORKERS,
+    MAX_SEATS,
+    SEAT_TIMEOUT,
+    TABLES_PER_HOUR,
+    VIEW_CACHE_BYTES,
+    public_view,
+)
 
-__all__ = ["MAX_BODY_BYTES", "RedactTokens", "create_app", "log_config", "public_view", "serve"]
+__all__ = [
+    "BODY_TIMEOUT",
+    "BOT_WORKERS",
+    "MAX_BODY_BYTES",
+    "MAX_SEATS",
+    "SEAT_TIMEOUT",
+    "TABLES_PER_HOUR",
+    "VIEW_CACHE_BYTES",
+    "WAL_LIMIT",
+    "RedactTokens",
+    "create_app",
+    "log_config",
+    "openapi_document",
+    "public_view",
+    "serve",
+]
 
-_TOKEN = re.compile(r"([?&]token=)[^&\s\"']*")
+BODY_TIMEOUT_VARIABLE = "ALLEGRA_SERVER_BODY_TIMEOUT"
+"""The environment variable that sets ``serve``'s ``body_timeout`` (seconds) by default."""
+
+_URL = re.compile(r"(/[^\s?\"']*)\?([^\s\"']*)")
+
+
+def _redact(text: str) -> str:
+    """``text`` with the query strings of socket and token URLs replaced.
+
+    The query of every socket URL, and of every URL whose query names a token
+    (percent-encoded or not), becomes ``[redacted]``.
+    """
+
+    def blank(match: re.Match[str]) -> str:
+        path, query = match.group(1), match.group(2)
+        if path.startswith("/ws/") or "token" in unquote_plus(query).lower():
+            return f"{path}?[redacted]"
+        return match.group(0)
+
+    return _URL.sub(blank, text) if "?" in text else text
 
 
 class RedactTokens(logging.Filter):
-    """A logging filter that blanks the ``token=`` of every URL in a log record.
+    """A logging filter that blanks the query string of socket and token URLs in a record.
 
     uvicorn writes the path with its query string into the access log and into its
-    "WebSocket ... [accepted]" lines; with this filter a WebSocket URL's token reads
-    ``token=[redacted]``.
+    "WebSocket ... [accepted]" lines; with this filter a WebSocket URL reads
+    ``/ws/tables/ID?[redacted]``, whatever its query (``?token=...``, ``?tok%65n=...``),
+    and so does any other URL whose decoded query says ``token``.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Rewrite the record's message and arguments; never drops a record."""
-        if isinstance(record.msg, str) and "token=" in record.msg:
-            record.msg = _TOKEN.sub(r"\1[redacted]", record.msg)
+        if isinstance(record.msg, str):
+            record.msg = _redact(record.msg)
         if isinstance(record.args, tuple):
-            record.args = tuple(
-                _TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str) and "token=" in a else a
-                for a in record.args
-            )
+            record.args = tuple(_redact(a) if isinstance(a, str) else a for a in record.args)
         return True
 
 
@@ -77,6 +121,12 @@ def serve(
     proxy_headers: bool = False,
     forwarded_allow_ips: str | None = None,
     max_open_tables: int = 1000,
+    body_timeout: float | None = None,
+    view_cache_bytes: int = VIEW_CACHE_BYTES,
+    tables_per_hour: int = TABLES_PER_HOUR,
+    seat_timeout: float = SEAT_TIMEOUT,
+    bot_workers: int = BOT_WORKERS,
+    wal_limit: int = WAL_LIMIT,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -88,11 +138,41 @@ def serve(
             ``forwarded_allow_ips`` (behind a reverse proxy).
         forwarded_allow_ips: the proxies' addresses, comma-separated.
         max_open_tables: how many unfinished, recently active tables there may be.
+        body_timeout: seconds a request may take to send its body (408 after that);
+            ``None``: the environment variable ``ALLEGRA_SERVER_BODY_TIMEOUT``, else
+            ``BODY_TIMEOUT`` (10 s).
+        view_cache_bytes: the size of the cache of rendered views (bytes of text).
+        tables_per_hour: how many tables one client address may create per hour.
+        seat_timeout: seconds a seat may be idle while it is to act before a bot
+            stands in for it; 0: never.
+        bot_workers: the worker threads the bots of every table think in.
+        wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
+
+    Raises:
+        ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number.
     """
     import uvicorn
 
+    if body_timeout is None:
+        text = os.environ.get(BODY_TIMEOUT_VARIABLE, "").strip()
+        try:
+            body_timeout = float(text) if text else BODY_TIMEOUT
+        except ValueError:
+            body_timeout = -1.0
+        if not 0 < body_timeout < float("inf"):
+            raise ValueError(f"{BODY_TIMEOUT_VARIABLE} must be a positive number of seconds")
+
     uvicorn.run(
-        create_app(db, max_open_tables=max_open_tables),
+        create_app(
+            db,
+            max_open_tables=max_open_tables,
+            body_timeout=body_timeout,
+            view_cache_bytes=view_cache_bytes,
+            tables_per_hour=tables_per_hour,
+            seat_timeout=seat_timeout,
+            bot_workers=bot_workers,
+            wal_limit=wal_limit,
+        ),
         host=host,
         port=port,
         log_config=log_config(),

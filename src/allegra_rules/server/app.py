@@ -1,17 +1,27 @@
 """The HTTP and WebSocket routes of the table server (a Starlette application).
 
-Routes (see the "Run a server" page of the documentation):
+Routes (see the "Run a server" page of the documentation, and the OpenAPI document the
+server publishes at ``GET /api/openapi.json``):
 
 * ``POST /api/tables``: create a table; ``GET /api/tables/{table}``: its seats.
 * ``POST /api/tables/{table}/seats/{seat}``: claim a seat for a token.
+* ``POST /api/tables/{table}/seats/{seat}/bot``, ``DELETE /api/tables/{table}/seats/{seat}``:
+  the table's creator (``Authorization: Bearer <creator token>``) hands a seat to a bot,
+  or frees it.
 * ``GET /api/tables/{table}/view``: a seat's view (``Authorization: Bearer <token>``)
   or, without a token, the public view.
 * ``POST /api/tables/{table}/moves``: a seat's move.
 * ``GET /api/tables/{table}/record``: the record of a finished game.
+* ``GET /api/openapi.json``: the API as an OpenAPI 3.1 document.
 * ``WebSocket /ws/tables/{table}?token=...``: every new view, pushed.
 * ``GET /``: the page to play on (``/static/...`` its script and style).
 
-Every error is a JSON body ``{"error": "<short code>", "message": "..."}``.
+Every refusal is a 4xx with the JSON body ``{"error": "<short code>", "message": "..."}``,
+404 and 405 of the router included. A ``POST`` with a body needs ``Content-Type:
+application/json`` (415), and a ``POST`` that sends an ``Origin`` header needs the
+server's own origin (403). Every response carries the headers of ``SECURITY_HEADERS``.
+A socket closes with 4400 (bad query), 4401 (bad token), 4404 (unknown table) or 1011
+(server error) before any view.
 """
 
 from __future__ import annotations
@@ -19,10 +29,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -30,25 +42,89 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .store import Store
-from .tables import LANGUAGES, ApiError, Table, Tables
+from .store import WAL_LIMIT, Store
+from .tables import (
+    BOT_WORKERS,
+    LANGUAGES,
+    SEAT_TIMEOUT,
+    TABLES_PER_HOUR,
+    VIEW_CACHE_BYTES,
+    ApiError,
+    RateLimited,
+    Table,
+    Tables,
+)
 
-__all__ = ["MAX_BODY_BYTES", "create_app"]
+__all__ = [
+    "BODY_TIMEOUT",
+    "CLOSE_BAD_QUERY",
+    "CLOSE_BAD_TOKEN",
+    "CLOSE_SERVER_ERROR",
+    "CLOSE_UNKNOWN_TABLE",
+    "CONTENT_SECURITY_POLICY",
+    "MAX_BODY_BYTES",
+    "SECURITY_HEADERS",
+    "create_app",
+    "openapi_document",
+]
+
+log = logging.getLogger("allegra_rules.server")
 
 MAX_BODY_BYTES = 64 * 1024
 """The largest request body the server reads; a larger one is answered with 413."""
 
+BODY_TIMEOUT = 10.0
+"""Seconds a request may take to send its whole body; a slower one is answered with 408."""
+
+CLOSE_BAD_QUERY = 4400
+"""Socket close code: the query string is wrong (an unknown ``lang``, a bad ``svg``)."""
+CLOSE_BAD_TOKEN = 4401
+"""Socket close code: the token is no seat's token at this table (or empty)."""
+CLOSE_UNKNOWN_TABLE = 4404
+"""Socket close code: there is no such table."""
+CLOSE_SERVER_ERROR = 1011
+"""Socket close code: the server failed (try again later)."""
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+"""The ``Content-Security-Policy`` of every response: no inline script or style."""
+
+SECURITY_HEADERS: dict[str, str] = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+"""Headers every HTTP response carries."""
+
 _STATIC = Path(str(resources.files("allegra_rules.server") / "static"))
+_OPENAPI = resources.files("allegra_rules.server") / "openapi.json"
 _NO_STORE = {"Cache-Control": "no-store"}
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+_QUERY_SVG = {"0": False, "1": True, "false": False, "true": True}
 
 
-def _error(exc: ApiError) -> JSONResponse:
-    headers = dict(_NO_STORE)
+def openapi_document() -> dict[str, Any]:
+    """The server's API as an OpenAPI 3.1 document (what ``GET /api/openapi.json`` sends)."""
+    document: dict[str, Any] = json.loads(_OPENAPI.read_text(encoding="utf-8"))
+    return document
+
+
+def _error(exc: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
+    merged = {**_NO_STORE, **(headers or {})}
     if exc.status == 503:
-        headers["Retry-After"] = "60"
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+        merged["Retry-After"] = "60"
+    if isinstance(exc, RateLimited):
+        merged["Retry-After"] = str(max(1, round(exc.retry_after)))
+    if exc.status in (408, 413):
+        # The rest of the body may still be on its way: the connection ends here.
+        merged["Connection"] = "close"
+    return JSONResponse(exc.body(), status_code=exc.status, headers=merged)
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -64,24 +140,92 @@ def _text_json(text: str, status: int = 200) -> Response:
     return Response(text, status_code=status, media_type="application/json", headers=_NO_STORE)
 
 
-async def _read_json(request: Request) -> object:
-    """The request's JSON body, at most ``MAX_BODY_BYTES``.
+def _has_body(request: Request) -> bool:
+    """Whether the request declares a body (a non-zero length, or a chunked one)."""
+    if "transfer-encoding" in request.headers:
+        return True
+    return request.headers.get("content-length", "0") not in ("", "0")
+
+
+def _check_write(request: Request, *, body_optional: bool = False) -> None:
+    """Refuse a write from another origin, or one whose body is not declared JSON.
 
     Raises:
-        ApiError: 413 for a larger body, 400 for one that is not JSON.
+        ApiError: 403 for an ``Origin`` that is not the server's own, 415 for a
+            ``Content-Type`` other than ``application/json`` (none at all is fine only
+            when ``body_optional`` and the request has no body).
+    """
+    origin = request.headers.get("origin")
+    if origin is not None and not _same_origin(origin, request):
+        raise ApiError(
+            403, "cross_origin", "a write must come from the server's own origin (Origin header)"
+        )
+    kind = request.headers.get("content-type")
+    if kind is None and body_optional and not _has_body(request):
+        return
+    if kind is None or kind.partition(";")[0].strip().lower() != "application/json":
+        raise ApiError(
+            415, "unsupported_media_type", "send the body as 'Content-Type: application/json'"
+        )
+
+
+def _same_origin(origin: str, request: Request) -> bool:
+    """Whether ``origin`` is the scheme, host and port the request was sent to."""
+    try:
+        given = urlsplit(origin)
+        own = request.url
+        scheme, own_scheme = given.scheme.lower(), own.scheme.lower()
+        if given.path or given.query or given.fragment or given.username or not given.hostname:
+            return False
+        return (
+            scheme == own_scheme
+            and given.hostname.lower() == (own.hostname or "").lower()
+            and (given.port or _DEFAULT_PORTS.get(scheme))
+            == (own.port or _DEFAULT_PORTS.get(own_scheme))
+        )
+    except ValueError:  # a port out of range, a bad IPv6 address
+        return False
+
+
+async def _read_body(request: Request, timeout: float) -> bytes:
+    """The request's body, at most ``MAX_BODY_BYTES``, sent within ``timeout`` seconds.
+
+    Raises:
+        ApiError: 413 for a larger body, 408 for one that comes too slowly.
     """
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and (
+        not (declared.isascii() and declared.isdigit())
+        or len(declared) > 9
+        or int(declared) > MAX_BODY_BYTES
+    ):
         raise ApiError(413, "too_large", f"the body must be at most {MAX_BODY_BYTES} bytes")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise ApiError(413, "too_large", f"the body must be at most {MAX_BODY_BYTES} bytes")
-        chunks.append(chunk)
     try:
-        return json.loads(b"".join(chunks))
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise ApiError(
+                        413, "too_large", f"the body must be at most {MAX_BODY_BYTES} bytes"
+                    )
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ApiError(
+            408, "body_timeout", f"the body did not arrive within {timeout:g} seconds"
+        ) from None
+    return b"".join(chunks)
+
+
+def _parse_json(body: bytes) -> object:
+    """The JSON value of a request body.
+
+    Raises:
+        ApiError: 400 for a body that is not JSON.
+    """
+    try:
+        return json.loads(body)
     except (ValueError, RecursionError) as exc:
         message = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
         raise ApiError(400, "malformed_json", f"the body is not JSON: {message[:200]}") from None
@@ -103,10 +247,20 @@ def _bearer(request: Request) -> str | None:
 
 
 def _options(params: Any) -> tuple[bool, str]:
-    """``svg`` and ``lang`` of a query string (``?svg=1&lang=de``)."""
-    svg = params.get("svg", "0") in ("1", "true")
+    """``svg`` and ``lang`` of a query string (``?svg=1&lang=de``).
+
+    Raises:
+        ApiError: 400 for an unknown language or an ``svg`` other than 0, 1, true, false.
+    """
+    svg = params.get("svg", "0")
     lang = params.get("lang", "en")
-    return svg, lang if lang in LANGUAGES else "en"
+    if svg not in _QUERY_SVG:
+        raise ApiError(400, "bad_query", "svg must be 0, 1, false or true")
+    if lang not in LANGUAGES:
+        raise ApiError(
+            400, "bad_query", f"lang must be one of {', '.join(LANGUAGES)}; got {lang[:20]!r}"
+        )
+    return _QUERY_SVG[svg], lang
 
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -124,56 +278,165 @@ def _api(handler: Handler) -> Handler:
     return wrapped
 
 
+class _Guard:
+    """ASGI middleware: the security headers on every response, and no traceback page.
+
+    An exception no handler answered is logged and answered with a JSON 500 (a bug to
+    fix: every refusal the server knows of is a 4xx).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+        self.names = {k for k, _ in self.headers}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                kept = [h for h in message.get("headers", []) if h[0].lower() not in self.names]
+                message = {**message, "headers": kept + self.headers}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, guarded_send)
+        except Exception:
+            log.exception("internal error on %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise
+            response = JSONResponse(
+                {"error": "internal_error", "message": "the server failed; try again later"},
+                status_code=500,
+                headers={**_NO_STORE, "Connection": "close"},
+            )
+            await response(scope, receive, guarded_send)
+
+
 def create_app(
-    db: str | Path = ":memory:", *, max_open_tables: int = 1000, idle_seconds: float = 86400.0
+    db: str | Path = ":memory:",
+    *,
+    max_open_tables: int = 1000,
+    idle_seconds: float = 86400.0,
+    body_timeout: float = BODY_TIMEOUT,
+    view_cache_bytes: int = VIEW_CACHE_BYTES,
+    tables_per_hour: int = TABLES_PER_HOUR,
+    seat_timeout: float = SEAT_TIMEOUT,
+    bot_workers: int = BOT_WORKERS,
+    wal_limit: int = WAL_LIMIT,
 ) -> Starlette:
     """The server's application; serve it with uvicorn (``allegra-rules serve`` does).
 
     Args:
-        db: the SQLite database file (created when missing); ``":memory:"`` keeps
-            the tables only as long as the process runs.
+        db: the SQLite database file (created when missing, readable by its owner only);
+            ``":memory:"`` keeps the tables only as long as the process runs.
         max_open_tables: how many unfinished, recently active tables there may be.
         idle_seconds: after how long without a move a table no longer counts as open.
+        body_timeout: seconds a request may take to send its body (408 after that).
+        view_cache_bytes: the size of the cache of rendered views, in bytes of text.
+        tables_per_hour: how many tables one client address may create per hour (429
+            with ``Retry-After`` after that).
+        seat_timeout: seconds a seat may be idle while it is to act before a bot
+            (greedy) stands in for it, until its person comes back; 0: never.
+        bot_workers: the worker threads the bots of every table think in.
+        wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
     """
-    store = Store(db)
-    tables = Tables(store, max_open_tables=max_open_tables, idle_seconds=idle_seconds)
+    store = Store(db, wal_limit=wal_limit)
+    tables = Tables(
+        store,
+        max_open_tables=max_open_tables,
+        idle_seconds=idle_seconds,
+        view_cache_bytes=view_cache_bytes,
+        tables_per_hour=tables_per_hour,
+        seat_timeout=seat_timeout,
+        bot_workers=bot_workers,
+    )
+    openapi_text = json.dumps(openapi_document(), separators=(",", ":"))
 
     def table_of(request: Request) -> Table:
         return tables.get(request.path_params["table"])
 
+    async def read_json(request: Request) -> object:
+        return _parse_json(await _read_body(request, body_timeout))
+
     async def create(request: Request) -> Response:
-        table = tables.create(await _read_json(request))
+        _check_write(request)
+        client = request.client.host if request.client is not None else None
+        table, creator_token = tables.create_with_token(await read_json(request), client)
         body = table.info()
         body["url"] = f"/?table={table.id}"
+        body["creator_token"] = creator_token
         return _json(body, 201)
 
     async def info(request: Request) -> Response:
         return _json(table_of(request).info())
 
     async def claim(request: Request) -> Response:
+        _check_write(request, body_optional=True)
         table = table_of(request)
+        body = await _read_body(request, body_timeout)
+        if body.strip() and _parse_json(body) != {}:
+            raise ApiError(400, "bad_body", "a seat claim has no body, or the body {}")
         seat, token = tables.claim(table, request.path_params["seat"])
         return _json({"token": token, "table": table.id, "seat": seat}, 201)
 
+    def creator_table(request: Request) -> Table:
+        token = _bearer(request)
+        if token is None:
+            raise ApiError(
+                401, "missing_token", "this needs 'Authorization: Bearer <creator token>'"
+            )
+        table = table_of(request)
+        tables.check_creator(table, token)
+        return table
+
+    async def seat_bot(request: Request) -> Response:
+        _check_write(request, body_optional=True)
+        table = creator_table(request)
+        body = await _read_body(request, body_timeout)
+        tables.hand_to_bot(
+            table, request.path_params["seat"], _parse_json(body) if body.strip() else None
+        )
+        return _json(table.info())
+
+    async def free_seat(request: Request) -> Response:
+        _check_write(request, body_optional=True)
+        table = creator_table(request)
+        tables.free_seat(table, request.path_params["seat"])
+        return _json(table.info())
+
     async def view(request: Request) -> Response:
         table = table_of(request)
+        svg, lang = _options(request.query_params)
         token = _bearer(request)
         seat = None if token is None else tables.seat_of(table, token)
-        svg, lang = _options(request.query_params)
+        if seat is not None:
+            tables.seen(table, seat)
         return _text_json(table.text(seat, svg=svg, lang=lang))
 
     async def move(request: Request) -> Response:
+        _check_write(request)
         table = table_of(request)
+        svg, lang = _options(request.query_params)
         token = _bearer(request)
         if token is None:
             raise ApiError(401, "missing_token", "a move needs 'Authorization: Bearer <token>'")
         seat = tables.seat_of(table, token)
-        tables.move(table, seat, await _read_json(request))
-        svg, lang = _options(request.query_params)
+        data = await read_json(request)
+        tables.seen(table, seat)
+        tables.move(table, seat, data)
         return _text_json(table.text(seat, svg=svg, lang=lang))
 
     async def record(request: Request) -> Response:
         return _text_json(tables.record_json(table_of(request)))
+
+    async def openapi(request: Request) -> Response:
+        return _text_json(openapi_text)
 
     async def page(request: Request) -> Response:
         return FileResponse(_STATIC / "index.html", headers=_NO_STORE)
@@ -181,13 +444,20 @@ def create_app(
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
+            svg, lang = _options(websocket.query_params)
             table = tables.get(websocket.path_params["table"])
             token = websocket.query_params.get("token")
             seat = None if token is None else tables.seat_of(table, token)
+            if seat is not None:
+                tables.seen(table, seat)
         except ApiError as exc:
-            await websocket.close(code=1008, reason=exc.message[:120])
+            code = {400: CLOSE_BAD_QUERY, 404: CLOSE_UNKNOWN_TABLE}.get(exc.status, CLOSE_BAD_TOKEN)
+            await websocket.close(code=code, reason=exc.message[:120])
             return
-        svg, lang = _options(websocket.query_params)
+        except Exception:
+            log.exception("internal error on a socket of table %s", websocket.path_params["table"])
+            await websocket.close(code=CLOSE_SERVER_ERROR, reason="the server failed")
+            return
         sub = tables.subscribe(table, seat, svg=svg, lang=lang)
 
         async def read() -> None:
@@ -213,34 +483,46 @@ def create_app(
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
                 await websocket.close()
 
-    async def not_found(request: Request, exc: Exception) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         codes = {404: "not_found", 405: "method_not_allowed"}
         return _error(
-            ApiError(exc.status_code, codes.get(exc.status_code, "error"), str(exc.detail))
+            ApiError(exc.status_code, codes.get(exc.status_code, "error"), str(exc.detail)),
+            dict(exc.headers or {}),
         )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store.start_checkpoints()
         tables.resume()
+        watcher = asyncio.create_task(tables.watch_seats())
         yield
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        tables.close()
         store.close()
 
     app = Starlette(
         routes=[
             Route("/", page),
+            Route("/api/openapi.json", openapi, methods=["GET"]),
             Route("/api/tables", _api(create), methods=["POST"]),
             Route("/api/tables/{table}", _api(info), methods=["GET"]),
             Route("/api/tables/{table}/seats/{seat}", _api(claim), methods=["POST"]),
+            Route("/api/tables/{table}/seats/{seat}", _api(free_seat), methods=["DELETE"]),
+            Route("/api/tables/{table}/seats/{seat}/bot", _api(seat_bot), methods=["POST"]),
             Route("/api/tables/{table}/view", _api(view), methods=["GET"]),
             Route("/api/tables/{table}/moves", _api(move), methods=["POST"]),
             Route("/api/tables/{table}/record", _api(record), methods=["GET"]),
             WebSocketRoute("/ws/tables/{table}", socket),
             Mount("/static", StaticFiles(directory=_STATIC), name="static"),
         ],
-        exception_handlers={HTTPException: not_found},
+        exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
+    # No redirect from "/path/" to "/path": such a redirect would echo the Host header.
+    app.router.redirect_slashes = False
+    app.add_middleware(_Guard)
     app.state.tables = tables
     return app

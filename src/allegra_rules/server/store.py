@@ -4,12 +4,18 @@ The database runs in WAL mode. A move is one transaction: its row in ``moves`` a
 table's new state (``state_to_json``) and version are written together, before any client
 hears of the move, so a server killed at any moment comes back at the last move a client
 was told about. Seat tokens are stored as their SHA-256 digests, never in plain text.
+The database file and its ``-wal`` and ``-shm`` files are readable by their owner only
+(0600): they hold the seeds and every hand. The ``-wal`` file stays small: a background
+thread checkpoints it every second, a commit that leaves it larger than ``wal_limit`` bytes
+runs ``PRAGMA wal_checkpoint(TRUNCATE)``, and ``journal_size_limit`` caps what a reset WAL
+keeps.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -18,7 +24,10 @@ from typing import Any
 
 import attrs
 
-__all__ = ["Store", "TableRow"]
+__all__ = ["WAL_LIMIT", "Store", "TableRow"]
+
+WAL_LIMIT = 16 * 1024 * 1024
+"""The default size (bytes) past which the ``-wal`` file is checkpointed and truncated."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -31,10 +40,12 @@ CREATE TABLE IF NOT EXISTS tables (
     seed INTEGER NOT NULL,
     bots TEXT NOT NULL,
     state TEXT NOT NULL,
+    creator_sha256 BLOB,
     version INTEGER NOT NULL,
     over INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tables_open ON tables (over, updated);
+CREATE INDEX IF NOT EXISTS tables_created ON tables (created);
 CREATE TABLE IF NOT EXISTS seats (
     table_id TEXT NOT NULL REFERENCES tables (id),
     seat INTEGER NOT NULL,
@@ -67,6 +78,8 @@ class TableRow:
         over: whether the game has ended.
         seats: claimed seats: seat -> SHA-256 digest of its token.
         actions: every action so far (``action_to_dict`` data), in order.
+        creator: the SHA-256 digest of the creator's token (``None`` for a table
+            stored by an older server).
     """
 
     id: str
@@ -80,6 +93,7 @@ class TableRow:
     over: bool
     seats: dict[int, bytes]
     actions: list[Any]
+    creator: bytes | None = None
 
 
 class Store:
@@ -87,36 +101,58 @@ class Store:
 
     Args:
         path: the database file; ``":memory:"`` keeps everything in memory.
+        wal_limit: the ``-wal`` file's size (bytes) past which the checkpoint thread
+            truncates it; also the ``journal_size_limit``.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, wal_limit: int = WAL_LIMIT) -> None:
         self._path = str(path)
+        self.wal_limit = wal_limit
         self._stop = threading.Event()
         self._checkpointer: threading.Thread | None = None
+        if self._path != ":memory:":
+            _owner_only(self._path)
         self._db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL: a commit survives the process being killed (it is in the WAL, which the
         # operating system holds); only a power cut may lose the last commits.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute(f"PRAGMA journal_size_limit={int(wal_limit)}")
+        self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tables)")}
+        if "creator_sha256" not in columns:  # a database of an older server
+            self._db.execute("ALTER TABLE tables ADD COLUMN creator_sha256 BLOB")
+        if self._path != ":memory:":
+            _owner_only(self._path)
 
     def start_checkpoints(self, every: float = 1.0) -> None:
         """Copy the WAL into the database from a background thread, every ``every`` seconds.
 
         SQLite otherwise checkpoints inside a commit now and then, and that commit waits
-        for the disk; here no move does.
+        for the disk; here no move does. A ``-wal`` file larger than ``wal_limit`` bytes
+        is checkpointed with ``TRUNCATE``, which empties it.
         """
         if self._checkpointer is not None or self._path == ":memory:":
             return
         self._db.execute("PRAGMA wal_autocheckpoint=0")
 
+        wal = self._path + "-wal"
+
         def run() -> None:
             db = sqlite3.connect(self._path, isolation_level=None)
+            db.execute(f"PRAGMA journal_size_limit={int(self.wal_limit)}")
+            db.execute("PRAGMA busy_timeout=5000")
             try:
                 while not self._stop.wait(every):
+                    try:
+                        size = os.path.getsize(wal)
+                    except OSError:
+                        size = 0
+                    mode = "TRUNCATE" if size > self.wal_limit else "PASSIVE"
                     with contextlib.suppress(sqlite3.Error):
-                        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                        db.execute(f"PRAGMA wal_checkpoint({mode})")
             finally:
                 db.close()
 
@@ -142,16 +178,40 @@ class Store:
         seed: int,
         bots: dict[int, tuple[str, int]],
         state: str,
+        creator: bytes | None = None,
     ) -> None:
-        """Store a new table at version 0."""
+        """Store a new table at version 0 (``creator``: the digest of the creator's token)."""
         now = time.time()
-        bots_json = json.dumps({str(k): list(v) for k, v in sorted(bots.items())})
         with self._transaction():
             self._db.execute(
                 "INSERT INTO tables (id, created, updated, num_players, config, preset, seed,"
-                " bots, state, version, over) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
-                (table_id, now, now, num_players, config, preset, seed, bots_json, state),
+                " bots, state, version, over, creator_sha256)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)",
+                (
+                    table_id,
+                    now,
+                    now,
+                    num_players,
+                    config,
+                    preset,
+                    seed,
+                    _bots_json(bots),
+                    state,
+                    creator,
+                ),
             )
+
+    def set_bots(self, table_id: str, bots: dict[int, tuple[str, int]]) -> None:
+        """Store a table's bot seats anew (the creator handed a seat to a bot or freed one)."""
+        with self._transaction():
+            self._db.execute(
+                "UPDATE tables SET bots = ? WHERE id = ?", (_bots_json(bots), table_id)
+            )
+
+    def remove_seat(self, table_id: str, seat: int) -> None:
+        """Forget a claimed seat's token (the seat is free again, or a bot's)."""
+        with self._transaction():
+            self._db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
 
     def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
         """Store a claimed seat; False when the seat was already claimed."""
@@ -185,12 +245,40 @@ class Store:
                 "INSERT INTO moves (table_id, idx, seat, action) VALUES (?, ?, ?, ?)",
                 (table_id, index, seat, action),
             )
+        self._wal_written()
 
-    def open_tables(self, since: float) -> int:
-        """How many unfinished tables were created or moved on after ``since`` (epoch s)."""
-        row = self._db.execute(
-            "SELECT count(*) FROM tables WHERE over = 0 AND updated >= ?", (since,)
-        ).fetchone()
+    def _wal_written(self) -> None:
+        """Checkpoint and truncate the ``-wal`` file once it is over its limit.
+
+        The checkpoint thread copies the WAL into the database now and then without
+        blocking anyone; this catches a WAL that grows faster than that (many moves of
+        tables with big states), so that it never holds much more than ``wal_limit``.
+        """
+        if self._path == ":memory:":
+            return
+        try:
+            size = os.path.getsize(self._path + "-wal")
+        except OSError:
+            return
+        if size > self.wal_limit:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def open_tables(self, since: float, created_since: float | None = None) -> int:
+        """How many tables count as open.
+
+        Those unfinished that were created or moved on after ``since`` (epoch s), and,
+        with ``created_since``, also every table created after it, finished or not.
+        """
+        if created_since is None:
+            row = self._db.execute(
+                "SELECT count(*) FROM tables WHERE over = 0 AND updated >= ?", (since,)
+            ).fetchone()
+        else:
+            row = self._db.execute(
+                "SELECT count(*) FROM tables WHERE (over = 0 AND updated >= ?) OR created >= ?",
+                (since, created_since),
+            ).fetchone()
         return int(row[0])
 
     def unfinished(self) -> list[str]:
@@ -200,8 +288,8 @@ class Store:
     def load(self, table_id: str) -> TableRow | None:
         """The stored table ``table_id``, or ``None`` when there is none."""
         row = self._db.execute(
-            "SELECT id, num_players, config, preset, seed, bots, state, version, over"
-            " FROM tables WHERE id = ?",
+            "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
+            " creator_sha256 FROM tables WHERE id = ?",
             (table_id,),
         ).fetchone()
         if row is None:
@@ -231,10 +319,27 @@ class Store:
             over=bool(row[8]),
             seats=seats,
             actions=actions,
+            creator=None if row[9] is None else bytes(row[9]),
         )
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+
+def _bots_json(bots: dict[int, tuple[str, int]]) -> str:
+    return json.dumps({str(k): list(v) for k, v in sorted(bots.items())})
+
+
+def _owner_only(path: str) -> None:
+    """Create the database file readable and writable by its owner only (0600).
+
+    SQLite gives the ``-wal`` and ``-shm`` files the database file's permissions; those
+    that already exist (from an older server) are made 0600 as well.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(path + suffix, 0o600)
 
 
 class _Transaction:

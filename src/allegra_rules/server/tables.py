@@ -3,9 +3,16 @@
 Everything here runs on the server's event loop, one step at a time: a move is checked,
 applied with ``apply(state, action, player=seat)``, stored (see
 [`Store`][allegra_rules.server.store.Store]) and only then announced, to the client that
-made it and to every socket watching the table. Bots move by themselves, one move per
-turn of the event loop, as soon as it is their seat's move: after a person's move, when
-a table is created, and when the server starts again.
+made it and to every socket watching the table. Bots move by themselves as soon as it is
+their seat's move: after a person's move, when a table is created, and when the server
+starts again. They think in one pool of worker threads shared by every table (its size
+is ``bot_workers``), so that the event loop stays free for requests.
+
+The server's resources are bounded: rendered views are kept in one LRU cache of at most
+``view_cache_bytes`` bytes, a table has at most ``MAX_SEATS`` seats, each client address
+may create ``tables_per_hour`` tables an hour (429 after that), and a seat that is to act
+but idle for ``seat_timeout`` seconds is played by a stand-in bot (greedy) until its
+person comes back.
 
 A seat only ever gets ``observe(state, seat)``; a spectator gets the public view,
 ``observe(state, None)`` (as data: [`public_view`][allegra_rules.server.tables.public_view]),
@@ -15,6 +22,8 @@ what every seat knows.
 from __future__ import annotations
 
 import asyncio
+import collections
+import concurrent.futures
 import hashlib
 import hmac
 import json
@@ -27,12 +36,11 @@ import attrs
 
 from allegra_rules.actions import Action, Reveal, Swap, Take
 from allegra_rules.bot_kinds import BOT_KINDS
-from allegra_rules.bots import Bot
+from allegra_rules.bots import Bot, GreedyBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import GameRecord, preset_id_of
-from allegra_rules.search import SearchBot
 from allegra_rules.serialize import (
     SaveFormatError,
     action_from_dict,
@@ -43,17 +51,26 @@ from allegra_rules.serialize import (
 from allegra_rules.state import GameState, Phase
 from allegra_rules.svg import render_svg
 from allegra_rules.transitions import IllegalActionError, apply, new_game
-from allegra_rules.views import observe
+from allegra_rules.views import observe, private_seats
 from allegra_rules.wording import action_texts
 
+from .log import Move, recent, remember, worded
 from .store import Store
 
 __all__ = [
+    "BOT_WORKERS",
     "LANGUAGES",
+    "MAX_SEATS",
+    "SEAT_TIMEOUT",
+    "TABLES_PER_HOUR",
+    "VIEW_CACHE_BYTES",
     "ApiError",
+    "RateLimit",
+    "RateLimited",
     "Subscriber",
     "Table",
     "Tables",
+    "ViewCache",
     "public_view",
     "seat_svg",
 ]
@@ -70,6 +87,100 @@ LANGUAGES: dict[str, tuple[str, str]] = {
 
 _CREATE_KEYS = frozenset({"players", "preset", "config", "max_turns", "bots", "seed"})
 _SEED_LIMIT = 2**63
+
+MAX_SEATS = 6
+"""The most seats a table may have (and the most ``max_players`` its rules may ask for)."""
+
+VIEW_CACHE_BYTES = 4 * 1024 * 1024
+"""The default size (bytes of JSON text) of the cache of rendered views."""
+
+TABLES_PER_HOUR = 20
+"""The default number of tables one client address may create per hour."""
+
+SEAT_TIMEOUT = 300.0
+"""The default seconds a seat may be idle while it is to act before a bot stands in."""
+
+BOT_WORKERS = 2
+"""The default number of worker threads the bots of all tables think in."""
+
+_ENTRY_BYTES = 256  # what a cache entry costs besides its text: key, links, str header
+
+ViewKey = tuple[str, int, int, int | None, bool, str]
+
+
+class ViewCache:
+    """Rendered view texts, least recently used first out, at most ``max_bytes`` in all.
+
+    An entry costs its text's length plus a fixed overhead; a text larger than the
+    whole cache is not kept. ``max_bytes`` 0 keeps nothing.
+    """
+
+    def __init__(self, max_bytes: int = VIEW_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self._items: collections.OrderedDict[ViewKey, str] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: ViewKey) -> str | None:
+        """The text cached for ``key``, now the most recently used, or ``None``."""
+        text = self._items.get(key)
+        if text is not None:
+            self._items.move_to_end(key)
+        return text
+
+    def put(self, key: ViewKey, text: str) -> None:
+        """Keep ``text`` for ``key``, dropping the least recently used texts to fit."""
+        cost = len(text) + _ENTRY_BYTES
+        if cost > self.max_bytes:
+            return
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.size -= len(old) + _ENTRY_BYTES
+        self._items[key] = text
+        self.size += cost
+        while self.size > self.max_bytes:
+            _, dropped = self._items.popitem(last=False)
+            self.size -= len(dropped) + _ENTRY_BYTES
+
+
+class RateLimit:
+    """At most ``limit`` events per key within ``window`` seconds (a sliding window).
+
+    Keys with no event in the window are forgotten, so the memory it holds stays
+    bounded by the events of the last window.
+    """
+
+    def __init__(self, limit: int, window: float = 3600.0) -> None:
+        self.limit = limit
+        self.window = window
+        self._events: dict[str, collections.deque[float]] = {}
+        self._swept = time.monotonic()
+
+    def check(self, key: str, now: float | None = None) -> float:
+        """0 when ``key`` may act now; else the seconds until it may."""
+        now = time.monotonic() if now is None else now
+        if now - self._swept > self.window:
+            self._swept = now
+            for k in [k for k, q in self._events.items() if not q or q[-1] <= now - self.window]:
+                del self._events[k]
+        events = self._events.get(key)
+        if events is None:
+            return 0.0
+        while events and events[0] <= now - self.window:
+            events.popleft()
+        if not events:
+            del self._events[key]
+            return 0.0
+        if len(events) < self.limit:
+            return 0.0
+        return max(events[0] + self.window - now, 1.0)
+
+    def add(self, key: str, now: float | None = None) -> None:
+        """Count one event of ``key``."""
+        now = time.monotonic() if now is None else now
+        self._events.setdefault(key, collections.deque()).append(now)
 
 
 class ApiError(Exception):
@@ -92,6 +203,14 @@ class ApiError(Exception):
         return {"error": self.code, "message": self.message}
 
 
+class RateLimited(ApiError):
+    """A 429: too many requests of one kind from one client; ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(429, "too_many_requests", message)
+        self.retry_after = retry_after
+
+
 def public_view(state: GameState) -> dict[str, Any]:
     """The public view's data: ``observe(state, None).to_dict()`` without ``legal_actions``.
 
@@ -111,25 +230,32 @@ def _seat_names(num_players: int, viewer: int | None, lang: str) -> list[str]:
     ]
 
 
-def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str | None:
+def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str:
     """The table drawn with ``render_svg`` as seat ``viewer`` sees it (``None``: a spectator).
 
-    The cells the viewer may act on are outlined. A spectator's picture is drawn as a
-    seat that knows no private card; when every seat knows one (two seats, each holding
-    a card that lay face down), there is no such seat and the answer is ``None``.
+    The cells the viewer may act on are outlined. A spectator's picture shows what the
+    public view (``observe(state, None)``) shows: it is drawn as a seat that knows no
+    private card. When every seat knows one (two seats: the drawer holds the card it
+    took face down and the knocker the card it replaced face down), the held card is
+    drawn as the knocker sees it and the knocker's hand card as the drawer sees it, both
+    face down. The answer is never ``None``.
     """
     names = _seat_names(state.num_players, viewer, lang)
     options: dict[str, Any] = {"status": False, "legend": False, "piles": False, "labels": lang}
     if viewer is None:
-        private = set()
-        if state.held is not None and state.held_was_face_down and state.drawer is not None:
-            private.add(state.drawer)
-        if state.hand_was_face_down:
-            private.update(p for p, _ in state.in_hand)
+        private = private_seats(state)
         outsiders = [p for p in range(state.num_players) if p not in private]
-        if not outsiders:
-            return None
-        return render_svg(state, viewer=outsiders[0], seat_names=names, **options)
+        if outsiders:
+            return render_svg(state, viewer=outsiders[0], seat_names=names, **options)
+        holder, knocker = state.current_player, state.knocker
+        assert holder is not None and knocker is not None
+        # The two pictures differ only in the held card (drawn before the hand card)
+        # and the hand card, each with its notes: each part comes from the seat that
+        # does not see that card.
+        held_hidden = render_svg(state, viewer=knocker, seat_names=names, **options)
+        hand_hidden = render_svg(state, viewer=holder, seat_names=names, **options)
+        cut = '<g class="hand-card"'
+        return held_hidden[: held_hidden.index(cut)] + hand_hidden[hand_hidden.index(cut) :]
     marked: list[Pos] = []
     if state.current_player == viewer:
         from allegra_rules.transitions import legal_actions
@@ -171,6 +297,14 @@ class Table:
         actions: every action applied so far.
         subscribers: the sockets watching the table.
         bots_pending: a bot move is scheduled on the event loop.
+        creator: the SHA-256 digest of the creator's token (``None``: none stored).
+        stand_in: the seats a stand-in bot plays while their person is away.
+        turn_since: when (``time.monotonic``) the seat to act got its turn.
+        seen: seat -> when its person last made a request with its token.
+        generation: counts changes of the seats (stand-ins, bots, freed seats) that
+            change the views without a move.
+        cache: the server's cache of rendered views (``None``: no caching).
+        moves: the last moves, for the views' ``log`` (see ``allegra_rules.server.log``).
     """
 
     id: str
@@ -184,8 +318,13 @@ class Table:
     actions: list[Action]
     subscribers: set[Subscriber] = attrs.field(factory=set)
     bots_pending: bool = False
-    _bodies: dict[tuple[int | None, bool, str], str] = attrs.field(factory=dict)
-    _bodies_version: int = -1
+    creator: bytes | None = None
+    stand_in: set[int] = attrs.field(factory=set)
+    turn_since: float = attrs.field(factory=time.monotonic)
+    seen: dict[int, float] = attrs.field(factory=dict)
+    generation: int = 0
+    cache: ViewCache | None = None
+    moves: list[Move] = attrs.field(factory=list)
 
     @property
     def num_players(self) -> int:
@@ -214,18 +353,22 @@ class Table:
             ],
             "version": self.version,
             "over": self.state.is_terminal,
+            "stand_in": sorted(self.stand_in),
         }
 
     def body(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> dict[str, Any]:
-        """The view document of ``seat`` (``None``: public) plus ``version``.
+        """The view document of ``seat`` (``None``: public) plus ``version`` and ``log``.
 
-        With ``svg`` (what the page asks for) also ``svg``, the table picture, and for a
-        seat ``action_texts``: each of its ``legal_actions`` worded in ``lang`` by
-        [`action_texts`][allegra_rules.wording.action_texts], in the same order.
+        ``log`` lists the last moves, oldest first, each worded in ``lang`` for ``seat``
+        (see ``allegra_rules.server.log.worded``): it names no card the seat
+        has not seen. With ``svg`` (what the page asks for) also ``svg``, the table
+        picture, and for a seat ``action_texts``: each of its ``legal_actions`` worded in
+        ``lang`` by [`action_texts`][allegra_rules.wording.action_texts], in the same order.
         """
         state = self.state
         data = observe(state, seat).to_dict() if seat is not None else public_view(state)
         data["version"] = self.version
+        data["log"] = worded(recent(self.moves, self.version, self.record), seat, lang)
         if svg:
             data["svg"] = seat_svg(state, seat, lang)
             if seat is not None:
@@ -233,16 +376,19 @@ class Table:
         return data
 
     def text(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> str:
-        """``body`` as JSON text, cached for the current version."""
-        if self._bodies_version != self.version:
-            self._bodies.clear()
-            self._bodies_version = self.version
-        key = (seat, svg, lang)
-        text = self._bodies.get(key)
+        """``body`` plus ``stand_in`` (the seats a stand-in bot plays) as JSON text.
+
+        The text is kept in ``cache`` for the current version and seats.
+        """
+        key: ViewKey = (self.id, self.version, self.generation, seat, svg, lang)
+        cache = self.cache
+        text = cache.get(key) if cache is not None else None
         if text is None:
-            text = self._bodies[key] = json.dumps(
-                self.body(seat, svg=svg, lang=lang), separators=(",", ":")
-            )
+            data = self.body(seat, svg=svg, lang=lang)
+            data["stand_in"] = sorted(self.stand_in)
+            text = json.dumps(data, separators=(",", ":"))
+            if cache is not None:
+                cache.put(key, text)
         return text
 
     def record(self) -> GameRecord:
@@ -269,24 +415,69 @@ class Tables:
         max_open_tables: how many unfinished tables may have been active within
             ``idle_seconds``; creating one more is refused with 503.
         idle_seconds: a table whose last move is older no longer counts as open.
+            Every table created within the last hour counts as well, finished or not.
+        view_cache_bytes: the size of the cache of rendered views (bytes of text).
+        tables_per_hour: how many tables one client address may create per hour
+            (429 after that).
+        seat_timeout: seconds a seat may be idle while it is to act before a stand-in
+            bot (greedy) plays it; 0 never.
+        bot_workers: the worker threads the bots of every table think in.
     """
 
     def __init__(
-        self, store: Store, *, max_open_tables: int = 1000, idle_seconds: float = 86400.0
+        self,
+        store: Store,
+        *,
+        max_open_tables: int = 1000,
+        idle_seconds: float = 86400.0,
+        view_cache_bytes: int = VIEW_CACHE_BYTES,
+        tables_per_hour: int = TABLES_PER_HOUR,
+        seat_timeout: float = SEAT_TIMEOUT,
+        bot_workers: int = BOT_WORKERS,
     ) -> None:
         self.store = store
         self.max_open_tables = max_open_tables
         self.idle_seconds = idle_seconds
+        self.seat_timeout = seat_timeout
+        self.views = ViewCache(view_cache_bytes)
+        self.created = RateLimit(tables_per_hour)
+        self.bot_workers = bot_workers
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._tables: dict[str, Table] = {}
+
+    def pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The worker threads every table's bots think in (started when first needed)."""
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self.bot_workers, thread_name_prefix="allegra-bots"
+            )
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the bots' worker threads (a bot still thinking finishes, unheard)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     # ---------------------------------------------------------------- tables
 
-    def create(self, data: object) -> Table:
+    def create(self, data: object, client: str | None = None) -> Table:
         """Create a table from a ``POST /api/tables`` body (parsed JSON).
 
+        See [`create_with_token`][allegra_rules.server.tables.Tables.create_with_token].
+        """
+        return self.create_with_token(data, client)[0]
+
+    def create_with_token(self, data: object, client: str | None = None) -> tuple[Table, str]:
+        """Create a table from a ``POST /api/tables`` body; also its creator's token.
+
+        ``client`` is the address the request came from: each may create
+        ``tables_per_hour`` tables an hour.
+
         Raises:
-            ApiError: 422 for a body that names no valid game, 503 when too many
-                tables are open.
+            ApiError: 422 for a body that names no valid game (or more than
+                ``MAX_SEATS`` seats), 429 (a ``RateLimited``) when ``client`` created
+                too many tables this hour, 503 when too many tables are open.
         """
         if not isinstance(data, dict):
             raise ApiError(422, "invalid_table", "the body must be a JSON object")
@@ -311,6 +502,13 @@ class Tables:
                 )
             config = attrs.evolve(config, max_turns_per_round=turns)
             pinned = preset_id_of(config)
+        if players > MAX_SEATS or config.max_players > MAX_SEATS:
+            raise ApiError(
+                422,
+                "invalid_table",
+                f"a table has at most {MAX_SEATS} seats; got players {players}, "
+                f"max_players {config.max_players}",
+            )
         if not config.min_players <= players <= config.max_players:
             raise ApiError(
                 422,
@@ -330,14 +528,23 @@ class Tables:
             state = new_game(players, config=config, seed=seed)
         except ValueError as exc:
             raise ApiError(422, "invalid_table", str(exc)) from None
-        since = time.time() - self.idle_seconds
-        if self.store.open_tables(since) >= self.max_open_tables:
+        address = client or "unknown"
+        wait = self.created.check(address)
+        if wait:
+            raise RateLimited(
+                f"this address created {self.created.limit} tables within the hour; "
+                f"try again in {wait:.0f} seconds",
+                wait,
+            )
+        now = time.time()
+        if self.store.open_tables(now - self.idle_seconds, now - 3600) >= self.max_open_tables:
             raise ApiError(
                 503,
                 "too_many_tables",
                 f"the server already has {self.max_open_tables} open tables; try again later",
             )
         table_id = secrets.token_urlsafe(9)
+        creator_token = secrets.token_urlsafe(32)
         self.store.add_table(
             table_id=table_id,
             num_players=players,
@@ -346,7 +553,9 @@ class Tables:
             seed=seed,
             bots=bots,
             state=state_to_json(state),
+            creator=token_digest(creator_token),
         )
+        self.created.add(address)
         table = Table(
             id=table_id,
             config=config,
@@ -357,22 +566,28 @@ class Tables:
             tokens={},
             state=state,
             actions=[],
+            creator=token_digest(creator_token),
+            cache=self.views,
         )
         self._tables[table_id] = table
         self.schedule_bots(table)
-        return table
+        return table, creator_token
 
     @staticmethod
     def _rules(data: dict[str, Any]) -> tuple[RuleConfig, str | None]:
         if "config" in data:
             if "preset" in data:
                 raise ApiError(422, "invalid_table", "give either preset or config, not both")
+            if not isinstance(data["config"], dict):
+                raise ApiError(422, "invalid_table", "config must be an object (RuleConfig)")
             try:
                 config = RuleConfig.from_json(json.dumps(data["config"]))
-            except (ValueError, TypeError) as exc:
-                raise ApiError(422, "invalid_table", f"config: {exc}") from None
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise ApiError(422, "invalid_table", f"config: {str(exc)[:300]}") from None
             return config, preset_id_of(config)
         name = data.get("preset", "seeds")
+        if not isinstance(name, str) or len(name) > 64:
+            raise ApiError(422, "invalid_table", "preset must be a preset id, such as 'seeds'")
         try:
             return preset(name), preset_id(name)
         except ValueError as exc:
@@ -384,15 +599,17 @@ class Tables:
             raise ApiError(422, "invalid_table", 'bots must be an object {"<seat>": "<bot>"}')
         bots: dict[int, tuple[str, int]] = {}
         for key, name in value.items():
-            if not (key.isascii() and key.isdigit() and int(key) < players):
+            # A seat is a canonical decimal: "0", "1", ..., no sign, no leading zero.
+            canonical = len(key) <= 2 and key.isascii() and key.isdigit() and key == str(int(key))
+            if not (canonical and int(key) < players):
                 raise ApiError(
-                    422, "invalid_table", f"bots: {key!r} is not a seat 0..{players - 1}"
+                    422, "invalid_table", f"bots: {key[:20]!r} is not a seat 0..{players - 1}"
                 )
-            if name not in BOT_KINDS:
+            if not isinstance(name, str) or name not in BOT_KINDS:
                 raise ApiError(
                     422,
                     "invalid_table",
-                    f"bots: unknown bot {name!r}; known bots: {', '.join(BOT_KINDS)}",
+                    f"bots: unknown bot {name!r:.40}; known bots: {', '.join(BOT_KINDS)}",
                 )
             bots[int(key)] = (name, secrets.randbelow(2**31))
         return bots
@@ -427,6 +644,8 @@ class Tables:
             tokens=row.seats,
             state=state,
             actions=actions,
+            creator=row.creator,
+            cache=self.views,
         )
         self._tables[table_id] = table
         return table
@@ -447,14 +666,7 @@ class Tables:
             ApiError: 404 for a seat the table does not have, 409 for a bot's seat or
                 one already taken.
         """
-        n = table.num_players
-        if not (seat_text.isascii() and seat_text.isdigit() and int(seat_text) < n):
-            raise ApiError(
-                404,
-                "unknown_seat",
-                f"table {table.id} has seats 0..{n - 1}; got {seat_text[:20]!r}",
-            )
-        seat = int(seat_text)
+        seat = self.seat_number(table, seat_text)
         if seat in table.bots:
             raise ApiError(409, "seat_is_bot", f"seat {seat} is played by a bot")
         token = secrets.token_urlsafe(32)
@@ -462,7 +674,122 @@ class Tables:
         if seat in table.tokens or not self.store.add_seat(table.id, seat, digest):
             raise ApiError(409, "seat_taken", f"seat {seat} is already taken")
         table.tokens[seat] = digest
+        self.seen(table, seat)
         return seat, token
+
+    @staticmethod
+    def seat_number(table: Table, seat_text: str) -> int:
+        """The seat a path names.
+
+        Raises:
+            ApiError: 404 for a seat the table does not have.
+        """
+        n = table.num_players
+        # A seat is a canonical decimal of at most two digits: "0", "1", ... ("002" is not).
+        canonical = (
+            len(seat_text) <= 2
+            and seat_text.isascii()
+            and seat_text.isdigit()
+            and seat_text == str(int(seat_text))
+        )
+        if not (canonical and int(seat_text) < n):
+            raise ApiError(
+                404,
+                "unknown_seat",
+                f"table {table.id} has seats 0..{n - 1}; got {seat_text[:20]!r}",
+            )
+        return int(seat_text)
+
+    def seen(self, table: Table, seat: int) -> None:
+        """The person of ``seat`` made a request with its token: a stand-in stops."""
+        table.seen[seat] = time.monotonic()
+        if seat in table.stand_in:
+            table.stand_in.discard(seat)
+            self._seats_changed(table)
+
+    @staticmethod
+    def check_creator(table: Table, token: str) -> None:
+        """Check the creator's token (compared in constant time).
+
+        Raises:
+            ApiError: 403 when it is not the token this table's creator was given.
+        """
+        digest = token_digest(token)
+        if table.creator is None or not hmac.compare_digest(table.creator, digest):
+            raise ApiError(
+                403, "not_creator", "this token is not the creator's token of this table"
+            )
+
+    def hand_to_bot(self, table: Table, seat_text: str, data: object) -> None:
+        """Let a bot play a seat from now on (the creator asks: ``{"bot": name}``, or none).
+
+        The seat's token, if any, stops working. The bot is ``greedy`` unless named.
+
+        Raises:
+            ApiError: 400 for a body that is not ``{}`` or ``{"bot": name}``, 404 for a
+                seat the table does not have, 409 when the game is over, 422 for an
+                unknown bot.
+        """
+        seat = self.seat_number(table, seat_text)
+        if data is None:
+            data = {}
+        if not isinstance(data, dict) or not set(data) <= {"bot"}:
+            raise ApiError(400, "bad_body", 'the body must be {} or {"bot": "<bot>"}')
+        name = data.get("bot", "greedy")
+        if not isinstance(name, str) or name not in BOT_KINDS:
+            raise ApiError(
+                422,
+                "invalid_bot",
+                f"unknown bot {name!r:.40}; known bots: {', '.join(BOT_KINDS)}",
+            )
+        if table.state.is_terminal:
+            raise ApiError(409, "game_over", "the game is over")
+        bot_seed = secrets.randbelow(2**31)
+        bots = {**table.bots, seat: (name, bot_seed)}
+        if seat in table.tokens:
+            self.store.remove_seat(table.id, seat)
+        self.store.set_bots(table.id, bots)
+        table.tokens.pop(seat, None)
+        table.bots = bots
+        table.players[seat] = BOT_KINDS[name](bot_seed)
+        table.stand_in.discard(seat)
+        self._close_seat(table, seat)
+        self._seats_changed(table)
+        self.schedule_bots(table)
+
+    def free_seat(self, table: Table, seat_text: str) -> None:
+        """Free a seat (the creator asks): its token stops working, or its bot leaves.
+
+        Raises:
+            ApiError: 404 for a seat the table does not have, 409 when the game is over.
+        """
+        seat = self.seat_number(table, seat_text)
+        if table.state.is_terminal:
+            raise ApiError(409, "game_over", "the game is over")
+        if seat in table.tokens:
+            self.store.remove_seat(table.id, seat)
+            table.tokens.pop(seat)
+        if seat in table.bots:
+            bots = {p: b for p, b in table.bots.items() if p != seat}
+            self.store.set_bots(table.id, bots)
+            table.bots = bots
+            table.players.pop(seat, None)
+        table.seen.pop(seat, None)
+        self._close_seat(table, seat)
+        self._seats_changed(table)
+
+    @staticmethod
+    def _close_seat(table: Table, seat: int) -> None:
+        """Close every socket watching as ``seat`` (its token no longer works)."""
+        for sub in list(table.subscribers):
+            if sub.seat == seat:
+                table.subscribers.discard(sub)
+                sub.queue.put_nowait(None)
+
+    def _seats_changed(self, table: Table) -> None:
+        """The seats changed without a move: new views for every watcher."""
+        table.generation += 1
+        self._announce(table)
 
     @staticmethod
     def seat_of(table: Table, token: str) -> int:
@@ -531,22 +858,46 @@ class Tables:
             state_to_json(after),
             after.is_terminal,
         )
+        remember(table.moves, table.version + 1, seat, table.state, action, after)
         table.state = after
         table.actions.append(action)
+        table.turn_since = time.monotonic()
+        self._announce(table)
+        self._forget_if_done(table)
+
+    def _announce(self, table: Table) -> None:
+        """Send the current view to every socket watching ``table``."""
         for sub in list(table.subscribers):
             if sub.queue.qsize() > 256:  # a socket that stopped reading
                 table.subscribers.discard(sub)
                 sub.queue.put_nowait(None)
                 continue
             sub.queue.put_nowait(table.text(sub.seat, svg=sub.svg, lang=sub.lang))
-        self._forget_if_done(table)
 
     # ------------------------------------------------------------------- bots
 
+    @staticmethod
+    def _player(table: Table, seat: int | None) -> Bot | None:
+        """The bot that plays ``seat`` now: its own, a stand-in (greedy), or none."""
+        if seat is None:
+            return None
+        bot = table.players.get(seat)
+        if bot is None and seat in table.stand_in:
+            bot = GreedyBot(table.version)
+        return bot
+
     def schedule_bots(self, table: Table) -> None:
-        """Let a bot move soon when it is a bot's move (one move per event-loop step)."""
+        """Let a bot think when it is a bot's (or a stand-in's) move.
+
+        With an event loop running, the bot thinks in the shared worker pool and its
+        move is applied back on the loop; without one, the bots' moves are played now.
+        """
         state = table.state
-        if table.bots_pending or state.is_terminal or state.current_player not in table.players:
+        if table.bots_pending or state.is_terminal:
+            return
+        seat = state.current_player
+        bot = self._player(table, seat)
+        if bot is None or seat is None:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -555,52 +906,79 @@ class Tables:
                 pass
             return
         table.bots_pending = True
-        loop.call_soon(self._bot_turn, table)
-
-    def _bot_turn(self, table: Table) -> None:
-        state = table.state
-        seat = state.current_player
-        bot = table.players.get(seat) if seat is not None else None
-        if isinstance(bot, SearchBot) and seat is not None:
-            # A search takes a good part of a second: it thinks in a worker thread, so
-            # that the other tables are served meanwhile. Nobody else can move while it
-            # is this bot's move, so the state is still the same when the answer comes.
-            future = asyncio.get_running_loop().run_in_executor(None, bot.choose, state)
-            future.add_done_callback(lambda done: self._bot_chose(table, state, seat, done))
-            return
-        table.bots_pending = False
-        if self._bot_step(table):
-            self.schedule_bots(table)
+        # Nobody else can move while it is this bot's move (a person coming back to a
+        # stand-in's seat aside: then the answer is dropped), so the state is still the
+        # same when the answer comes.
+        future = loop.run_in_executor(self.pool(), bot.choose, state)
+        future.add_done_callback(lambda done: self._bot_chose(table, state, seat, done))
 
     def _bot_chose(
         self, table: Table, state: GameState, seat: int, done: asyncio.Future[Any]
     ) -> None:
         """Apply the move a bot chose in a worker thread, then let the next bot move."""
         table.bots_pending = False
-        if table.state is not state or done.cancelled():
+        if done.cancelled():
             return
-        try:
-            action = done.result()
-            self._commit(table, seat, action, apply(state, action, player=seat))
-        except Exception:  # pragma: no cover - a bot never fails on a legal state
-            log.exception("the bot of seat %s at table %s failed", seat, table.id)
-            return
+        if table.state is state and self._player(table, seat) is not None:
+            try:
+                action = done.result()
+                self._commit(table, seat, action, apply(state, action, player=seat))
+            except Exception:  # pragma: no cover - a bot never fails on a legal state
+                log.exception("the bot of seat %s at table %s failed", seat, table.id)
+                return
         self.schedule_bots(table)
 
     def _bot_step(self, table: Table) -> bool:
         """One bot move, if it is a bot's move; True when one was made."""
         state = table.state
         seat = state.current_player
-        if seat is None or seat not in table.players:
+        bot = self._player(table, seat)
+        if seat is None or bot is None or state.is_terminal:
             return False
         try:
-            action = table.players[seat].choose(state)
+            action = bot.choose(state)
             after = apply(state, action, player=seat)
             self._commit(table, seat, action, after)
         except Exception:  # pragma: no cover - a bot never fails on a legal state
             log.exception("the bot of seat %s at table %s failed", seat, table.id)
             return False
         return True
+
+    def stand_in_idle_seats(self, now: float | None = None) -> int:
+        """Let a stand-in play every seat idle past ``seat_timeout`` while it is to act.
+
+        Returns how many stand-ins started. A seat no bot plays (claimed or not) is idle
+        since its turn began or its person's last request, whichever is later.
+        """
+        if self.seat_timeout <= 0:
+            return 0
+        now = time.monotonic() if now is None else now
+        started = 0
+        for table in list(self._tables.values()):
+            state = table.state
+            seat = state.current_player
+            if state.is_terminal or seat is None or seat in table.bots or seat in table.stand_in:
+                continue
+            if now - max(table.turn_since, table.seen.get(seat, 0.0)) < self.seat_timeout:
+                continue
+            table.stand_in.add(seat)
+            started += 1
+            log.info("a bot stands in for idle seat %s at table %s", seat, table.id)
+            self._seats_changed(table)
+            self.schedule_bots(table)
+        return started
+
+    async def watch_seats(self) -> None:
+        """Run ``stand_in_idle_seats`` now and then, until cancelled (a server task)."""
+        if self.seat_timeout <= 0:
+            return
+        every = min(1.0, max(0.05, self.seat_timeout / 4))
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.stand_in_idle_seats()
+            except Exception:  # pragma: no cover - keep watching whatever one table does
+                log.exception("the seat watcher failed")
 
     # ---------------------------------------------------------------- watchers
 

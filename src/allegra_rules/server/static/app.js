@@ -31,6 +31,17 @@ const TEXT = {
     record: "Download the game record",
     unknownTable: "There is no such table.", connectionLost: "Connection lost; reconnecting...",
     hidden: "hidden", lastTurn: "(last turn: {who} ended the round)",
+    lastMoves: "Last moves", continue: "Continue", roundOver: "Round {n} is over: every card is turned up.",
+    endedBy: "{who} turned up all their cards first and ended the round.",
+    turnLimit: "The round reached its turn limit; nobody ended it, nobody is doubled.",
+    doubled: "{who} did not have the lowest sum: {sum} counts double, {score}.",
+    notDoubledLowest: "{who} had the lowest sum: not doubled.",
+    notDoubledLow: "{who}'s sum {sum} is not above zero: not doubled.",
+    zoneSum: "Zone sum", roundScore: "This round", removedTriple: "a triple, removed before counting",
+    gap: "empty", badgeYou: "you", badgePerson: "person", badgeBot: "bot", badgeFree: "free",
+    badgeStandIn: "bot stands in", badgeWaiting: "to move", seatsLabel: "Seats",
+    freeSeatTurn: "{who} is still free: waiting for someone to take it (share the link).",
+    offline: "Cannot reach the server; retrying…", refused: "The server refused this ({code}).",
   },
   de: {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
@@ -60,6 +71,17 @@ const TEXT = {
     record: "Spielprotokoll herunterladen",
     unknownTable: "Diesen Tisch gibt es nicht.", connectionLost: "Verbindung verloren; verbinde neu …",
     hidden: "verdeckt", lastTurn: "(letzter Zug: {who} hat die Runde beendet)",
+    lastMoves: "Letzte Züge", continue: "Weiter", roundOver: "Runde {n} ist vorbei: alle Karten sind aufgedeckt.",
+    endedBy: "{who} hat als Erster alle Karten aufgedeckt und die Runde beendet.",
+    turnLimit: "Die Runde hat ihre Zuggrenze erreicht; niemand hat sie beendet, niemand wird verdoppelt.",
+    doubled: "{who} hatte nicht die niedrigste Summe: {sum} zählt doppelt, {score}.",
+    notDoubledLowest: "{who} hatte die niedrigste Summe: nicht verdoppelt.",
+    notDoubledLow: "Die Summe {sum} von {who} ist nicht größer als null: nicht verdoppelt.",
+    zoneSum: "Zonensumme", roundScore: "Diese Runde", removedTriple: "ein Drilling, vor dem Zählen entfernt",
+    gap: "leer", badgeYou: "du", badgePerson: "Mensch", badgeBot: "Bot", badgeFree: "frei",
+    badgeStandIn: "Bot vertritt", badgeWaiting: "am Zug", seatsLabel: "Plätze",
+    freeSeatTurn: "{who} ist noch frei: warte, bis jemand den Platz nimmt (teile den Link).",
+    offline: "Der Server ist nicht erreichbar; neuer Versuch …", refused: "Der Server hat das abgelehnt ({code}).",
   },
   pl: {
     title: "Allegra", language: "Język", newTable: "Nowy stół", players: "Gracze",
@@ -89,6 +111,17 @@ const TEXT = {
     record: "Pobierz zapis gry",
     unknownTable: "Nie ma takiego stołu.", connectionLost: "Utracono połączenie; łączę ponownie…",
     hidden: "zakryta", lastTurn: "(ostatnia tura: {who} zakończył rundę)",
+    lastMoves: "Ostatnie ruchy", continue: "Dalej", roundOver: "Runda {n} skończona: wszystkie karty są odkryte.",
+    endedBy: "{who} pierwszy odkrył wszystkie karty i zakończył rundę.",
+    turnLimit: "Runda osiągnęła limit tur; nikt jej nie zakończył, nikt nie ma podwojenia.",
+    doubled: "{who} nie miał najniższej sumy: {sum} liczy się podwójnie, {score}.",
+    notDoubledLowest: "{who} miał najniższą sumę: bez podwojenia.",
+    notDoubledLow: "Suma {sum} gracza {who} nie jest większa od zera: bez podwojenia.",
+    zoneSum: "Suma strefy", roundScore: "Ta runda", removedTriple: "trójka, usunięta przed liczeniem",
+    gap: "puste", badgeYou: "ty", badgePerson: "człowiek", badgeBot: "bot", badgeFree: "wolne",
+    badgeStandIn: "zastępuje bot", badgeWaiting: "ma ruch", seatsLabel: "Miejsca",
+    freeSeatTurn: "{who} jest wolne: czekamy, aż ktoś je zajmie (udostępnij link).",
+    offline: "Brak połączenia z serwerem; ponawiam…", refused: "Serwer odrzucił żądanie ({code}).",
   },
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
@@ -118,6 +151,143 @@ const TEXT = {
     record: "Télécharger l’enregistrement de la partie",
     unknownTable: "Cette table n’existe pas.", connectionLost: "Connexion perdue ; reconnexion…",
     hidden: "cachée", lastTurn: "(dernier tour : {who} a fini la manche)",
+    lastMoves: "Derniers coups", continue: "Continuer", roundOver: "La manche {n} est finie : toutes les cartes sont retournées.",
+    endedBy: "{who} a retourné toutes ses cartes en premier et a fini la manche.",
+    turnLimit: "La manche a atteint sa limite de tours ; personne ne l’a finie, personne n’est doublé.",
+    doubled: "{who} n’avait pas la somme la plus basse : {sum} compte double, {score}.",
+    notDoubledLowest: "{who} avait la somme la plus basse : pas de doublement.",
+    notDoubledLow: "La somme {sum} de {who} n’est pas au-dessus de zéro : pas de doublement.",
+    zoneSum: "Somme de la zone", roundScore: "Cette manche", removedTriple: "un triplet, retiré avant le compte",
+    gap: "vide", badgeYou: "vous", badgePerson: "personne", badgeBot: "bot", badgeFree: "libre",
+    badgeStandIn: "un bot remplace", badgeWaiting: "doit jouer", seatsLabel: "Places",
+    freeSeatTurn: "{who} est encore libre : on attend que quelqu’un la prenne (partagez le lien).",
+    offline: "Le serveur est injoignable ; nouvel essai…", refused: "Le serveur a refusé ({code}).",
+  },
+};
+
+
+// What the server says, by its error code ({"error": code, "message": ...}), in the
+// page's language. A code not listed here is shown as TEXT.refused with the code.
+const ERRORS = {
+  en: {
+    bad_authorization: "The seat's key is malformed.",
+    bad_body: "The server did not understand the request.",
+    bad_query: "The server did not understand the request.",
+    body_timeout: "The request took too long to arrive; try again.",
+    cross_origin: "Requests from another site are refused.",
+    game_not_over: "The game is not over yet.",
+    game_over: "The game is over.",
+    illegal_action: "That move is not allowed now.",
+    invalid_action: "That is not a valid move.",
+    invalid_bot: "That bot is not available.",
+    invalid_table: "These table settings are not valid.",
+    internal_error: "The server failed; try again later.",
+    malformed_json: "The server did not understand the request.",
+    method_not_allowed: "The server does not allow this request.",
+    missing_token: "This needs your seat's key: take a seat first.",
+    not_creator: "Only the table's creator may do that.",
+    not_found: "There is nothing at this address.",
+    not_your_turn: "It is not your move.",
+    seat_is_bot: "A bot plays that seat.",
+    seat_taken: "Someone has already taken that seat.",
+    stale_version: "The table has moved on; here is where it stands now.",
+    too_large: "The request is too large.",
+    too_many_requests: "Too many requests; wait a moment and try again.",
+    too_many_tables: "The server has too many open tables; try again later.",
+    unknown_seat: "The table has no such seat.",
+    unknown_table: "There is no such table.",
+    unsupported_media_type: "The server did not understand the request.",
+    wrong_token: "Your key no longer fits this table; take a seat again.",
+  },
+  de: {
+    bad_authorization: "Der Schlüssel des Platzes ist fehlerhaft.",
+    bad_body: "Der Server hat die Anfrage nicht verstanden.",
+    bad_query: "Der Server hat die Anfrage nicht verstanden.",
+    body_timeout: "Die Anfrage kam zu langsam an; versuche es noch einmal.",
+    cross_origin: "Anfragen von einer anderen Website werden abgelehnt.",
+    game_not_over: "Das Spiel ist noch nicht vorbei.",
+    game_over: "Das Spiel ist vorbei.",
+    illegal_action: "Dieser Zug ist jetzt nicht erlaubt.",
+    invalid_action: "Das ist kein gültiger Zug.",
+    invalid_bot: "Diesen Bot gibt es nicht.",
+    invalid_table: "Diese Tischeinstellungen sind ungültig.",
+    internal_error: "Der Server hat einen Fehler; versuche es später noch einmal.",
+    malformed_json: "Der Server hat die Anfrage nicht verstanden.",
+    method_not_allowed: "Der Server erlaubt diese Anfrage nicht.",
+    missing_token: "Dafür brauchst du den Schlüssel deines Platzes: nimm zuerst Platz.",
+    not_creator: "Das darf nur, wer den Tisch eröffnet hat.",
+    not_found: "Unter dieser Adresse gibt es nichts.",
+    not_your_turn: "Du bist nicht am Zug.",
+    seat_is_bot: "Diesen Platz spielt ein Bot.",
+    seat_taken: "Diesen Platz hat schon jemand genommen.",
+    stale_version: "Am Tisch ist inzwischen gespielt worden; hier ist der aktuelle Stand.",
+    too_large: "Die Anfrage ist zu groß.",
+    too_many_requests: "Zu viele Anfragen; warte kurz und versuche es noch einmal.",
+    too_many_tables: "Der Server hat zu viele offene Tische; versuche es später noch einmal.",
+    unknown_seat: "Diesen Platz gibt es an diesem Tisch nicht.",
+    unknown_table: "Diesen Tisch gibt es nicht.",
+    unsupported_media_type: "Der Server hat die Anfrage nicht verstanden.",
+    wrong_token: "Dein Schlüssel passt nicht mehr zu diesem Tisch; nimm erneut Platz.",
+  },
+  pl: {
+    bad_authorization: "Klucz miejsca jest uszkodzony.",
+    bad_body: "Serwer nie zrozumiał żądania.",
+    bad_query: "Serwer nie zrozumiał żądania.",
+    body_timeout: "Żądanie docierało zbyt długo; spróbuj ponownie.",
+    cross_origin: "Żądania z innej strony są odrzucane.",
+    game_not_over: "Gra jeszcze się nie skończyła.",
+    game_over: "Gra się skończyła.",
+    illegal_action: "Ten ruch jest teraz niedozwolony.",
+    invalid_action: "To nie jest poprawny ruch.",
+    invalid_bot: "Nie ma takiego bota.",
+    invalid_table: "Te ustawienia stołu są niepoprawne.",
+    internal_error: "Błąd serwera; spróbuj później.",
+    malformed_json: "Serwer nie zrozumiał żądania.",
+    method_not_allowed: "Serwer nie pozwala na to żądanie.",
+    missing_token: "Do tego potrzebny jest klucz miejsca: najpierw zajmij miejsce.",
+    not_creator: "Może to zrobić tylko zakładający stół.",
+    not_found: "Pod tym adresem nic nie ma.",
+    not_your_turn: "To nie twój ruch.",
+    seat_is_bot: "Na tym miejscu gra bot.",
+    seat_taken: "To miejsce jest już zajęte.",
+    stale_version: "Gra poszła dalej; oto obecny stan stołu.",
+    too_large: "Żądanie jest za duże.",
+    too_many_requests: "Za dużo żądań; poczekaj chwilę i spróbuj ponownie.",
+    too_many_tables: "Serwer ma za dużo otwartych stołów; spróbuj później.",
+    unknown_seat: "Przy tym stole nie ma takiego miejsca.",
+    unknown_table: "Nie ma takiego stołu.",
+    unsupported_media_type: "Serwer nie zrozumiał żądania.",
+    wrong_token: "Twój klucz nie pasuje już do tego stołu; zajmij miejsce ponownie.",
+  },
+  fr: {
+    bad_authorization: "La clé de la place est mal formée.",
+    bad_body: "Le serveur n’a pas compris la requête.",
+    bad_query: "Le serveur n’a pas compris la requête.",
+    body_timeout: "La requête a mis trop de temps à arriver ; réessayez.",
+    cross_origin: "Les requêtes venant d’un autre site sont refusées.",
+    game_not_over: "La partie n’est pas encore finie.",
+    game_over: "La partie est finie.",
+    illegal_action: "Ce coup n’est pas permis maintenant.",
+    invalid_action: "Ce n’est pas un coup valable.",
+    invalid_bot: "Ce bot n’existe pas.",
+    invalid_table: "Ces réglages de table ne sont pas valables.",
+    internal_error: "Le serveur a échoué ; réessayez plus tard.",
+    malformed_json: "Le serveur n’a pas compris la requête.",
+    method_not_allowed: "Le serveur n’accepte pas cette requête.",
+    missing_token: "Il faut la clé de votre place : prenez d’abord une place.",
+    not_creator: "Seul le créateur de la table peut faire cela.",
+    not_found: "Il n’y a rien à cette adresse.",
+    not_your_turn: "Ce n’est pas à vous de jouer.",
+    seat_is_bot: "Un bot joue cette place.",
+    seat_taken: "Quelqu’un a déjà pris cette place.",
+    stale_version: "La partie a avancé ; voici où en est la table.",
+    too_large: "La requête est trop grande.",
+    too_many_requests: "Trop de requêtes ; attendez un peu et réessayez.",
+    too_many_tables: "Le serveur a trop de tables ouvertes ; réessayez plus tard.",
+    unknown_seat: "Cette table n’a pas cette place.",
+    unknown_table: "Cette table n’existe pas.",
+    unsupported_media_type: "Le serveur n’a pas compris la requête.",
+    wrong_token: "Votre clé ne correspond plus à cette table ; reprenez une place.",
   },
 };
 
@@ -125,7 +295,8 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const page = {
   lang: "en", table: params.get("table"), seat: null, token: null, info: null,
-  view: null, socket: null, busy: false, retry: 0,
+  view: null, socket: null, busy: false, retry: 0, seenRound: 0, infoVersion: -1, logSince: 0,
+  narrow: window.matchMedia("(max-width: 700px)"),
 };
 
 function chooseLang() {
@@ -153,27 +324,57 @@ function translatePage() {
   if (page.view) render(page.view);
 }
 
+// An error of the server, or of the network, in the page's language.
+function errorText(error) {
+  if (!error) return "";
+  if (error.code === "offline") return t("offline");
+  const known = ERRORS[page.lang][error.code] ?? ERRORS.en[error.code];
+  if (known) return known;
+  return error.code ? t("refused", { code: error.code }) : t("refused", { code: error.status || "?" });
+}
+
 function showError(message) {
   const box = $("error");
   box.textContent = message || "";
   box.hidden = !message;
 }
 
-async function api(method, path, body) {
+const sleep = (ms) => new Promise((done) => { setTimeout(done, ms); });
+
+// One request. When the network fails (fetch throws) a request that may be sent again
+// (GETs and moves: a move names the version it was made at, so the server refuses a
+// repeat with "stale_version") is retried, waiting longer each time, while the page
+// says that it cannot reach the server.
+async function api(method, path, body, { retry = method === "GET" } = {}) {
   const headers = {};
   if (page.token) headers.Authorization = `Bearer ${page.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = new Error(data.message || response.statusText);
-    error.status = response.status;
-    error.code = data.error;
-    throw error;
+  for (let attempt = 0; ; attempt += 1) {
+    let response;
+    try {
+      response = await fetch(path, {
+        method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (_) {
+      if (!retry || attempt >= 6) {
+        const error = new Error("offline");
+        error.code = "offline";
+        throw error;
+      }
+      showError(t("offline"));
+      await sleep(Math.min(16, 2 ** attempt) * 1000);
+      continue;
+    }
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const error = new Error(data.message || response.statusText);
+      error.status = response.status;
+      error.code = data.error;
+      throw error;
+    }
+    if (attempt) showError("");
+    return data;
   }
-  return data;
 }
 
 // ------------------------------------------------------------------- the lobby
@@ -217,11 +418,11 @@ async function createTable(event) {
   try {
     const table = await api("POST", "/api/tables", body);
     page.table = table.table;
-    const claim = await api("POST", `/api/tables/${table.table}/seats/0`);
+    const claim = await api("POST", `/api/tables/${table.table}/seats/0`, {});
     localStorage.setItem(`allegra:${table.table}`, JSON.stringify({ seat: 0, token: claim.token }));
     location.href = `/?table=${encodeURIComponent(table.table)}&lang=${page.lang}`;
   } catch (error) {
-    showError(error.message);
+    showError(errorText(error));
     $("create-button").disabled = false;
   }
 }
@@ -251,13 +452,13 @@ function showJoin() {
 async function claimSeat(seat) {
   showError("");
   try {
-    const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`);
+    const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, {});
     localStorage.setItem(`allegra:${page.table}`, JSON.stringify({ seat, token: claim.token }));
     page.seat = seat;
     page.token = claim.token;
     openTable();
   } catch (error) {
-    showError(error.message);
+    showError(errorText(error));
     page.info = await api("GET", `/api/tables/${page.table}`);
     showJoin();
   }
@@ -269,6 +470,7 @@ function openTable() {
   $("join").hidden = true;
   $("table").hidden = false;
   $("share-link").value = `${location.origin}/?table=${page.table}`;
+  page.seenRound = Number(localStorage.getItem(`allegra:${page.table}:round`) || 0);
   connect();
 }
 
@@ -286,16 +488,51 @@ function connect() {
   };
   socket.onclose = (event) => {
     if (page.socket !== socket) return;
-    if (event.code === 1008) {
-      localStorage.removeItem(`allegra:${page.table}`);
-      showError(event.reason);
+    // Close codes (see the "Run a server" page): 4401 the token is not this table's,
+    // 4404 no such table, 4400 a bad query, 1011 a server error. Only 4401 drops the
+    // stored token; anything else may pass (a server restarting, a proxy going away),
+    // so the page tries again, waiting longer each time.
+    if (event.code === 4401) {
+      forgetSeat();
       return;
     }
     if (page.view && page.view.phase === "over") return;
-    showError(t("connectionLost"));
-    page.retry = Math.min(page.retry + 1, 5);
-    setTimeout(() => { if (page.socket === socket) connect(); }, 1000 * page.retry);
+    showError(event.code === 4404 ? t("unknownTable") : t("offline"));
+    page.retry = Math.min(page.retry + 1, 6);
+    const delay = Math.min(30, 2 ** (page.retry - 1)) * 1000;
+    setTimeout(() => { if (page.socket === socket) connect(); }, delay);
   };
+}
+
+async function forgetSeat() {
+  localStorage.removeItem(`allegra:${page.table}`);
+  page.socket = null;
+  page.token = null;
+  page.seat = null;
+  $("table").hidden = true;
+  try {
+    page.info = await api("GET", `/api/tables/${page.table}`);
+    showJoin();
+    showError(errorText({ code: "wrong_token" }));
+  } catch (error) {
+    showError(errorText(error));
+  }
+}
+
+// The seats' facts (bot, taken) change without a move when someone takes a seat: they
+// are read again with each new version while a seat is free.
+async function refreshInfo(view) {
+  if (!page.info || page.infoVersion === view.version) return;
+  if (page.info.seats.every((s) => s.taken)) return;
+  page.infoVersion = view.version;
+  try {
+    page.info = await api("GET", `/api/tables/${page.table}`);
+    if (page.view) renderSeats(page.view);
+  } catch (_) { /* the next version asks again */ }
+}
+
+function seatFacts(p) {
+  return page.info && page.info.seats[p] ? page.info.seats[p] : { seat: p, bot: null, taken: true };
 }
 
 function cardText(value) {
@@ -316,10 +553,14 @@ function statusText(view) {
   const me = view.viewer !== null && view.current_player === view.viewer;
   const who = view.current_player === null ? "" : seatName(view.current_player);
   const v = view.held;
+  if (view.phase === "over") {
+    return t(view.winners.length > 1 ? "overTie" : "over",
+      { list: listSeats(view.winners), score: view.totals[view.winners[0]] });
+  }
+  if (!me && view.current_player !== null && !seatFacts(view.current_player).taken) {
+    return t("freeSeatTurn", { who });
+  }
   switch (view.phase) {
-    case "over":
-      return t(view.winners.length > 1 ? "overTie" : "over",
-        { list: listSeats(view.winners), score: view.totals[view.winners[0]] });
     case "setup": return me ? t("setupMe") : t("setupOther", { who });
     case "draw": {
       const text = me ? t("drawMe") : t("drawOther", { who });
@@ -340,14 +581,24 @@ function statusText(view) {
   return t(keys[view.phase], { v, who: other === null ? "" : seatName(other) });
 }
 
+// Whether the page shows the end of the latest round instead of the board: until the
+// person presses Continue (and, when the game is over, for good).
+function revealing(view) {
+  return Boolean(view.last_round) &&
+    (view.phase === "over" || view.last_round.round > page.seenRound);
+}
+
 function render(view) {
   if (page.view && view.version < page.view.version) return;
+  const before = page.view;
   page.view = view;
-  $("status").textContent = statusText(view);
-  $("picture").innerHTML = view.svg || "";
-  const svg = $("picture").querySelector("svg");
-  // On a narrow screen the picture keeps readable cards and scrolls sideways.
-  if (svg) svg.style.minWidth = `${view.num_players * 160}px`;
+  const reveal = revealing(view);
+  $("status").textContent = reveal && view.phase !== "over"
+    ? t("roundOver", { n: view.last_round.round }) : statusText(view);
+  renderSeats(view);
+  renderReveal(view, reveal);
+  $("board").hidden = reveal;
+  renderPictures(view);
   $("draw-count").textContent = t("cards", { n: view.draw_pile_size });
   const top = view.discard_pile.length ? view.discard_pile[view.discard_pile.length - 1] : "";
   setCard($("discard-top"), top, false);
@@ -355,20 +606,15 @@ function render(view) {
   $("held-box").hidden = !holding;
   if (holding) setCard($("held"), view.held, view.held_hidden);
 
+  // The status line says what the knock window waits for; the banner only who knocked.
   const knock = $("knock");
-  knock.hidden = view.phase !== "knock" && !(view.knockers.length && view.phase === "hold_deck");
-  if (!knock.hidden) {
-    const parts = [];
-    if (view.phase === "knock") {
-      parts.push(t("knockOther", { who: seatName(view.drawer), v: view.held,
-        p: seatName(view.current_player) }));
-    }
-    if (view.knockers.length) parts.push(t("knockers", { list: listSeats(view.knockers) }));
-    knock.textContent = parts.join(" ");
-  }
+  knock.hidden = reveal || !view.knockers.length ||
+    !["knock", "hold_deck"].includes(view.phase);
+  if (!knock.hidden) knock.textContent = t("knockers", { list: listSeats(view.knockers) });
 
   const actions = $("actions");
   actions.replaceChildren();
+  actions.hidden = reveal;
   // The server words each action (allegra_rules.wording) in the page's language.
   (view.legal_actions || []).forEach((action, i) => {
     if (action.pos) return;
@@ -377,6 +623,7 @@ function render(view) {
     button.className = "primary";
     button.dataset.action = action.type;
     button.textContent = (view.action_texts || [])[i] || action.type;
+    button.disabled = page.busy;
     button.addEventListener("click", () => play(action));
     actions.append(button);
   });
@@ -397,7 +644,230 @@ function render(view) {
     link.textContent = t("record");
     over.append(link);
   }
+  renderLog(view, before);
   renderScores(view);
+  if (!before || before.version !== view.version) refreshInfo(view);
+}
+
+function renderSeats(view) {
+  const list = $("seats");
+  list.replaceChildren();
+  list.setAttribute("aria-label", t("seatsLabel"));
+  const standIn = view.stand_in || [];
+  for (let p = 0; p < view.num_players; p += 1) {
+    const facts = seatFacts(p);
+    const item = document.createElement("li");
+    item.dataset.seat = String(p);
+    const name = document.createElement("span");
+    name.textContent = t("seatN", { n: p });
+    item.append(name);
+    const badges = [];
+    if (p === view.viewer) badges.push(["you", "badgeYou"]);
+    if (facts.bot) badges.push(["bot", "badgeBot"]);
+    else if (facts.taken) badges.push(["person", "badgePerson"]);
+    else badges.push(["free", "badgeFree"]);
+    if (standIn.includes(p)) badges.push(["stand-in", "badgeStandIn"]);
+    if (view.phase !== "over" && view.current_player === p) badges.push(["waiting", "badgeWaiting"]);
+    for (const [kind, key] of badges) {
+      const badge = document.createElement("span");
+      badge.className = `badge badge-${kind}`;
+      badge.textContent = t(key);
+      item.append(badge);
+    }
+    item.classList.toggle("turn", view.phase !== "over" && view.current_player === p);
+    list.append(item);
+  }
+  $("share").hidden = Boolean(page.info) && page.info.seats.every((s) => s.taken);
+}
+
+// ----------------------------------------------------------- the table picture
+
+// The server's picture has every seat side by side. On a narrow screen each seat's
+// zone (its four columns and its left neighbour's column 3, under its coloured band)
+// is cut out: the reader's own first, as wide as the screen, then the others, two to a
+// row (a seat with a card to click in it gets a whole row).
+let pictureCount = 0;
+
+function seatCrop(text, seat, wide) {
+  pictureCount += 1;
+  const box = document.createElement("div");
+  box.className = wide ? "crop wide" : "crop";
+  box.dataset.seat = String(seat);
+  // Each copy gets its own pattern id: a url(#id) reaches the first element with that id.
+  box.innerHTML = text.replaceAll("allegra-back", `allegra-back-${pictureCount}`);
+  const svg = box.querySelector("svg");
+  const band = svg && svg.querySelector(`rect.zone-band[data-zone="${seat}"]`);
+  if (!band) return null;
+  const x = Number(band.getAttribute("x")) - 4;
+  const width = Number(band.getAttribute("width")) + 8;
+  const inside = (left, right) => right > x && left < x + width;
+  // Down to the zone's bracket, or to a held or hand card under it with its notes.
+  let bottom = Number(band.getAttribute("y")) + Number(band.getAttribute("height")) + 8;
+  const bracket = svg.querySelector(`g.zone-bracket[data-zone="${seat}"] rect`);
+  if (bracket) {
+    bottom = Math.max(bottom, Number(bracket.getAttribute("y")) + Number(bracket.getAttribute("height")) + 6);
+  }
+  for (const card of svg.querySelectorAll("g.held-card, g.hand-card")) {
+    const rect = card.querySelector("rect");
+    const left = Number(rect.getAttribute("x"));
+    if (inside(left, left + Number(rect.getAttribute("width")))) {
+      bottom = Math.max(bottom, Number(rect.getAttribute("y")) + Number(rect.getAttribute("height")) + 8);
+    }
+  }
+  bottom = Math.min(bottom, svg.viewBox.baseVal.height);
+  svg.setAttribute("viewBox", `${x} 0 ${width} ${bottom}`);
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  // What belongs to other zones goes: their cards (so that none can be clicked) and the
+  // words that start or centre outside the cut.
+  for (const card of svg.querySelectorAll("g.card")) {
+    const rect = card.querySelector("rect");
+    const left = Number(rect.getAttribute("x"));
+    if (!inside(left, left + Number(rect.getAttribute("width")))) card.remove();
+  }
+  for (const text of svg.querySelectorAll("text")) {
+    const at = Number(text.getAttribute("x"));
+    if (!(at > x && at < x + width)) text.remove();
+  }
+  return box;
+}
+
+function renderPictures(view) {
+  const picture = $("picture");
+  const text = view.svg || "";
+  if (!page.narrow.matches) {
+    picture.className = "";
+    picture.innerHTML = text;
+    const svg = picture.querySelector("svg");
+    // A wide table keeps readable cards and scrolls sideways.
+    if (svg) svg.style.minWidth = `${view.num_players * 160}px`;
+    return;
+  }
+  picture.className = "crops";
+  picture.replaceChildren();
+  const n = view.num_players;
+  const me = view.viewer;
+  const order = [];
+  for (let k = 0; k < n; k += 1) order.push(me === null ? k : (me + k) % n);
+  // The column 3 of the seat drawn left of one's own is in one's own zone, and so in its cut.
+  const inOwnCut = (pos) => me !== null && pos.player === (me + 1) % n && pos.col === 3;
+  const clickable = new Set((view.legal_actions || [])
+    .filter((a) => a.pos && !inOwnCut(a.pos)).map((a) => a.pos.player));
+  for (const seat of order) {
+    const crop = seatCrop(text, seat, seat === me || (clickable.has(seat) && seat !== me));
+    if (crop) picture.append(crop);
+  }
+}
+
+// ------------------------------------------------------------ the round's end
+
+function revealGrid(view, seat) {
+  const end = view.last_round;
+  const grid = document.createElement("div");
+  grid.className = "reveal-grid";
+  const removed = new Set(end.removed || []);
+  for (let row = 0; row < 3; row += 1) {
+    for (let col = 0; col < 4; col += 1) {
+      const i = seat * 12 + row * 4 + col;
+      const card = document.createElement("span");
+      const value = end.cells[i];
+      card.className = "card-face small";
+      card.dataset.index = String(i);
+      if (value === null) {
+        card.classList.add("gap");
+        card.title = t("gap");
+      } else {
+        card.textContent = String(value);
+        card.classList.add("revealed");
+      }
+      if (removed.has(i)) {
+        card.classList.add("removed");
+        card.title = t("removedTriple");
+      }
+      grid.append(card);
+    }
+  }
+  return grid;
+}
+
+function reasonText(view) {
+  const end = view.last_round;
+  if (end.ender === null) return t("turnLimit");
+  const who = seatName(end.ender);
+  const sum = end.zone_sums[end.ender];
+  const others = end.zone_sums.filter((_, p) => p !== end.ender);
+  let second;
+  if (end.doubled) second = t("doubled", { who, sum, score: end.scores[end.ender] });
+  else if (sum <= Math.min(...others)) second = t("notDoubledLowest", { who });
+  else second = t("notDoubledLow", { who, sum });
+  return `${t("endedBy", { who })} ${second}`;
+}
+
+function renderReveal(view, reveal) {
+  const box = $("reveal");
+  box.hidden = !reveal;
+  if (!reveal) return;
+  const end = view.last_round;
+  $("reveal-title").textContent = t("round", { n: end.round });
+  $("reveal-reason").textContent = reasonText(view);
+  const grids = $("reveal-grids");
+  grids.replaceChildren();
+  const n = view.num_players;
+  for (let k = 0; k < n; k += 1) {
+    const seat = view.viewer === null ? k : (view.viewer + k) % n;
+    const figure = document.createElement("figure");
+    figure.dataset.seat = String(seat);
+    if (seat === end.ender) figure.classList.add("ender");
+    const caption = document.createElement("figcaption");
+    caption.textContent = `${seatName(seat)}: ${end.scores[seat]}`;
+    figure.append(caption, revealGrid(view, seat));
+    grids.append(figure);
+  }
+  const table = $("reveal-scores");
+  table.replaceChildren();
+  const head = table.insertRow();
+  head.append(document.createElement("th"));
+  for (let p = 0; p < n; p += 1) {
+    const th = document.createElement("th");
+    th.textContent = seatName(p);
+    head.append(th);
+  }
+  const rows = [["zoneSum", end.zone_sums], ["roundScore", end.scores], ["total", view.totals]];
+  for (const [key, values] of rows) {
+    const row = table.insertRow();
+    row.insertCell().textContent = t(key);
+    values.forEach((value, p) => {
+      const cell = row.insertCell();
+      cell.textContent = String(value);
+      if (key === "roundScore" && p === end.ender && end.doubled) cell.className = "doubled";
+    });
+  }
+  $("reveal-continue").hidden = view.phase === "over";
+}
+
+function continueGame() {
+  if (!page.view || !page.view.last_round) return;
+  page.seenRound = page.view.last_round.round;
+  localStorage.setItem(`allegra:${page.table}:round`, String(page.seenRound));
+  render(page.view);
+  $("status").scrollIntoView({ block: "nearest" });
+}
+
+function renderLog(view, before) {
+  const list = $("log");
+  list.replaceChildren();
+  // The moves since the view before this one stand out.
+  if (!before) page.logSince = view.version;
+  else if (before.version !== view.version) page.logSince = before.version;
+  const seen = page.logSince;
+  for (const entry of (view.log || []).slice(-6).reverse()) {
+    const item = document.createElement("li");
+    item.textContent = entry.text;
+    item.dataset.seat = String(entry.seat);
+    if (entry.version > seen) item.className = "new";
+    list.append(item);
+  }
+  list.previousElementSibling.hidden = !list.children.length;
 }
 
 function renderScores(view) {
@@ -441,10 +911,10 @@ async function play(action) {
   for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
   try {
     const view = await api("POST", `/api/tables/${page.table}/moves?svg=1&lang=${page.lang}`,
-      { action, version: page.view.version });
+      { action, version: page.view.version }, { retry: true });
     render(view);
   } catch (error) {
-    showError(error.message);
+    showError(errorText(error));
     if (error.status === 409) {
       render(await api("GET", `/api/tables/${page.table}/view?svg=1&lang=${page.lang}`));
     }
@@ -468,6 +938,8 @@ async function start() {
     if (page.socket) connect();
   });
   $("picture").addEventListener("click", clickCell);
+  $("reveal-continue").addEventListener("click", continueGame);
+  page.narrow.addEventListener("change", () => { if (page.view) renderPictures(page.view); });
   $("copy").addEventListener("click", async () => {
     $("share-link").select();
     try { await navigator.clipboard.writeText($("share-link").value); } catch (_) { /* select() is enough */ }
@@ -485,7 +957,7 @@ async function start() {
   try {
     page.info = await api("GET", `/api/tables/${page.table}`);
   } catch (error) {
-    showError(error.status === 404 ? t("unknownTable") : error.message);
+    showError(errorText(error));
     return;
   }
   const saved = JSON.parse(localStorage.getItem(`allegra:${page.table}`) || "null");
