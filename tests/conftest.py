@@ -18,6 +18,7 @@ marker names a clause that does not exist fails at setup.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -25,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from helpers import thorough_run
+from postgres import Cluster, can_run_as_root, find_bin
 from rule_markers import CLAUSE_ID, parse_clauses
 
 settings.register_profile(
@@ -131,3 +133,34 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         os.chdir(cwd)
     return out
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """A PostgreSQL server of the test session's own (tests/postgres.py), stopped at the end.
+
+    Skipped when psycopg or the PostgreSQL programs (``initdb``, ``pg_ctl``,
+    ``postgres``) are missing, unless ``ALLEGRA_REQUIRE_POSTGRES=1`` (CI): then it fails.
+    """
+    required = os.environ.get("ALLEGRA_REQUIRE_POSTGRES") == "1"
+    missing = None
+    bin_dir = find_bin()
+    if bin_dir is None:
+        missing = "the PostgreSQL programs initdb, pg_ctl and postgres are not installed"
+    else:
+        try:
+            import psycopg  # noqa: F401
+            import psycopg_pool  # noqa: F401
+        except ImportError:
+            missing = "psycopg is not installed (pip install '.[server]')"
+    if missing is None and os.geteuid() == 0 and not can_run_as_root():
+        missing = "PostgreSQL refuses root, and there is no user 'postgres' to run it as"
+    if missing is not None or bin_dir is None:
+        if required:
+            pytest.fail(f"ALLEGRA_REQUIRE_POSTGRES=1, but {missing}")
+        pytest.skip(str(missing))
+    cluster = Cluster(bin_dir).start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

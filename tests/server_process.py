@@ -7,6 +7,10 @@ waits (at most 30 s) until it answers, and stops it on ``stop()`` or at the end 
 127.0.0.1, so unless ``args`` set ``--tables-per-hour`` the server lets that address create
 ``TABLES_PER_HOUR`` tables an hour rather than its default. ``rss()`` is the server
 process's resident memory (``VmRSS`` of ``/proc/<pid>/status``), in bytes.
+
+``Databases`` makes fresh databases of one store, SQLite files or PostgreSQL databases of
+the test session's own server (tests/postgres.py), and starts servers on them: the server
+tests that take it run on both stores.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
+from typing import Any
+
+from postgres import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,11 +44,14 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """One server process serving the SQLite file ``db``."""
+    """One server process serving the SQLite file ``db`` or the PostgreSQL URL ``db``.
+
+    A URL is given with ``--database``; its server needs ``log``, a file to write to.
+    """
 
     def __init__(
         self,
-        db: Path,
+        db: Path | str,
         *args: str,
         log: Path | None = None,
         env: dict[str, str] | None = None,
@@ -50,7 +60,11 @@ class ServerProcess:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
-        self.log = log or db.with_suffix(f".{self.port}.log")
+        if log is None:
+            assert isinstance(db, Path), "a server of a PostgreSQL URL needs log"
+            log = db.with_suffix(f".{self.port}.log")
+        self.log = log
+        where = ["--db", str(db)] if isinstance(db, Path) else ["--database", db]
         env = {**os.environ, **(env or {})}
         env["PYTHONPATH"] = os.pathsep.join(
             [str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])]
@@ -64,8 +78,7 @@ class ServerProcess:
                     "serve",
                     "--port",
                     str(self.port),
-                    "--db",
-                    str(db),
+                    *where,
                     *(
                         []
                         if "--tables-per-hour" in args
@@ -129,3 +142,30 @@ class ServerProcess:
         trace: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class Databases:
+    """Fresh databases of one store, SQLite (``cluster`` ``None``) or PostgreSQL."""
+
+    def __init__(self, folder: Path, cluster: Cluster | None = None) -> None:
+        self.folder = folder
+        self.cluster = cluster
+        self._count = 0
+
+    @property
+    def kind(self) -> str:
+        """``"sqlite"`` or ``"postgres"``."""
+        return "sqlite" if self.cluster is None else "postgres"
+
+    def new(self, name: str = "tables") -> Path | str:
+        """A new, empty database: a SQLite file named after ``name``, or a URL."""
+        self._count += 1
+        if self.cluster is None:
+            return self.folder / f"{name}-{self._count}.db"
+        return self.cluster.new_database()
+
+    def server(self, db: Path | str, *args: str, **options: Any) -> ServerProcess:
+        """A server of ``db`` (``args``, ``options``: as ``ServerProcess``'s)."""
+        self._count += 1
+        options.setdefault("log", self.folder / f"server-{self._count}.log")
+        return ServerProcess(db, *args, **options)

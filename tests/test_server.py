@@ -2,7 +2,8 @@
 
 Routes and statuses of api.md's "Table server" section, bad input (a JSON error, the
 table unchanged, the server still serving), views (no seat ever receives more than
-``observe(state, seat)``), tokens kept out of the logs, and SQLite surviving SIGKILL.
+``observe(state, seat)``), tokens kept out of the logs, and the database surviving SIGKILL.
+The tests that start a server run on SQLite and on PostgreSQL (the ``databases`` fixture).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import random
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,20 +27,31 @@ from websockets.exceptions import ConnectionClosed
 from allegra_rules import GameRecord, RuleConfig, observe
 from allegra_rules.serialize import state_to_json
 from allegra_rules.server import public_view
-from allegra_rules.server.store import Store
+from allegra_rules.server.store import open_store
 from allegra_rules.server.tables import token_digest
 from allegra_rules.transitions import new_game
 from allegra_rules.wording import action_texts
 from openapi_check import check_answer
-from server_process import ServerProcess
+from server_process import Databases, ServerProcess
 
 TOKENS: list[str] = []
 """Every token the module's server handed out (none may appear in its log)."""
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def databases(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Databases:
+    """Every test that takes it runs on SQLite and on PostgreSQL (tests/postgres.py)."""
+    folder = tmp_path_factory.mktemp(f"server-{request.param}")
+    if request.param == "sqlite":
+        return Databases(folder)
+    return Databases(folder, request.getfixturevalue("postgres"))
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("server") / "tables.db") as running:
+def server(databases: Databases) -> Iterator[ServerProcess]:
+    with databases.server(databases.new()) as running:
         yield running
 
 
@@ -233,9 +244,9 @@ def test_bad_moves_leave_the_table_unchanged(
     )
 
 
-def test_too_many_open_tables(tmp_path: Path) -> None:
+def test_too_many_open_tables(databases: Databases) -> None:
     with (
-        ServerProcess(tmp_path / "few.db", "--max-tables", "2") as small,
+        databases.server(databases.new("few"), "--max-tables", "2") as small,
         httpx.Client(base_url=small.base, timeout=10) as c,
     ):
         first = new_table(c, players=2)
@@ -451,13 +462,13 @@ def test_socket_with_a_wrong_token_closes_before_any_view(
 # ------------------------------------------------------------ restarts, logs
 
 
-def test_kill_9_and_restart_resume_every_table(tmp_path: Path) -> None:
-    db = tmp_path / "tables.db"
+def test_kill_9_and_restart_resume_every_table(databases: Databases) -> None:
+    db = databases.new()
     rng = random.Random(9)
     told = 0
     made: list[tuple[int, dict[str, Any]]] = []
     tokens = []
-    first = ServerProcess(db)
+    first = databases.server(db)
     try:
         with httpx.Client(base_url=first.base, timeout=10) as c:
             table = new_table(c, players=2, bots={"1": "random"}, max_turns=3)
@@ -483,7 +494,7 @@ def test_kill_9_and_restart_resume_every_table(tmp_path: Path) -> None:
     finally:
         first.kill()
     assert made
-    with ServerProcess(db) as second, httpx.Client(base_url=second.base, timeout=10) as c:
+    with databases.server(db) as second, httpx.Client(base_url=second.base, timeout=10) as c:
         view = c.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
         assert view["version"] >= told
         deadline = time.monotonic() + 30
@@ -511,10 +522,53 @@ def test_kill_9_and_restart_resume_every_table(tmp_path: Path) -> None:
     assert all(t not in logs for t in tokens)
 
 
-def test_bots_move_after_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "waiting.db"
+def test_a_move_another_process_stored_first_is_stale(databases: Databases) -> None:
+    # Two servers on one database, both holding the table at version 0: the database
+    # takes the first move of version 0 and refuses the second with the same 409.
+    db = databases.new("shared")
+    with (
+        databases.server(db) as one,
+        databases.server(db) as two,
+        httpx.Client(base_url=one.base, timeout=10) as a,
+        httpx.Client(base_url=two.base, timeout=10) as b,
+    ):
+        table = new_table(a, players=2, seed=21)
+        token = claim(a, table, 0)
+        view = b.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        assert view["version"] == 0
+        first, second = view["legal_actions"][:2]
+        moved = a.post(
+            f"/api/tables/{table}/moves",
+            json={"action": first, "version": 0},
+            headers=bearer(token),
+        )
+        assert moved.status_code == 200, moved.text
+        error_of(
+            b.post(
+                f"/api/tables/{table}/moves",
+                json={"action": second, "version": 0},
+                headers=bearer(token),
+            ),
+            409,
+            "stale_version",
+        )
+        # The refused server read the table again: it is at version 1 with the first move.
+        view = b.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        assert view["version"] == 1
+        again = b.post(
+            f"/api/tables/{table}/moves",
+            json={"action": view["legal_actions"][0], "version": 1},
+            headers=bearer(token),
+        )
+        assert again.status_code == 200, again.text
+        logs = one.log_text() + two.log_text()
+    assert token not in logs
+
+
+def test_bots_move_after_a_restart(databases: Databases) -> None:
+    db = databases.new("waiting")
     state = new_game(2, seed=4)
-    store = Store(db)
+    store = open_store(db)
     store.add_table(
         table_id="waiting",
         num_players=2,
@@ -527,7 +581,7 @@ def test_bots_move_after_a_restart(tmp_path: Path) -> None:
     token = "t" * 40
     store.add_seat("waiting", 1, token_digest(token))
     store.close()
-    with ServerProcess(db) as running, httpx.Client(base_url=running.base, timeout=10) as c:
+    with databases.server(db) as running, httpx.Client(base_url=running.base, timeout=10) as c:
         deadline = time.monotonic() + 20
         while True:
             view = c.get("/api/tables/waiting/view", headers=bearer(token)).json()

@@ -36,7 +36,7 @@ from websockets.exceptions import ConnectionClosed
 from allegra_rules import RuleConfig
 from allegra_rules.server import create_app, openapi_document
 from allegra_rules.server.app import CONTENT_SECURITY_POLICY
-from allegra_rules.server.store import Store
+from allegra_rules.server.store_sqlite import SQLiteStore
 from openapi_check import check_answer
 from server_process import ServerProcess
 
@@ -415,7 +415,7 @@ def test_database_files_are_readable_by_their_owner_only(tmp_path: Path) -> None
         for f in (db, Path(f"{db}-wal")):
             if f.exists():
                 f.chmod(0o644)
-        Store(db).close()
+        SQLiteStore(db).close()
         assert stat.S_IMODE(db.stat().st_mode) == 0o600
     finally:
         os.umask(old)

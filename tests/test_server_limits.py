@@ -246,7 +246,9 @@ def test_the_wal_file_stays_under_its_limit(server: ServerProcess, client: httpx
     moves = sum(client.get(f"/api/tables/{t}").json()["version"] for t in tables)
     assert moves > 200  # some 5 MB of states went through the WAL
     print(f"{moves} moves; largest -wal file {largest / 1024:.0f} kB")
-    assert largest <= 0.25 * MB + 2 * MB
+    # Between two checks the WAL grows by the moves of a busy moment: 2.4 MB were seen on a loaded
+    # machine; without the checkpoints it passes 5 MB.
+    assert largest <= 0.25 * MB + 3 * MB
     time.sleep(1.5)  # the checkpoint thread's next round
     assert (wal.stat().st_size if wal.exists() else 0) <= 0.25 * MB + 64 * 1024
 
@@ -378,13 +380,13 @@ def test_the_bots_of_every_table_think_in_one_bounded_pool() -> None:
     import asyncio
     import threading
 
-    from allegra_rules.server.store import Store
+    from allegra_rules.server.store_sqlite import SQLiteStore
     from allegra_rules.server.tables import Tables
 
     threads: set[str] = set()
 
     async def play() -> None:
-        tables = Tables(Store(":memory:"), bot_workers=2)
+        tables = Tables(SQLiteStore(":memory:"), bot_workers=2)
         bots = dict.fromkeys("0123", "greedy")
         games = [tables.create({"players": 4, "max_turns": 2, "bots": bots}) for _ in range(5)]
         for table in games:

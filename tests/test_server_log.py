@@ -16,6 +16,8 @@ import re
 
 import pytest
 
+pytest.importorskip("starlette", reason="the server extra is not installed")
+
 from allegra_rules.actions import Action
 from allegra_rules.presets import preset
 from allegra_rules.records import GameRecord

@@ -13,7 +13,7 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
                            [--save FILE] [--max-turns T] [--auto-pass] [--resume FILE]
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
-    allegra-rules serve    [--host H] [--port P] [--db FILE] [--max-tables N]
+    allegra-rules serve    [--host H] [--port P] [--db FILE | --database URL] [--max-tables N]
                            [--proxy-headers] [--forwarded-allow-ips IPS]
 
 ``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints statistics
@@ -404,21 +404,31 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "serve",
         "run a table server to play in a browser (extra 'server')",
         "Serve tables to play on in a browser, and their JSON and WebSocket API, until\n"
-        "interrupted. Tables are stored in the SQLite file --db after every move, so a\n"
-        "restarted server carries on where it stopped. Needs the extra 'server'\n"
+        "interrupted. Tables are stored in the SQLite file --db (or the PostgreSQL\n"
+        "database --database) after every move, so a restarted server carries on where\n"
+        "it stopped. Needs the extra 'server'\n"
         '(in a clone of the repository: pip install ".[server]").',
-        f"  {PROG} serve\n  {PROG} serve --port 8080 --db /var/lib/allegra/tables.db",
+        f"  {PROG} serve\n  {PROG} serve --port 8080 --db /var/lib/allegra/tables.db\n"
+        f"  {PROG} serve --database postgresql://allegra@localhost:5432/allegra",
     )
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
     serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
-    serve.add_argument(
+    where = serve.add_mutually_exclusive_group()
+    where.add_argument(
         "--db",
         type=Path,
         metavar="FILE",
         default=Path("allegra-tables.sqlite3"),
         help="SQLite database of the tables (default allegra-tables.sqlite3)",
+    )
+    where.add_argument(
+        "--database",
+        metavar="URL",
+        default=None,
+        help="PostgreSQL database of the tables instead, postgresql://USER@HOST:PORT/DB "
+        "(needs psycopg, in the extra 'server')",
     )
     serve.add_argument(
         "--max-tables",
@@ -772,26 +782,36 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--bot-workers must be at least 1; got {args.bot_workers}")
     if not 0 < args.wal_limit_mb <= 1_000_000:
         raise UsageError(f"--wal-limit-mb must be more than 0; got {args.wal_limit_mb}")
+    if args.database is not None and not args.database.startswith(("postgresql://", "postgres://")):
+        raise UsageError("--database must be a URL postgresql://USER@HOST:PORT/DB")
     try:
         from allegra_rules.server import serve
+
+        if args.database is not None:
+            import psycopg  # noqa: F401
+            import psycopg_pool  # noqa: F401
     except ImportError as exc:
         raise CommandError(
             f"the server needs the extra 'server' ({exc.name or exc} is missing): "
             '(in a clone of the repository: pip install ".[server]")'
         ) from None
-    serve(
-        args.host,
-        args.port,
-        args.db,
-        proxy_headers=args.proxy_headers,
-        forwarded_allow_ips=args.forwarded_allow_ips,
-        max_open_tables=args.max_tables,
-        tables_per_hour=args.tables_per_hour,
-        seat_timeout=args.seat_timeout,
-        view_cache_bytes=int(args.view_cache_mb * 1024 * 1024),
-        bot_workers=args.bot_workers,
-        wal_limit=int(args.wal_limit_mb * 1024 * 1024),
-    )
+    try:
+        # A PostgreSQL database that cannot be reached: a message, not a traceback.
+        serve(
+            args.host,
+            args.port,
+            args.db if args.database is None else args.database,
+            proxy_headers=args.proxy_headers,
+            forwarded_allow_ips=args.forwarded_allow_ips,
+            max_open_tables=args.max_tables,
+            tables_per_hour=args.tables_per_hour,
+            seat_timeout=args.seat_timeout,
+            view_cache_bytes=int(args.view_cache_mb * 1024 * 1024),
+            bot_workers=args.bot_workers,
+            wal_limit=int(args.wal_limit_mb * 1024 * 1024),
+        )
+    except ConnectionError as exc:
+        raise CommandError(str(exc)) from None
     return 0
 
 

@@ -1,8 +1,9 @@
 """A table server to play Allegra with friends in a browser (extra ``server``).
 
-``allegra-rules serve [--host 127.0.0.1] [--port 8000] [--db FILE]`` runs it: a
-Starlette application ([`create_app`][allegra_rules.server.app.create_app]) served by
-uvicorn, its tables stored in SQLite ([`Store`][allegra_rules.server.store.Store]).
+``allegra-rules serve [--host 127.0.0.1] [--port 8000] [--db FILE | --database URL]`` runs
+it: a Starlette application ([`create_app`][allegra_rules.server.app.create_app]) served
+by uvicorn, its tables stored in SQLite or PostgreSQL (a
+[`Store`][allegra_rules.server.store.Store]).
 The server is a thin shell around the library: it checks each move with
 ``apply(state, action, player=seat)``, stores every state, and sends each seat its own
 view (``observe(state, seat)``), never the state. The core package never imports this one.
@@ -133,7 +134,8 @@ def serve(
     Args:
         host: the address to listen on.
         port: the TCP port.
-        db: the SQLite database file (created when missing).
+        db: the database: a SQLite file (created when missing) or a PostgreSQL URL,
+            ``postgresql://USER@HOST:PORT/DB``.
         proxy_headers: trust ``X-Forwarded-For``/``X-Forwarded-Proto`` from
             ``forwarded_allow_ips`` (behind a reverse proxy).
         forwarded_allow_ips: the proxies' addresses, comma-separated.

@@ -45,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .store import WAL_LIMIT, Store
+from .store import WAL_LIMIT, open_store
 from .tables import (
     BOT_WORKERS,
     LANGUAGES,
@@ -333,8 +333,9 @@ def create_app(
     """The server's application; serve it with uvicorn (``allegra-rules serve`` does).
 
     Args:
-        db: the SQLite database file (created when missing, readable by its owner only);
-            ``":memory:"`` keeps the tables only as long as the process runs.
+        db: the database: a SQLite file (created when missing, readable by its owner
+            only; ``":memory:"`` keeps the tables only as long as the process runs) or a
+            PostgreSQL URL, ``postgresql://USER@HOST:PORT/DB`` (see ``open_store``).
         max_open_tables: how many unfinished, recently active tables there may be.
         idle_seconds: after how long without a move a table no longer counts as open.
         body_timeout: seconds a request may take to send its body (408 after that).
@@ -346,7 +347,7 @@ def create_app(
         bot_workers: the worker threads the bots of every table think in.
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
     """
-    store = Store(db, wal_limit=wal_limit)
+    store = open_store(db, wal_limit=wal_limit)
     tables = Tables(
         store,
         max_open_tables=max_open_tables,
@@ -493,7 +494,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store.start_checkpoints()
+        store.start()
         tables.resume()
         watcher = asyncio.create_task(tables.watch_seats())
         yield

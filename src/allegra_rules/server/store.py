@@ -1,65 +1,44 @@
-"""SQLite storage of the table server: one row per table, one row per move.
+"""The storage of the table server: one interface, a SQLite and a PostgreSQL store.
 
-The database runs in WAL mode. A move is one transaction: its row in ``moves`` and the
-table's new state (``state_to_json``) and version are written together, before any client
-hears of the move, so a server killed at any moment comes back at the last move a client
-was told about. Seat tokens are stored as their SHA-256 digests, never in plain text.
-The database file and its ``-wal`` and ``-shm`` files are readable by their owner only
-(0600): they hold the seeds and every hand. The ``-wal`` file stays small: a background
-thread checkpoints it every second, a commit that leaves it larger than ``wal_limit`` bytes
-runs ``PRAGMA wal_checkpoint(TRUNCATE)``, and ``journal_size_limit`` caps what a reset WAL
-keeps.
+[`Store`][allegra_rules.server.store.Store] is what the server above it
+([`Tables`][allegra_rules.server.tables.Tables]) uses; it never knows which store it has.
+[`open_store`][allegra_rules.server.store.open_store] picks one from the database named:
+a ``postgresql://`` (or ``postgres://``) URL opens a ``PostgresStore``
+(``allegra_rules.server.store_postgres``, psycopg 3), anything else is a SQLite file
+(``SQLiteStore``, ``allegra_rules.server.store_sqlite``). Both create and migrate their
+schema with the same numbered steps (``allegra_rules.server.migrations``), recorded in
+the table ``schema_migrations``.
+
+A move is one transaction in either store: the table's row is updated only where its
+``version`` is still the one the move was made on, and the move is added to ``moves``
+under the unique key (table, index). A move made on a version another move already
+took, whichever process made it, writes nothing and raises
+[`StaleVersion`][allegra_rules.server.store.StaleVersion].
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import sqlite3
-import threading
-import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
-__all__ = ["WAL_LIMIT", "Store", "TableRow"]
+__all__ = [
+    "WAL_LIMIT",
+    "StaleVersion",
+    "Store",
+    "TableRow",
+    "is_postgres_url",
+    "open_store",
+]
 
 WAL_LIMIT = 16 * 1024 * 1024
-"""The default size (bytes) past which the ``-wal`` file is checkpointed and truncated."""
+"""The default size (bytes) past which SQLite's ``-wal`` file is checkpointed and truncated."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    num_players INTEGER NOT NULL,
-    config TEXT NOT NULL,
-    preset TEXT,
-    seed INTEGER NOT NULL,
-    bots TEXT NOT NULL,
-    state TEXT NOT NULL,
-    creator_sha256 BLOB,
-    version INTEGER NOT NULL,
-    over INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tables_open ON tables (over, updated);
-CREATE INDEX IF NOT EXISTS tables_created ON tables (created);
-CREATE TABLE IF NOT EXISTS seats (
-    table_id TEXT NOT NULL REFERENCES tables (id),
-    seat INTEGER NOT NULL,
-    token_sha256 BLOB NOT NULL,
-    PRIMARY KEY (table_id, seat)
-);
-CREATE TABLE IF NOT EXISTS moves (
-    table_id TEXT NOT NULL REFERENCES tables (id),
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (table_id, idx)
-);
-"""
+
+class StaleVersion(RuntimeError):
+    """A move was made on a version of the table that is no longer the stored one."""
 
 
 @attrs.frozen
@@ -96,77 +75,14 @@ class TableRow:
     creator: bytes | None = None
 
 
-class Store:
-    """The server's SQLite database (one connection, used from the event loop's thread).
+class Store(Protocol):
+    """What the server stores and reads back: tables, their seats and their moves."""
 
-    Args:
-        path: the database file; ``":memory:"`` keeps everything in memory.
-        wal_limit: the ``-wal`` file's size (bytes) past which the checkpoint thread
-            truncates it; also the ``journal_size_limit``.
-    """
-
-    def __init__(self, path: str | Path, *, wal_limit: int = WAL_LIMIT) -> None:
-        self._path = str(path)
-        self.wal_limit = wal_limit
-        self._stop = threading.Event()
-        self._checkpointer: threading.Thread | None = None
-        if self._path != ":memory:":
-            _owner_only(self._path)
-        self._db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL: a commit survives the process being killed (it is in the WAL, which the
-        # operating system holds); only a power cut may lose the last commits.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute(f"PRAGMA journal_size_limit={int(wal_limit)}")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tables)")}
-        if "creator_sha256" not in columns:  # a database of an older server
-            self._db.execute("ALTER TABLE tables ADD COLUMN creator_sha256 BLOB")
-        if self._path != ":memory:":
-            _owner_only(self._path)
-
-    def start_checkpoints(self, every: float = 1.0) -> None:
-        """Copy the WAL into the database from a background thread, every ``every`` seconds.
-
-        SQLite otherwise checkpoints inside a commit now and then, and that commit waits
-        for the disk; here no move does. A ``-wal`` file larger than ``wal_limit`` bytes
-        is checkpointed with ``TRUNCATE``, which empties it.
-        """
-        if self._checkpointer is not None or self._path == ":memory:":
-            return
-        self._db.execute("PRAGMA wal_autocheckpoint=0")
-
-        wal = self._path + "-wal"
-
-        def run() -> None:
-            db = sqlite3.connect(self._path, isolation_level=None)
-            db.execute(f"PRAGMA journal_size_limit={int(self.wal_limit)}")
-            db.execute("PRAGMA busy_timeout=5000")
-            try:
-                while not self._stop.wait(every):
-                    try:
-                        size = os.path.getsize(wal)
-                    except OSError:
-                        size = 0
-                    mode = "TRUNCATE" if size > self.wal_limit else "PASSIVE"
-                    with contextlib.suppress(sqlite3.Error):
-                        db.execute(f"PRAGMA wal_checkpoint({mode})")
-            finally:
-                db.close()
-
-        self._checkpointer = threading.Thread(target=run, name="wal-checkpoint", daemon=True)
-        self._checkpointer.start()
+    def start(self) -> None:
+        """Start the store's background upkeep, if it has any (SQLite: WAL checkpoints)."""
 
     def close(self) -> None:
-        """Stop the checkpoints, copy the WAL into the database, and close it."""
-        self._stop.set()
-        if self._checkpointer is not None:
-            self._checkpointer.join(timeout=10)
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self._db.close()
+        """Stop the upkeep and close the database."""
 
     def add_table(
         self,
@@ -181,49 +97,15 @@ class Store:
         creator: bytes | None = None,
     ) -> None:
         """Store a new table at version 0 (``creator``: the digest of the creator's token)."""
-        now = time.time()
-        with self._transaction():
-            self._db.execute(
-                "INSERT INTO tables (id, created, updated, num_players, config, preset, seed,"
-                " bots, state, version, over, creator_sha256)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)",
-                (
-                    table_id,
-                    now,
-                    now,
-                    num_players,
-                    config,
-                    preset,
-                    seed,
-                    _bots_json(bots),
-                    state,
-                    creator,
-                ),
-            )
 
     def set_bots(self, table_id: str, bots: dict[int, tuple[str, int]]) -> None:
         """Store a table's bot seats anew (the creator handed a seat to a bot or freed one)."""
-        with self._transaction():
-            self._db.execute(
-                "UPDATE tables SET bots = ? WHERE id = ?", (_bots_json(bots), table_id)
-            )
 
     def remove_seat(self, table_id: str, seat: int) -> None:
         """Forget a claimed seat's token (the seat is free again, or a bot's)."""
-        with self._transaction():
-            self._db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
 
     def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
         """Store a claimed seat; False when the seat was already claimed."""
-        try:
-            with self._transaction():
-                self._db.execute(
-                    "INSERT INTO seats (table_id, seat, token_sha256) VALUES (?, ?, ?)",
-                    (table_id, seat, token_sha256),
-                )
-        except sqlite3.IntegrityError:
-            return False
-        return True
 
     def add_move(
         self, table_id: str, index: int, seat: int, action: str, state: str, over: bool
@@ -231,38 +113,9 @@ class Store:
         """Store move ``index`` and the state after it, in one transaction.
 
         Raises:
-            RuntimeError: the stored table is not at version ``index`` (nothing is written).
+            StaleVersion: the stored table is not at version ``index`` or its move
+                ``index`` is already stored (nothing is written).
         """
-        with self._transaction():
-            done = self._db.execute(
-                "UPDATE tables SET state = ?, version = ?, over = ?, updated = ?"
-                " WHERE id = ? AND version = ?",
-                (state, index + 1, int(over), time.time(), table_id, index),
-            ).rowcount
-            if done != 1:
-                raise RuntimeError(f"table {table_id} is not stored at version {index}")
-            self._db.execute(
-                "INSERT INTO moves (table_id, idx, seat, action) VALUES (?, ?, ?, ?)",
-                (table_id, index, seat, action),
-            )
-        self._wal_written()
-
-    def _wal_written(self) -> None:
-        """Checkpoint and truncate the ``-wal`` file once it is over its limit.
-
-        The checkpoint thread copies the WAL into the database now and then without
-        blocking anyone; this catches a WAL that grows faster than that (many moves of
-        tables with big states), so that it never holds much more than ``wal_limit``.
-        """
-        if self._path == ":memory:":
-            return
-        try:
-            size = os.path.getsize(self._path + "-wal")
-        except OSError:
-            return
-        if size > self.wal_limit:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def open_tables(self, since: float, created_since: float | None = None) -> int:
         """How many tables count as open.
@@ -270,86 +123,45 @@ class Store:
         Those unfinished that were created or moved on after ``since`` (epoch s), and,
         with ``created_since``, also every table created after it, finished or not.
         """
-        if created_since is None:
-            row = self._db.execute(
-                "SELECT count(*) FROM tables WHERE over = 0 AND updated >= ?", (since,)
-            ).fetchone()
-        else:
-            row = self._db.execute(
-                "SELECT count(*) FROM tables WHERE (over = 0 AND updated >= ?) OR created >= ?",
-                (since, created_since),
-            ).fetchone()
-        return int(row[0])
 
     def unfinished(self) -> list[str]:
         """The ids of every table whose game has not ended."""
-        return [r[0] for r in self._db.execute("SELECT id FROM tables WHERE over = 0")]
 
     def load(self, table_id: str) -> TableRow | None:
         """The stored table ``table_id``, or ``None`` when there is none."""
-        row = self._db.execute(
-            "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
-            " creator_sha256 FROM tables WHERE id = ?",
-            (table_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        seats = {
-            int(seat): bytes(digest)
-            for seat, digest in self._db.execute(
-                "SELECT seat, token_sha256 FROM seats WHERE table_id = ?", (table_id,)
-            )
-        }
-        actions = [
-            json.loads(text)
-            for (text,) in self._db.execute(
-                "SELECT action FROM moves WHERE table_id = ? ORDER BY idx", (table_id,)
-            )
-        ]
-        bots = {int(k): (str(v[0]), int(v[1])) for k, v in json.loads(row[5]).items()}
-        return TableRow(
-            id=row[0],
-            num_players=row[1],
-            config=row[2],
-            preset=row[3],
-            seed=row[4],
-            bots=bots,
-            state=row[6],
-            version=row[7],
-            over=bool(row[8]),
-            seats=seats,
-            actions=actions,
-            creator=None if row[9] is None else bytes(row[9]),
-        )
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def migrate(self) -> list[int]:
+        """Run the schema steps not yet applied; returns their numbers (none: up to date)."""
+
+    def migrations(self) -> list[int]:
+        """The numbers of the schema steps applied to the database, in order."""
 
 
-def _bots_json(bots: dict[int, tuple[str, int]]) -> str:
+def is_postgres_url(database: str | Path) -> bool:
+    """Whether ``database`` is a PostgreSQL URL (``postgresql://`` or ``postgres://``)."""
+    return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(database: str | Path, *, wal_limit: int = WAL_LIMIT) -> Store:
+    """The store of ``database``: a PostgreSQL URL, or a SQLite file (``":memory:"``).
+
+    The schema is created or migrated on opening. ``wal_limit`` is SQLite's (see
+    ``SQLiteStore``).
+    """
+    if is_postgres_url(database):
+        from .store_postgres import PostgresStore
+
+        return PostgresStore(str(database))
+    from .store_sqlite import SQLiteStore
+
+    return SQLiteStore(database, wal_limit=wal_limit)
+
+
+def bots_json(bots: dict[int, tuple[str, int]]) -> str:
+    """A table's bot seats as stored: ``{"<seat>": [name, seed]}``, seats in order."""
     return json.dumps({str(k): list(v) for k, v in sorted(bots.items())})
 
 
-def _owner_only(path: str) -> None:
-    """Create the database file readable and writable by its owner only (0600).
-
-    SQLite gives the ``-wal`` and ``-shm`` files the database file's permissions; those
-    that already exist (from an older server) are made 0600 as well.
-    """
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(path + suffix, 0o600)
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on an exception."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, error: object, trace: object) -> None:
-        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+def bots_from_json(text: str) -> dict[int, tuple[str, int]]:
+    """The bot seats ``bots_json`` wrote."""
+    return {int(k): (str(v[0]), int(v[1])) for k, v in json.loads(text).items()}

@@ -55,7 +55,7 @@ from allegra_rules.views import observe, private_seats
 from allegra_rules.wording import action_texts
 
 from .log import Move, recent, remember, worded
-from .store import Store
+from .store import StaleVersion, Store, TableRow
 
 __all__ = [
     "BOT_WORKERS",
@@ -402,6 +402,17 @@ class Table:
         )
 
 
+def _row_state(row: TableRow, config: RuleConfig) -> GameState:
+    """A stored table's state: its saved state, or its moves replayed (an older format)."""
+    try:
+        return state_from_json(row.state)
+    except SaveFormatError:
+        state = new_game(row.num_players, config=config, seed=row.seed)
+        for data in row.actions:
+            state = apply(state, action_from_dict(data, num_players=row.num_players))
+        return state
+
+
 def token_digest(token: str) -> bytes:
     """The SHA-256 digest of a token, as stored."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
@@ -627,12 +638,7 @@ class Tables:
         if row is None:
             raise ApiError(404, "unknown_table", f"there is no table {table_id[:64]!r}")
         config = RuleConfig.from_json(row.config)
-        try:
-            state = state_from_json(row.state)
-        except SaveFormatError:
-            state = new_game(row.num_players, config=config, seed=row.seed)
-            for data in row.actions:
-                state = apply(state, action_from_dict(data, num_players=row.num_players))
+        state = _row_state(row, config)
         actions = [action_from_dict(a, num_players=row.num_players) for a in row.actions]
         table = Table(
             id=row.id,
@@ -849,18 +855,48 @@ class Tables:
         self.schedule_bots(table)
 
     def _commit(self, table: Table, seat: int, action: Action, after: GameState) -> None:
-        """Store the move, then update the table and tell every watcher."""
-        self.store.add_move(
-            table.id,
-            table.version,
-            seat,
-            json.dumps(action_to_dict(action)),
-            state_to_json(after),
-            after.is_terminal,
-        )
+        """Store the move, then update the table and tell every watcher.
+
+        Raises:
+            ApiError: 409 ``stale_version`` when the database holds another move at this
+                version (the table is read again from it, and nothing is written).
+        """
+        try:
+            self.store.add_move(
+                table.id,
+                table.version,
+                seat,
+                json.dumps(action_to_dict(action)),
+                state_to_json(after),
+                after.is_terminal,
+            )
+        except StaleVersion:
+            version = table.version
+            self._reload(table)
+            raise ApiError(
+                409,
+                "stale_version",
+                f"the table is at version {table.version}, not {version}: read the view again",
+            ) from None
         remember(table.moves, table.version + 1, seat, table.state, action, after)
         table.state = after
         table.actions.append(action)
+        table.turn_since = time.monotonic()
+        self._announce(table)
+        self._forget_if_done(table)
+
+    def _reload(self, table: Table) -> None:
+        """Read ``table``'s moves, seats and bots again from the database; tell its watchers."""
+        row = self.store.load(table.id)
+        if row is None:  # pragma: no cover - a table is never deleted
+            return
+        table.state = _row_state(row, table.config)
+        actions = [action_from_dict(a, num_players=row.num_players) for a in row.actions]
+        table.actions = actions
+        table.tokens = row.seats
+        if row.bots != table.bots:
+            table.bots = row.bots
+            table.players = {p: BOT_KINDS[name](seed) for p, (name, seed) in row.bots.items()}
         table.turn_since = time.monotonic()
         self._announce(table)
         self._forget_if_done(table)
@@ -923,6 +959,8 @@ class Tables:
             try:
                 action = done.result()
                 self._commit(table, seat, action, apply(state, action, player=seat))
+            except ApiError:  # another move was stored first: the table was read again
+                pass
             except Exception:  # pragma: no cover - a bot never fails on a legal state
                 log.exception("the bot of seat %s at table %s failed", seat, table.id)
                 return
@@ -939,6 +977,8 @@ class Tables:
             action = bot.choose(state)
             after = apply(state, action, player=seat)
             self._commit(table, seat, action, after)
+        except ApiError:  # another move was stored first: the table was read again
+            return True
         except Exception:  # pragma: no cover - a bot never fails on a legal state
             log.exception("the bot of seat %s at table %s failed", seat, table.id)
             return False

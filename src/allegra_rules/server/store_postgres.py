@@ -1,0 +1,266 @@
+"""PostgreSQL storage of the table server (``allegra-rules serve --database postgresql://...``).
+
+The same tables as SQLite's, made by the same numbered steps
+([`allegra_rules.server.migrations`][allegra_rules.server.migrations]), through psycopg 3
+and a connection pool (``psycopg_pool.ConnectionPool``). A move is one transaction: the
+table's row is updated only ``WHERE version`` is still the one the move was made on, and
+the move is added to ``moves`` under its primary key (table, index), so that of two
+moves on one version, from any process, exactly one is stored; the other raises
+[`StaleVersion`][allegra_rules.server.store.StaleVersion]. Migrations take a transaction
+advisory lock: processes starting together on one database run each step once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported when a store opens: the module imports without them
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+from .migrations import MIGRATIONS, SCHEMA_TABLE
+from .store import StaleVersion, TableRow, bots_from_json, bots_json
+
+__all__ = ["MIGRATION_LOCK", "PostgresStore"]
+
+MIGRATION_LOCK = 0x616C6C6567726100
+"""The advisory lock key migrations hold (``pg_advisory_xact_lock``)."""
+
+
+class PostgresStore:
+    """The server's PostgreSQL database: a [`Store`][allegra_rules.server.store.Store].
+
+    Args:
+        url: a libpq connection URL, ``postgresql://USER@HOST:PORT/DB`` (a password,
+            if any, is best given in ``~/.pgpass`` or ``PGPASSWORD``, not the URL).
+        min_size: connections the pool keeps open.
+        max_size: the most connections the pool opens.
+        timeout: seconds to wait for the database (to connect, or for a free
+            connection of the pool).
+
+    Raises:
+        ConnectionError: the database cannot be reached within ``timeout`` seconds.
+    """
+
+    def __init__(
+        self, url: str, *, min_size: int = 1, max_size: int = 4, timeout: float = 10.0
+    ) -> None:
+        import psycopg
+        from psycopg_pool import ConnectionPool, PoolTimeout
+
+        self._unique_violation = psycopg.errors.UniqueViolation
+        self._repeatable_read = psycopg.IsolationLevel.REPEATABLE_READ
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            open=False,
+            name="allegra-tables",
+            kwargs={"autocommit": True},
+        )
+        try:
+            try:
+                self._pool.open(wait=True, timeout=timeout)
+            except PoolTimeout:
+                raise ConnectionError(
+                    f"cannot connect to the PostgreSQL database {_where(url)} within {timeout:g} s"
+                ) from None
+            self.migrate()
+        except BaseException:
+            self._pool.close()
+            raise
+
+    def migrate(self) -> list[int]:
+        """Run the schema steps not yet applied; returns their numbers (none: up to date)."""
+        ran = []
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            conn.execute(SCHEMA_TABLE)
+            applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+            for step in MIGRATIONS:
+                if step.version in applied:
+                    continue
+                for statement in step.statements("postgres"):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied) VALUES (%s, %s, %s)",
+                    (step.version, step.name, time.time()),
+                )
+                ran.append(step.version)
+        return ran
+
+    def migrations(self) -> list[int]:
+        """The numbers of the schema steps applied to the database, in order."""
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT version FROM schema_migrations ORDER BY version")
+            return [int(row[0]) for row in rows]
+
+    def start(self) -> None:
+        """Nothing to start: PostgreSQL needs no upkeep from the server."""
+
+    def close(self) -> None:
+        """Close every connection of the pool."""
+        self._pool.close()
+
+    def add_table(
+        self,
+        *,
+        table_id: str,
+        num_players: int,
+        config: str,
+        preset: str | None,
+        seed: int,
+        bots: dict[int, tuple[str, int]],
+        state: str,
+        creator: bytes | None = None,
+    ) -> None:
+        """Store a new table at version 0 (``creator``: the digest of the creator's token)."""
+        now = time.time()
+        with self._pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO tables (id, created, updated, num_players, config, preset, seed,"
+                " bots, state, version, over, creator_sha256)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 0, 0, %s)",
+                (
+                    table_id,
+                    now,
+                    now,
+                    num_players,
+                    config,
+                    preset,
+                    seed,
+                    bots_json(bots),
+                    state,
+                    creator,
+                ),
+            )
+
+    def set_bots(self, table_id: str, bots: dict[int, tuple[str, int]]) -> None:
+        """Store a table's bot seats anew (the creator handed a seat to a bot or freed one)."""
+        with self._pool.connection() as conn:
+            conn.execute("UPDATE tables SET bots = %s WHERE id = %s", (bots_json(bots), table_id))
+
+    def remove_seat(self, table_id: str, seat: int) -> None:
+        """Forget a claimed seat's token (the seat is free again, or a bot's)."""
+        with self._pool.connection() as conn:
+            conn.execute("DELETE FROM seats WHERE table_id = %s AND seat = %s", (table_id, seat))
+
+    def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
+        """Store a claimed seat; False when the seat was already claimed."""
+        with self._pool.connection() as conn:
+            cursor = conn.execute(
+                "INSERT INTO seats (table_id, seat, token_sha256) VALUES (%s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (table_id, seat, token_sha256),
+            )
+            return cursor.rowcount == 1
+
+    def add_move(
+        self, table_id: str, index: int, seat: int, action: str, state: str, over: bool
+    ) -> None:
+        """Store move ``index`` and the state after it, in one transaction.
+
+        Raises:
+            StaleVersion: the stored table is not at version ``index`` or its move
+                ``index`` is already stored (nothing is written).
+        """
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                done = conn.execute(
+                    "UPDATE tables SET state = %s, version = %s, over = %s, updated = %s"
+                    " WHERE id = %s AND version = %s",
+                    (state, index + 1, int(over), time.time(), table_id, index),
+                ).rowcount
+                if done != 1:
+                    raise StaleVersion(f"table {table_id} is not stored at version {index}")
+                conn.execute(
+                    "INSERT INTO moves (table_id, idx, seat, action) VALUES (%s, %s, %s, %s)",
+                    (table_id, index, seat, action),
+                )
+        except self._unique_violation:
+            raise StaleVersion(f"move {index} of table {table_id} is already stored") from None
+
+    def open_tables(self, since: float, created_since: float | None = None) -> int:
+        """How many tables count as open.
+
+        Those unfinished that were created or moved on after ``since`` (epoch s), and,
+        with ``created_since``, also every table created after it, finished or not.
+        """
+        with self._pool.connection() as conn:
+            if created_since is None:
+                row = conn.execute(
+                    "SELECT count(*) FROM tables WHERE over = 0 AND updated >= %s", (since,)
+                ).fetchone()
+            else:
+                row = conn.execute(
+                    "SELECT count(*) FROM tables"
+                    " WHERE (over = 0 AND updated >= %s) OR created >= %s",
+                    (since, created_since),
+                ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def unfinished(self) -> list[str]:
+        """The ids of every table whose game has not ended."""
+        with self._pool.connection() as conn:
+            return [str(r[0]) for r in conn.execute("SELECT id FROM tables WHERE over = 0")]
+
+    def load(self, table_id: str) -> TableRow | None:
+        """The stored table ``table_id``, or ``None`` when there is none (one snapshot)."""
+        with self._pool.connection() as conn:
+            conn.isolation_level = self._repeatable_read
+            try:
+                with conn.transaction():
+                    row = conn.execute(
+                        "SELECT id, num_players, config, preset, seed, bots, state, version,"
+                        " over, creator_sha256 FROM tables WHERE id = %s",
+                        (table_id,),
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    seats = {
+                        int(seat): bytes(digest)
+                        for seat, digest in conn.execute(
+                            "SELECT seat, token_sha256 FROM seats WHERE table_id = %s",
+                            (table_id,),
+                        )
+                    }
+                    actions = [
+                        json.loads(text)
+                        for (text,) in conn.execute(
+                            "SELECT action FROM moves WHERE table_id = %s ORDER BY idx",
+                            (table_id,),
+                        )
+                    ]
+            finally:
+                conn.isolation_level = None
+        return TableRow(
+            id=row[0],
+            num_players=row[1],
+            config=row[2],
+            preset=row[3],
+            seed=row[4],
+            bots=bots_from_json(row[5]),
+            state=row[6],
+            version=row[7],
+            over=bool(row[8]),
+            seats=seats,
+            actions=actions,
+            creator=None if row[9] is None else bytes(row[9]),
+        )
+
+
+def _where(url: str) -> str:
+    """The database, user and host a URL names, never its password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        info = conninfo_to_dict(url)
+    except Exception:
+        return "(an invalid URL)"
+    host = info.get("host") or "localhost"
+    port = f":{info['port']}" if info.get("port") else ""
+    return f"{info.get('dbname', '')!r} as {info.get('user', '')!r} on {host}{port}"

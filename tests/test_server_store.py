@@ -1,0 +1,245 @@
+"""The server's stores, SQLite and PostgreSQL: the same checks on both.
+
+Conflicting moves from many threads, each with its own connection as separate server
+processes would have: of the moves made on one version exactly one is stored, none is
+lost or stored twice. The schema's migrations: a SQLite database of an older server
+opens and migrates, and running the migrations again changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# The store modules need no extra, but their package imports the server's application.
+pytest.importorskip("starlette", reason="the server extra is not installed")
+pytest.importorskip("uvicorn", reason="the server extra is not installed")
+
+from allegra_rules.server.migrations import MIGRATIONS
+from allegra_rules.server.store import StaleVersion, Store, is_postgres_url, open_store
+from allegra_rules.server.store_sqlite import SQLiteStore
+from postgres import Cluster
+
+THREADS = 8
+ROUNDS = 50
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """A new database: a SQLite file, or a database of the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return tmp_path / "tables.db"
+    cluster: Cluster = request.getfixturevalue("postgres")
+    return cluster.new_database()
+
+
+@pytest.fixture
+def store(database: Path | str) -> Iterator[Store]:
+    opened = open_store(database)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _add_table(store: Store, table_id: str = "t1") -> None:
+    store.add_table(
+        table_id=table_id,
+        num_players=2,
+        config="{}",
+        preset=None,
+        seed=2**63 - 1,
+        bots={1: ("greedy", 7)},
+        state="state 0",
+        creator=b"\x01" * 32,
+    )
+
+
+def test_a_table_reads_back_as_stored(store: Store) -> None:
+    _add_table(store)
+    assert store.add_seat("t1", 0, b"\x02" * 32)
+    assert not store.add_seat("t1", 0, b"\x03" * 32)  # taken
+    store.add_move("t1", 0, 0, json.dumps({"type": "reveal"}), "state 1", False)
+    store.set_bots("t1", {0: ("random", 3), 1: ("greedy", 7)})
+    store.remove_seat("t1", 0)
+    row = store.load("t1")
+    assert row is not None
+    assert (row.version, row.state, row.over, row.seed) == (1, "state 1", False, 2**63 - 1)
+    assert row.bots == {0: ("random", 3), 1: ("greedy", 7)}
+    assert row.seats == {}
+    assert row.actions == [{"type": "reveal"}]
+    assert row.creator == b"\x01" * 32
+    assert store.load("nope") is None
+    assert store.unfinished() == ["t1"]
+    assert store.open_tables(0.0) == 1
+    store.add_move("t1", 1, 1, "{}", "state 2", True)
+    assert store.unfinished() == []
+    assert store.open_tables(0.0) == 0
+    assert store.open_tables(0.0, created_since=0.0) == 1
+
+
+def test_a_stale_move_writes_nothing(store: Store) -> None:
+    _add_table(store)
+    store.add_move("t1", 0, 0, '"first"', "state 1", False)
+    with pytest.raises(StaleVersion):
+        store.add_move("t1", 0, 1, '"second"', "state 1b", False)
+    with pytest.raises(StaleVersion):
+        store.add_move("t1", 5, 1, '"ahead"', "state 6", False)
+    row = store.load("t1")
+    assert row is not None
+    assert (row.version, row.state, row.actions) == (1, "state 1", ["first"])
+
+
+def test_conflicting_moves_from_many_threads(database: Path | str) -> None:
+    setup = open_store(database)
+    _add_table(setup)
+    setup.close()
+    start = threading.Barrier(THREADS)
+    accepted: list[tuple[int, int]] = []  # (version, thread)
+    refused: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def play(thread: int) -> None:
+        # Each thread has its own store, as a process of its own would.
+        store = open_store(database)
+        try:
+            for _ in range(ROUNDS):
+                start.wait(timeout=60)
+                row = store.load("t1")
+                assert row is not None
+                version = row.version
+                start.wait(timeout=60)  # every thread has read the same version
+                action = json.dumps({"thread": thread, "version": version})
+                try:
+                    store.add_move("t1", version, 0, action, f"state {version + 1}", False)
+                except StaleVersion:
+                    with lock:
+                        refused.append((version, thread))
+                else:
+                    with lock:
+                        accepted.append((version, thread))
+                start.wait(timeout=60)  # the round is over before anyone reads again
+        except BaseException as exc:
+            errors.append(exc)
+            start.abort()
+        finally:
+            store.close()
+
+    workers = [threading.Thread(target=play, args=(t,)) for t in range(THREADS)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    assert not errors, errors
+    assert sorted(v for v, _ in accepted) == list(range(ROUNDS))  # one per version
+    assert len(refused) == ROUNDS * (THREADS - 1)
+    check = open_store(database)
+    try:
+        row = check.load("t1")
+    finally:
+        check.close()
+    assert row is not None
+    assert row.version == ROUNDS
+    assert row.state == f"state {ROUNDS}"
+    # Each accepted move is in the record once, at its version; no refused one is.
+    assert row.actions == [
+        {"thread": thread, "version": version} for version, thread in sorted(accepted)
+    ]
+
+
+def test_migrations_run_once(database: Path | str) -> None:
+    first = open_store(database)
+    try:
+        assert first.migrations() == [m.version for m in MIGRATIONS]
+        _add_table(first)
+    finally:
+        first.close()
+    again = open_store(database)
+    try:
+        assert again.migrations() == [m.version for m in MIGRATIONS]
+        assert again.migrate() == []
+        assert again.load("t1") is not None
+    finally:
+        again.close()
+    assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
+    assert is_postgres_url(database) == isinstance(database, str)
+
+
+# The schema of the servers before the migrations, without creator_sha256 (the oldest)
+# or with it (CREATE TABLE IF NOT EXISTS, then ALTER TABLE ... ADD COLUMN).
+_OLD_SCHEMA = """
+CREATE TABLE tables (
+    id TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
+    num_players INTEGER NOT NULL, config TEXT NOT NULL, preset TEXT,
+    seed INTEGER NOT NULL, bots TEXT NOT NULL, state TEXT NOT NULL,
+    version INTEGER NOT NULL, over INTEGER NOT NULL
+);
+CREATE INDEX tables_open ON tables (over, updated);
+CREATE TABLE seats (
+    table_id TEXT NOT NULL REFERENCES tables (id), seat INTEGER NOT NULL,
+    token_sha256 BLOB NOT NULL, PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE moves (
+    table_id TEXT NOT NULL REFERENCES tables (id), idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL, action TEXT NOT NULL, PRIMARY KEY (table_id, idx)
+);
+INSERT INTO tables VALUES ('old', 1.0, 1.0, 2, '{}', NULL, 5, '{}', 'state 1', 1, 0);
+INSERT INTO seats VALUES ('old', 0, x'0202');
+INSERT INTO moves VALUES ('old', 0, 0, '{"type": "reveal"}');
+"""
+
+
+@pytest.mark.parametrize("creator_column", [False, True])
+def test_an_older_sqlite_database_migrates(tmp_path: Path, creator_column: bool) -> None:
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as old:
+        old.executescript(_OLD_SCHEMA)
+        if creator_column:
+            old.execute("ALTER TABLE tables ADD COLUMN creator_sha256 BLOB")
+    old.close()
+    store = SQLiteStore(db)
+    try:
+        assert store.migrations() == [m.version for m in MIGRATIONS]
+        row = store.load("old")
+        assert row is not None
+        assert (row.version, row.seats, row.creator) == (1, {0: b"\x02\x02"}, None)
+        assert row.actions == [{"type": "reveal"}]
+        with pytest.raises(StaleVersion):
+            store.add_move("old", 0, 1, "{}", "state 1b", False)
+        store.add_move("old", 1, 1, '"next"', "state 2", False)
+        _add_table(store, "new")
+        new = store.load("new")
+        assert new is not None and new.creator == b"\x01" * 32
+        assert store.migrate() == []
+    finally:
+        store.close()
+    with sqlite3.connect(db) as check:
+        indexes = {r[0] for r in check.execute("SELECT name FROM sqlite_master")}
+    check.close()
+    assert {"tables_open", "tables_created", "schema_migrations"} <= indexes
+    reopened = SQLiteStore(db)
+    try:
+        assert reopened.migrations() == [m.version for m in MIGRATIONS]
+        row = reopened.load("old")
+        assert row is not None and row.version == 2
+    finally:
+        reopened.close()
+
+
+def test_an_unreachable_postgresql_database_is_a_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("psycopg_pool", reason="psycopg is not installed")
+    from allegra_rules.server.store_postgres import PostgresStore
+
+    # A unix socket folder with no server in it: nothing is sent anywhere.
+    url = f"postgresql://someone:secret@/tables?host={tmp_path}"
+    with pytest.raises(ConnectionError) as caught:
+        PostgresStore(url, timeout=0.5)
+    message = str(caught.value)
+    assert "cannot connect to the PostgreSQL database 'tables' as 'someone'" in message
+    assert "secret" not in message
