@@ -484,6 +484,14 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         default=16.0,
         help="size past which SQLite's -wal file is truncated, in MB (default 16)",
     )
+    serve.add_argument(
+        "--bot-lease",
+        type=float,
+        metavar="SECONDS",
+        default=5.0,
+        help="PostgreSQL: another process plays a table's bots this long after the "
+        "process that played them stopped (default 5)",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
 
@@ -782,6 +790,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--bot-workers must be at least 1; got {args.bot_workers}")
     if not 0 < args.wal_limit_mb <= 1_000_000:
         raise UsageError(f"--wal-limit-mb must be more than 0; got {args.wal_limit_mb}")
+    if not 0 < args.bot_lease <= 3600:
+        raise UsageError(f"--bot-lease must be more than 0 and at most 3600; got {args.bot_lease}")
     if args.database is not None and not args.database.startswith(("postgresql://", "postgres://")):
         raise UsageError("--database must be a URL postgresql://USER@HOST:PORT/DB")
     try:
@@ -809,6 +819,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             view_cache_bytes=int(args.view_cache_mb * 1024 * 1024),
             bot_workers=args.bot_workers,
             wal_limit=int(args.wal_limit_mb * 1024 * 1024),
+            bot_lease=args.bot_lease,
         )
     except ConnectionError as exc:
         raise CommandError(str(exc)) from None

@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 from .app import BODY_TIMEOUT, MAX_BODY_BYTES, create_app, openapi_document
-from .store import WAL_LIMIT
+from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     BOT_WORKERS,
     MAX_SEATS,
@@ -41,6 +41,7 @@ from .tables import (
 
 __all__ = [
     "BODY_TIMEOUT",
+    "BOT_LEASE",
     "BOT_WORKERS",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
@@ -128,6 +129,7 @@ def serve(
     seat_timeout: float = SEAT_TIMEOUT,
     bot_workers: int = BOT_WORKERS,
     wal_limit: int = WAL_LIMIT,
+    bot_lease: float = BOT_LEASE,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -149,6 +151,8 @@ def serve(
             stands in for it; 0: never.
         bot_workers: the worker threads the bots of every table think in.
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
+        bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots lasts
+            unless renewed (another process takes them over this long after it stopped).
 
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number.
@@ -174,6 +178,7 @@ def serve(
             seat_timeout=seat_timeout,
             bot_workers=bot_workers,
             wal_limit=wal_limit,
+            bot_lease=bot_lease,
         ),
         host=host,
         port=port,

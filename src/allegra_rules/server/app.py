@@ -45,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .store import WAL_LIMIT, open_store
+from .store import BOT_LEASE, WAL_LIMIT, open_store
 from .tables import (
     BOT_WORKERS,
     LANGUAGES,
@@ -329,6 +329,7 @@ def create_app(
     seat_timeout: float = SEAT_TIMEOUT,
     bot_workers: int = BOT_WORKERS,
     wal_limit: int = WAL_LIMIT,
+    bot_lease: float = BOT_LEASE,
 ) -> Starlette:
     """The server's application; serve it with uvicorn (``allegra-rules serve`` does).
 
@@ -346,8 +347,11 @@ def create_app(
             (greedy) stands in for it, until its person comes back; 0: never.
         bot_workers: the worker threads the bots of every table think in.
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
+        bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots
+            lasts unless renewed: another process takes them over this long after the
+            holder stopped.
     """
-    store = open_store(db, wal_limit=wal_limit)
+    store = open_store(db, wal_limit=wal_limit, bot_lease=bot_lease)
     tables = Tables(
         store,
         max_open_tables=max_open_tables,
@@ -495,12 +499,17 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store.start()
+        tables.listen()
         tables.resume()
-        watcher = asyncio.create_task(tables.watch_seats())
+        watchers = [
+            asyncio.create_task(tables.watch_seats()),
+            asyncio.create_task(tables.watch_bots()),
+        ]
         yield
-        watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await watcher
+        for watcher in watchers:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
         tables.close()
         store.close()
 

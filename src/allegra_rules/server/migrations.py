@@ -86,12 +86,26 @@ CREATE TABLE IF NOT EXISTS moves (
 );
 """
 
+_LEASES = """
+CREATE TABLE IF NOT EXISTS bot_leases (
+    table_id TEXT PRIMARY KEY REFERENCES tables (id),
+    holder TEXT NOT NULL,
+    expires {real} NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
         "tables, seats and moves",
         sqlite=_TABLES.format(real="REAL", bigint="INTEGER", blob="BLOB"),
         postgres=_TABLES.format(real="DOUBLE PRECISION", bigint="BIGINT", blob="BYTEA"),
+    ),
+    Migration(
+        2,
+        "bot leases",
+        sqlite=_LEASES.format(real="REAL"),
+        postgres=_LEASES.format(real="DOUBLE PRECISION"),
     ),
 )
 """Every step of the schema, oldest first (their numbers are 1, 2, ... with no gap)."""

@@ -14,17 +14,26 @@ A move is one transaction in either store: the table's row is updated only where
 under the unique key (table, index). A move made on a version another move already
 took, whichever process made it, writes nothing and raises
 [`StaleVersion`][allegra_rules.server.store.StaleVersion].
+
+Several server processes may share one PostgreSQL database. Its store then tells each
+process of the moves the others stored (``listen``: PostgreSQL's ``NOTIFY``, the table's
+id and new version), and lends each table's bots to one process at a time
+(``hold_bots``: a lease that its holder renews and that another process takes over once
+it expires). A SQLite database has one process: its ``listen`` hears nothing and its
+``hold_bots`` always says yes.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Protocol
 
 import attrs
 
 __all__ = [
+    "BOT_LEASE",
     "WAL_LIMIT",
     "StaleVersion",
     "Store",
@@ -35,6 +44,10 @@ __all__ = [
 
 WAL_LIMIT = 16 * 1024 * 1024
 """The default size (bytes) past which SQLite's ``-wal`` file is checkpointed and truncated."""
+
+
+BOT_LEASE = 5.0
+"""The default seconds a process's hold on a table's bots lasts unless renewed."""
 
 
 class StaleVersion(RuntimeError):
@@ -76,7 +89,14 @@ class TableRow:
 
 
 class Store(Protocol):
-    """What the server stores and reads back: tables, their seats and their moves."""
+    """What the server stores and reads back: tables, their seats and their moves.
+
+    Attributes:
+        bot_lease: the seconds a hold on a table's bots lasts unless renewed (see
+            ``hold_bots``); 0: the store has one process, which always holds them.
+    """
+
+    bot_lease: float
 
     def start(self) -> None:
         """Start the store's background upkeep, if it has any (SQLite: WAL checkpoints)."""
@@ -130,6 +150,22 @@ class Store(Protocol):
     def load(self, table_id: str) -> TableRow | None:
         """The stored table ``table_id``, or ``None`` when there is none."""
 
+    def listen(self, callback: Callable[[str, int | None], None]) -> None:
+        """Call ``callback(table_id, version)`` for each move another process stores.
+
+        ``version`` is the table's version after the move, or ``None`` when another
+        process changed the table's seats or bots. The callback runs in a thread of the
+        store (not the caller's); it may be told of a move more than once, or of the
+        caller's own moves. ``close`` stops it.
+        """
+
+    def hold_bots(self, table_ids: Collection[str]) -> set[str]:
+        """Take or renew this process's hold on the bots of the tables ``table_ids``.
+
+        Returns those whose bots this process holds now (for ``bot_lease`` seconds);
+        not those whose hold another process has and has not let expire.
+        """
+
     def migrate(self) -> list[int]:
         """Run the schema steps not yet applied; returns their numbers (none: up to date)."""
 
@@ -142,16 +178,18 @@ def is_postgres_url(database: str | Path) -> bool:
     return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(database: str | Path, *, wal_limit: int = WAL_LIMIT) -> Store:
+def open_store(
+    database: str | Path, *, wal_limit: int = WAL_LIMIT, bot_lease: float = BOT_LEASE
+) -> Store:
     """The store of ``database``: a PostgreSQL URL, or a SQLite file (``":memory:"``).
 
     The schema is created or migrated on opening. ``wal_limit`` is SQLite's (see
-    ``SQLiteStore``).
+    ``SQLiteStore``), ``bot_lease`` PostgreSQL's (see ``PostgresStore``).
     """
     if is_postgres_url(database):
         from .store_postgres import PostgresStore
 
-        return PostgresStore(str(database))
+        return PostgresStore(str(database), bot_lease=bot_lease)
     from .store_sqlite import SQLiteStore
 
     return SQLiteStore(database, wal_limit=wal_limit)

@@ -8,12 +8,25 @@ the move is added to ``moves`` under its primary key (table, index), so that of 
 moves on one version, from any process, exactly one is stored; the other raises
 [`StaleVersion`][allegra_rules.server.store.StaleVersion]. Migrations take a transaction
 advisory lock: processes starting together on one database run each step once.
+
+Several processes may serve one database. A move's transaction also sends
+``NOTIFY allegra_moves`` with ``<table id>:<version>`` (sent on commit only; a change of
+a table's seats or bots sends ``<table id>:seats:<holder>``), and each
+process listens on a connection of its own (``listen``), so that it reads the table
+again and tells its sockets. A table's bots are played by the process that holds its
+row in ``bot_leases`` (``hold_bots``): the holder renews it, and another process takes
+it over once it has expired, ``bot_lease`` seconds after its last renewal (a process
+that died). Lease times are the database's clock, so the processes' clocks may differ.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
 import time
+import uuid
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported when a store opens: the module imports without them
@@ -21,9 +34,14 @@ if TYPE_CHECKING:  # imported when a store opens: the module imports without the
     from psycopg_pool import ConnectionPool
 
 from .migrations import MIGRATIONS, SCHEMA_TABLE
-from .store import StaleVersion, TableRow, bots_from_json, bots_json
+from .store import BOT_LEASE, StaleVersion, TableRow, bots_from_json, bots_json
 
-__all__ = ["MIGRATION_LOCK", "PostgresStore"]
+__all__ = ["CHANNEL", "MIGRATION_LOCK", "PostgresStore"]
+
+log = logging.getLogger("allegra_rules.server")
+
+CHANNEL = "allegra_moves"
+"""The ``NOTIFY`` channel of stored moves; a payload is ``<table id>:<version>``."""
 
 MIGRATION_LOCK = 0x616C6C6567726100
 """The advisory lock key migrations hold (``pg_advisory_xact_lock``)."""
@@ -39,16 +57,31 @@ class PostgresStore:
         max_size: the most connections the pool opens.
         timeout: seconds to wait for the database (to connect, or for a free
             connection of the pool).
+        bot_lease: seconds a hold on a table's bots lasts unless renewed.
 
     Raises:
         ConnectionError: the database cannot be reached within ``timeout`` seconds.
     """
 
     def __init__(
-        self, url: str, *, min_size: int = 1, max_size: int = 4, timeout: float = 10.0
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 4,
+        timeout: float = 10.0,
+        bot_lease: float = BOT_LEASE,
     ) -> None:
         import psycopg
         from psycopg_pool import ConnectionPool, PoolTimeout
+
+        self._url = url
+        self._timeout = timeout
+        self.bot_lease = bot_lease
+        self.holder = uuid.uuid4().hex
+        """This process's name in ``bot_leases``."""
+        self._stop = threading.Event()
+        self._listener: threading.Thread | None = None
 
         self._unique_violation = psycopg.errors.UniqueViolation
         self._repeatable_read = psycopg.IsolationLevel.REPEATABLE_READ
@@ -102,8 +135,82 @@ class PostgresStore:
         """Nothing to start: PostgreSQL needs no upkeep from the server."""
 
     def close(self) -> None:
-        """Close every connection of the pool."""
+        """Stop listening and close every connection of the pool."""
+        self._stop.set()
+        if self._listener is not None:
+            self._listener.join(timeout=5)
+            self._listener = None
         self._pool.close()
+
+    def listen(self, callback: Callable[[str, int | None], None]) -> None:
+        """Call ``callback(table_id, version)`` for each move stored (by any process).
+
+        ``version`` is ``None`` when another process changed the table's seats or bots.
+
+        A thread of the store listens on a connection of its own (connecting again,
+        after a pause, when it is lost) until ``close``.
+        """
+        if self._listener is not None:
+            return
+        self._listener = threading.Thread(
+            target=self._listen, args=(callback,), name="allegra-listen", daemon=True
+        )
+        self._listener.start()
+
+    def _listen(self, callback: Callable[[str, int | None], None]) -> None:
+        import psycopg
+
+        pause = 0.1
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(
+                    self._url, autocommit=True, connect_timeout=max(1, int(self._timeout))
+                ) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    pause = 0.1
+                    while not self._stop.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            self._heard(note.payload, callback)
+            except psycopg.Error as exc:
+                if self._stop.is_set():
+                    break
+                log.warning("listening for moves failed (%s); again in %.1f s", exc, pause)
+                self._stop.wait(pause)
+                pause = min(pause * 2, 5.0)
+
+    def _heard(self, payload: str, callback: Callable[[str, int | None], None]) -> None:
+        """Pass one notification on: a move's ``ID:VERSION``, or ``ID:seats:HOLDER``."""
+        parts = payload.split(":")
+        try:
+            if len(parts) == 2:
+                callback(parts[0], int(parts[1]))
+            elif len(parts) == 3 and parts[1] == "seats" and parts[2] != self.holder:
+                callback(parts[0], None)
+        except Exception:  # pragma: no cover - keep listening whatever one notice does
+            log.exception("a notice of table %s failed", parts[0][:64])
+
+    def hold_bots(self, table_ids: Collection[str]) -> set[str]:
+        """Take or renew this process's lease on the bots of the tables ``table_ids``.
+
+        Returns those whose lease this process holds now, until ``bot_lease`` seconds
+        from now (the database's clock); not those whose lease another process holds
+        and has not let expire. One statement for all of them.
+        """
+        if not table_ids:
+            return set()
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "INSERT INTO bot_leases (table_id, holder, expires)"
+                " SELECT id, %s, extract(epoch FROM clock_timestamp()) + %s"
+                " FROM unnest(%s::text[]) AS id"
+                " ON CONFLICT (table_id) DO UPDATE"
+                " SET holder = EXCLUDED.holder, expires = EXCLUDED.expires"
+                " WHERE bot_leases.holder = EXCLUDED.holder"
+                " OR bot_leases.expires < extract(epoch FROM clock_timestamp())"
+                " RETURNING table_id",
+                (self.holder, float(self.bot_lease), sorted(set(table_ids))),
+            )
+            return {str(row[0]) for row in rows}
 
     def add_table(
         self,
@@ -140,23 +247,32 @@ class PostgresStore:
 
     def set_bots(self, table_id: str, bots: dict[int, tuple[str, int]]) -> None:
         """Store a table's bot seats anew (the creator handed a seat to a bot or freed one)."""
-        with self._pool.connection() as conn:
+        with self._pool.connection() as conn, conn.transaction():
             conn.execute("UPDATE tables SET bots = %s WHERE id = %s", (bots_json(bots), table_id))
+            self._notify_seats(conn, table_id)
 
     def remove_seat(self, table_id: str, seat: int) -> None:
         """Forget a claimed seat's token (the seat is free again, or a bot's)."""
-        with self._pool.connection() as conn:
+        with self._pool.connection() as conn, conn.transaction():
             conn.execute("DELETE FROM seats WHERE table_id = %s AND seat = %s", (table_id, seat))
+            self._notify_seats(conn, table_id)
 
     def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
         """Store a claimed seat; False when the seat was already claimed."""
-        with self._pool.connection() as conn:
+        with self._pool.connection() as conn, conn.transaction():
             cursor = conn.execute(
                 "INSERT INTO seats (table_id, seat, token_sha256) VALUES (%s, %s, %s)"
                 " ON CONFLICT DO NOTHING",
                 (table_id, seat, token_sha256),
             )
-            return cursor.rowcount == 1
+            if cursor.rowcount != 1:
+                return False
+            self._notify_seats(conn, table_id)
+            return True
+
+    def _notify_seats(self, conn: psycopg.Connection[Any], table_id: str) -> None:
+        """Tell the other processes (on commit) that ``table_id``'s seats or bots changed."""
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id}:seats:{self.holder}"))
 
     def add_move(
         self, table_id: str, index: int, seat: int, action: str, state: str, over: bool
@@ -180,6 +296,8 @@ class PostgresStore:
                     "INSERT INTO moves (table_id, idx, seat, action) VALUES (%s, %s, %s, %s)",
                     (table_id, index, seat, action),
                 )
+                # Sent when the transaction commits, and only then.
+                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id}:{index + 1}"))
         except self._unique_violation:
             raise StaleVersion(f"move {index} of table {table_id} is already stored") from None
 

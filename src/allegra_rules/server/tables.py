@@ -17,6 +17,12 @@ person comes back.
 A seat only ever gets ``observe(state, seat)``; a spectator gets the public view,
 ``observe(state, None)`` (as data: [`public_view`][allegra_rules.server.tables.public_view]),
 what every seat knows.
+
+Several server processes may share one database (PostgreSQL). Each hears of the moves
+the others store (``listen``, then ``notified``) and reads such a table again, exactly as
+after a move refused as stale, so that its sockets get the new views. A table's bots
+are played by the one process that holds them (``Store.hold_bots``); ``watch_bots``
+renews that hold and takes a table's bots over once another process's hold has expired.
 """
 
 from __future__ import annotations
@@ -455,6 +461,7 @@ class Tables:
         self.bot_workers = bot_workers
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._tables: dict[str, Table] = {}
+        self._held: set[str] = set()
 
     def pool(self) -> concurrent.futures.ThreadPoolExecutor:
         """The worker threads every table's bots think in (started when first needed)."""
@@ -885,9 +892,13 @@ class Tables:
         self._announce(table)
         self._forget_if_done(table)
 
-    def _reload(self, table: Table) -> None:
-        """Read ``table``'s moves, seats and bots again from the database; tell its watchers."""
-        row = self.store.load(table.id)
+    def _reload(self, table: Table, row: TableRow | None = None) -> None:
+        """Read ``table``'s moves, seats and bots again from the database; tell its watchers.
+
+        ``row``: the table as just read, if it was.
+        """
+        if row is None:
+            row = self.store.load(table.id)
         if row is None:  # pragma: no cover - a table is never deleted
             return
         table.state = _row_state(row, table.config)
@@ -900,6 +911,36 @@ class Tables:
         table.turn_since = time.monotonic()
         self._announce(table)
         self._forget_if_done(table)
+
+    def listen(self) -> None:
+        """Hear of the moves other processes store (call on the running event loop).
+
+        Each is handled by ``notified`` on the loop.
+        """
+        loop = asyncio.get_running_loop()
+
+        def heard(table_id: str, version: int | None) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self.notified, table_id, version)
+
+        self.store.listen(heard)
+
+    def notified(self, table_id: str, version: int | None) -> None:
+        """A move took ``table_id`` to ``version`` (``None``: its seats or bots changed).
+
+        A table in memory at an older version, or whose seats changed, is read again:
+        its sockets get the new views (those of a seat whose token no longer works
+        close), and its bots move if it is their turn and this process holds them.
+        """
+        table = self._tables.get(table_id)
+        if table is None or (version is not None and version <= table.version):
+            return
+        tokens = dict(table.tokens)
+        self._reload(table)
+        for seat, digest in tokens.items():
+            if table.tokens.get(seat) != digest:
+                self._close_seat(table, seat)
+        self.schedule_bots(table)
 
     def _announce(self, table: Table) -> None:
         """Send the current view to every socket watching ``table``."""
@@ -933,7 +974,7 @@ class Tables:
             return
         seat = state.current_player
         bot = self._player(table, seat)
-        if bot is None or seat is None:
+        if bot is None or seat is None or not self._holds_bots(table):
             return
         try:
             loop = asyncio.get_running_loop()
@@ -947,6 +988,73 @@ class Tables:
         # same when the answer comes.
         future = loop.run_in_executor(self.pool(), bot.choose, state)
         future.add_done_callback(lambda done: self._bot_chose(table, state, seat, done))
+
+    def _holds_bots(self, table: Table) -> bool:
+        """Take or renew this process's hold on ``table``'s bots; whether it holds them."""
+        if self.store.bot_lease <= 0:
+            return True
+        return table.id in self._hold([table.id])
+
+    def _hold(self, table_ids: list[str]) -> set[str]:
+        """Take or renew the hold on the bots of ``table_ids``; those held now."""
+        try:
+            held = self.store.hold_bots(table_ids)
+        except Exception:
+            log.exception("the bots of %s tables could not be held", len(table_ids))
+            held = set()
+        self._held.difference_update(table_ids)
+        self._held.update(held)
+        return held
+
+    def hold_idle_bots(self) -> int:
+        """Renew this process's hold on bots, take over those no process holds.
+
+        The hold is renewed for every unfinished table in memory whose bots this
+        process holds, and taken where a bot (or a stand-in) is to move and no other
+        process holds it (its hold expired: that process stopped). A table whose bots
+        this process takes over is read again from the database first; then a bot to
+        move at a table held moves.
+        Returns how many tables' bots this process holds.
+        """
+        if self.store.bot_lease <= 0:
+            return 0
+        self._held.intersection_update(self._tables)
+        wanted = [
+            table.id
+            for table in self._tables.values()
+            if not table.state.is_terminal
+            and (
+                table.id in self._held
+                or self._player(table, table.state.current_player) is not None
+            )
+        ]
+        before = set(self._held)
+        held = self._hold(wanted)
+        for table_id in held:
+            table = self._tables.get(table_id)
+            if table is None or table.bots_pending:
+                continue
+            if table_id not in before:
+                row = self.store.load(table.id)
+                if row is not None and row.version != table.version:
+                    self._reload(table, row)
+            self.schedule_bots(table)
+        return len(held)
+
+    async def watch_bots(self) -> None:
+        """Run ``hold_idle_bots`` three times per hold's length, until cancelled (a server task).
+
+        Nothing to do when the store has one process (its ``bot_lease`` is 0).
+        """
+        lease = self.store.bot_lease
+        if lease <= 0:
+            return
+        while True:
+            await asyncio.sleep(lease / 3)
+            try:
+                self.hold_idle_bots()
+            except Exception:  # pragma: no cover - keep watching whatever one table does
+                log.exception("the bot watcher failed")
 
     def _bot_chose(
         self, table: Table, state: GameState, seat: int, done: asyncio.Future[Any]

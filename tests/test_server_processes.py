@@ -1,0 +1,289 @@
+"""Two ``allegra-rules serve`` processes on one PostgreSQL database.
+
+A move made through one process reaches the sockets opened on the other (``NOTIFY``),
+and so do seats claimed and freed; many copies of one move sent at once to both are
+stored exactly once per version; and when the process that plays a table's bots is
+killed, the other plays them on once its hold (``--bot-lease``, short here) has
+expired. A SQLite store has one process: it hears nothing and holds every table's bots.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the server extra is not installed")
+pytest.importorskip("uvicorn", reason="the server extra is not installed")
+httpx = pytest.importorskip("httpx")
+ws_client = pytest.importorskip("websockets.sync.client")
+from websockets.exceptions import ConnectionClosed
+
+from postgres import Cluster
+from server_process import ServerProcess
+
+LEASE = 1.0
+"""The bot lease of the test servers, in seconds."""
+
+
+@pytest.fixture(scope="module")
+def pair(postgres: Cluster, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A fresh database and a folder for the servers' logs."""
+    return postgres.new_database(), tmp_path_factory.mktemp("processes")
+
+
+def start(url: str, folder: Path, name: str) -> ServerProcess:
+    return ServerProcess(url, "--bot-lease", str(LEASE), log=folder / f"{name}.log")
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def claim(client: httpx.Client, table: str, seat: int) -> str:
+    answer = client.post(f"/api/tables/{table}/seats/{seat}")
+    assert answer.status_code in (200, 201), answer.text
+    token: str = answer.json()["token"]
+    return token
+
+
+def view(client: httpx.Client, table: str, token: str) -> dict[str, Any]:
+    answer = client.get(f"/api/tables/{table}/view", headers=bearer(token))
+    assert answer.status_code == 200, answer.text
+    data: dict[str, Any] = answer.json()
+    return data
+
+
+def wait_for(check: Callable[[], bool], seconds: float) -> float:
+    """Poll ``check`` until it holds (at most ``seconds``); returns the seconds it took."""
+    began = time.monotonic()
+    while not check():
+        if time.monotonic() - began > seconds:
+            raise AssertionError(f"not within {seconds} s")
+        time.sleep(0.02)
+    return time.monotonic() - began
+
+
+def drain(sock: Any) -> None:
+    """Read a socket until it closes (each message within 2 s)."""
+    while True:
+        sock.recv(timeout=2)
+
+
+def at_version(client: httpx.Client, table: str, token: str, version: int) -> Callable[[], bool]:
+    """Whether the table's view read through ``client`` is at ``version``."""
+    return lambda: bool(view(client, table, token)["version"] == version)
+
+
+def lease_holder(url: str, table: str) -> str | None:
+    """The process (its ``holder`` name) that holds the bots of ``table``, if one does."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT holder FROM bot_leases WHERE table_id = %s", (table,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def stored_moves(url: str, table: str) -> list[tuple[int, int]]:
+    """(index, copies) of every move of ``table`` in the database, in order."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT idx, count(*) FROM moves WHERE table_id = %s GROUP BY idx ORDER BY idx",
+            (table,),
+        ).fetchall()
+    return [(int(i), int(n)) for i, n in rows]
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "3601"])
+def test_serve_refuses_a_bad_bot_lease(seconds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from allegra_rules.cli import main
+
+    assert main(["serve", "--bot-lease", seconds]) == 2
+    assert "--bot-lease must be more than 0" in capsys.readouterr().err
+
+
+def test_a_sqlite_store_has_one_process(tmp_path: Path) -> None:
+    from allegra_rules.server.store import open_store
+
+    store = open_store(tmp_path / "one.db")
+    try:
+        heard: list[object] = []
+        store.listen(lambda *notice: heard.append(notice))
+        assert store.bot_lease == 0
+        assert store.hold_bots(["t1", "t2"]) == {"t1", "t2"}
+        assert heard == []
+    finally:
+        store.close()
+
+
+def test_a_move_on_one_process_reaches_the_sockets_of_the_other(
+    pair: tuple[str, Path],
+) -> None:
+    url, folder = pair
+    with (
+        start(url, folder, "notify-a") as a,
+        start(url, folder, "notify-b") as b,
+        httpx.Client(base_url=a.base, timeout=10) as on_a,
+        httpx.Client(base_url=b.base, timeout=10) as on_b,
+    ):
+        table = on_a.post("/api/tables", json={"players": 2, "seed": 3}).json()["table"]
+        tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
+        with (
+            ws_client.connect(f"{a.ws_base}/ws/tables/{table}") as watcher,
+            ws_client.connect(f"{a.ws_base}/ws/tables/{table}?token={tokens[1]}") as seat_1,
+        ):
+            assert json.loads(watcher.recv(timeout=10))["version"] == 0
+            assert json.loads(seat_1.recv(timeout=10))["version"] == 0
+            for version in range(6):
+                seat = view(on_b, table, tokens[0])["current_player"]
+                mine = view(on_b, table, tokens[seat])
+                sent = time.monotonic()
+                moved = on_b.post(
+                    f"/api/tables/{table}/moves",
+                    json={"action": mine["legal_actions"][0], "version": version},
+                    headers=bearer(tokens[seat]),
+                )
+                assert moved.status_code == 200, moved.text
+                public = json.loads(watcher.recv(timeout=2))
+                private = json.loads(seat_1.recv(timeout=2))
+                assert time.monotonic() - sent < 2
+                assert public["version"] == private["version"] == version + 1
+                assert public["viewer"] is None and private["viewer"] == 1
+                assert "legal_actions" not in public
+
+
+def test_seats_claimed_or_freed_on_one_process_hold_on_the_other(
+    pair: tuple[str, Path],
+) -> None:
+    url, folder = pair
+    with (
+        start(url, folder, "seats-a") as a,
+        start(url, folder, "seats-b") as b,
+        httpx.Client(base_url=a.base, timeout=10) as on_a,
+        httpx.Client(base_url=b.base, timeout=10) as on_b,
+    ):
+        made = on_a.post("/api/tables", json={"players": 2, "seed": 4}).json()
+        table, creator = made["table"], made["creator_token"]
+        assert on_b.get(f"/api/tables/{table}/view").status_code == 200  # B has it in memory
+        token = claim(on_a, table, 1)
+        wait_for(lambda: on_b.get(f"/api/tables/{table}/view", headers=bearer(token)).is_success, 2)
+        with ws_client.connect(f"{b.ws_base}/ws/tables/{table}?token={token}") as sock:
+            assert json.loads(sock.recv(timeout=10))["viewer"] == 1
+            freed = on_a.delete(f"/api/tables/{table}/seats/1", headers=bearer(creator))
+            assert freed.is_success, freed.text
+            with pytest.raises(ConnectionClosed):
+                drain(sock)
+        assert on_b.get(f"/api/tables/{table}/view", headers=bearer(token)).status_code == 403
+
+
+def test_concurrent_copies_of_a_move_on_both_processes_are_stored_once(
+    pair: tuple[str, Path],
+) -> None:
+    url, folder = pair
+    rounds, copies = 6, 200
+    with (
+        start(url, folder, "race-a") as a,
+        start(url, folder, "race-b") as b,
+        httpx.Client(base_url=a.base, timeout=30) as on_a,
+        httpx.Client(base_url=b.base, timeout=30) as on_b,
+        concurrent.futures.ThreadPoolExecutor(32) as workers,
+    ):
+        table = on_a.post("/api/tables", json={"players": 2, "seed": 5}).json()["table"]
+        tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
+        sent: list[dict[str, Any]] = []
+        for version in range(rounds):
+            seat = view(on_a, table, tokens[0])["current_player"]
+            mine = view(on_a, table, tokens[seat])
+            assert mine["version"] == version
+            body = {"action": mine["legal_actions"][0], "version": version}
+            sent.append(body["action"])
+
+            def post(i: int, body: dict[str, Any] = body, seat: int = seat) -> httpx.Response:
+                client = on_a if i % 2 else on_b
+                return client.post(
+                    f"/api/tables/{table}/moves", json=body, headers=bearer(tokens[seat])
+                )
+
+            answers = list(workers.map(post, range(copies)))
+            codes = [r.status_code for r in answers]
+            assert codes.count(200) == 1, codes
+            assert codes.count(409) == copies - 1, codes
+            assert all(
+                r.json()["error"] == "stale_version" for r in answers if r.status_code == 409
+            )
+            # Both processes are at the new version soon after (B hears it from A or
+            # the other way round).
+            for client in (on_a, on_b):
+                wait_for(at_version(client, table, tokens[0], version + 1), 5)
+        assert stored_moves(url, table) == [(i, 1) for i in range(rounds)]
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            actions = [
+                json.loads(text)
+                for (text,) in conn.execute(
+                    "SELECT action FROM moves WHERE table_id = %s ORDER BY idx", (table,)
+                )
+            ]
+        assert actions == sent
+
+
+def test_the_other_process_plays_the_bots_of_a_killed_one(pair: tuple[str, Path]) -> None:
+    url, folder = pair
+    with (
+        start(url, folder, "bots-a") as a,
+        start(url, folder, "bots-b") as b,
+        httpx.Client(base_url=a.base, timeout=10) as on_a,
+        httpx.Client(base_url=b.base, timeout=10) as on_b,
+    ):
+        answer = on_a.post("/api/tables", json={"players": 2, "seed": 7, "bots": {"1": "greedy"}})
+        table = answer.json()["table"]
+        token = claim(on_a, table, 0)
+
+        def person_moves(client: httpx.Client) -> int:
+            """Seat 0 moves while it is its move; returns the version after."""
+            mine = view(client, table, token)
+            while mine["current_player"] == 0 and mine["phase"] != "over":
+                moved = client.post(
+                    f"/api/tables/{table}/moves",
+                    json={"action": mine["legal_actions"][0], "version": mine["version"]},
+                    headers=bearer(token),
+                )
+                assert moved.status_code == 200, moved.text
+                mine = moved.json()
+            return int(mine["version"])
+
+        def bots_answered(client: httpx.Client, after: int) -> Callable[[], bool]:
+            def check() -> bool:
+                mine = view(client, table, token)
+                return bool(mine["version"] > after and mine["current_player"] == 0)
+
+            return check
+
+        # A made the table and plays its bot, and keeps holding it.
+        wait_for(bots_answered(on_a, -1), 10)
+        version = person_moves(on_a)
+        wait_for(bots_answered(on_a, version), 10)
+        held_by_a = lease_holder(url, table)
+        assert held_by_a is not None
+        # A person's move through B: A, which holds the bots, hears of it and answers.
+        for _ in range(2):
+            time.sleep(LEASE)  # longer than a lease: A renews it meanwhile
+            version = person_moves(on_b)
+            wait_for(bots_answered(on_b, version), 10)
+            assert lease_holder(url, table) == held_by_a
+        a.kill()
+        version = person_moves(on_b)
+        took = wait_for(bots_answered(on_b, version), 10)
+        assert took < 3 * LEASE + 1
+        assert lease_holder(url, table) not in (None, held_by_a)
+        # And B goes on playing them.
+        version = person_moves(on_b)
+        assert wait_for(bots_answered(on_b, version), 5) < 2
