@@ -1,24 +1,36 @@
-"""Load on the table server: N tables, each a WebSocket client against a bot, on loopback.
+"""Load on the table server: N tables of two persons, on one process or several, on loopback.
 
-Starts ``allegra-rules serve`` on 127.0.0.1 (a fresh SQLite file), creates N two-seat
-tables (seat 1 a random bot; rounds capped at --max-turns turns so that games are short),
-and plays them all at once: each client holds its seat's WebSocket, and whenever a view
-says it is its move it POSTs a random legal action with the view's version, at once
+Starts ``allegra-rules serve`` on 127.0.0.1 (``--store sqlite``: a fresh SQLite file;
+``--store postgres``: a fresh database of a PostgreSQL server it starts itself with
+tests/postgres.py, ``fsync`` on, or ``--database URL``), ``--processes P`` of them on one
+database (PostgreSQL), creates N two-seat tables (rounds capped at --max-turns turns so
+that games are short) and plays them all at once. Each table's two seats are two clients:
+seat 0 talks to process k, seat 1 to process k+1, so with several processes every move
+crosses from one process to another. Each client holds its seat's WebSocket and, when a
+view says it is its move, POSTs a random legal action with the view's version, at once
 (``--think 0``: the server's saturation) or after a random pause (``--think T``: a mean
-of T seconds, uniform over 0..2T; people take longer). Reports
-moves/s, the p50 and p99 latency of a move (POST sent to answer read), games completed,
-and checks every finished game's record against the moves its client made: none lost,
-none applied twice.
+of T seconds, uniform over 0..2T; people take longer).
+
+Reports moves/s; the p50 and p99 latency of a move (POST sent to answer read) and of the
+push (POST sent to the other seat's socket reading the new view); the servers' CPU time
+per move; games completed; and checks every finished game's record against the moves
+its clients made: none lost, none applied twice. Tables are made and sockets opened
+before the clock starts.
 
     python benchmarks/server_load.py --tables 50 200 --repeat 2 --think 1
+    python benchmarks/server_load.py --store postgres --processes 1 2 4 --tables 200 --think 0
+    python benchmarks/server_load.py --store postgres --processes 4 --tables 1000 --think 3
 
-Runs alternate (50, 200, 50, 200, ...); the medians of the repeats are printed last.
+Runs alternate (processes, tables in order, then the next repeat); the medians of the
+repeats are printed last.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import json
 import os
 import random
@@ -29,6 +41,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,59 +110,111 @@ class Http:
         self.reader = self.writer = None
 
 
-async def play_table(
-    port: int, max_turns: int, think: float, seed: int, latencies: list[float]
-) -> dict[str, Any]:
-    rng = random.Random(seed)
+class Clock:
+    """When each move of each table was sent: for the pushes' latency at the other seat."""
+
+    def __init__(self) -> None:
+        self.sent: dict[tuple[str, int], float] = {}
+        self.moves: list[float] = []
+        self.pushes: list[float] = []
+        self.measuring = False
+
+
+async def play_seat(
+    ports: tuple[int, int],
+    table: str,
+    seat: int,
+    token: str,
+    think: float,
+    rng: random.Random,
+    clock: Clock,
+    ready: asyncio.Event,
+    go: asyncio.Event,
+) -> list[tuple[int, Any]]:
+    """One person's seat: its socket on one process, its moves through the same process."""
+    port = ports[seat]
     http = Http(port)
-    status, created = await http.request(
-        "POST", "/api/tables", {"players": 2, "bots": {"1": "random"}, "max_turns": max_turns}
-    )
-    assert status == 201, created
-    table = created["table"]
-    status, claim = await http.request("POST", f"/api/tables/{table}/seats/0")
-    assert status == 201, claim
-    token = claim["token"]
     made: list[tuple[int, Any]] = []
     url = f"ws://127.0.0.1:{port}/ws/tables/{table}?token={token}"
-    async with connect(url, open_timeout=120) as ws:
+    async with connect(url, open_timeout=300, max_size=2**22) as ws:
         view = json.loads(await ws.recv())
+        ready.set()
+        await go.wait()
         while view["phase"] != "over":
-            if view["current_player"] != 0:
+            if view["current_player"] != seat:
                 view = json.loads(await ws.recv())
+                sent = clock.sent.get((table, view["version"]))
+                if sent is not None and clock.measuring:
+                    clock.pushes.append(time.perf_counter() - sent)
                 continue
             if think:
                 await asyncio.sleep(rng.uniform(0, 2 * think))
             action = rng.choice(view["legal_actions"])
             version = view["version"]
             start = time.perf_counter()
+            clock.sent[(table, version + 1)] = start
             status, answer = await http.request(
                 "POST", f"/api/tables/{table}/moves", {"action": action, "version": version}, token
             )
-            latencies.append(time.perf_counter() - start)
+            if clock.measuring:
+                clock.moves.append(time.perf_counter() - start)
             assert status == 200, answer
             made.append((version, action))
-            # Read the socket up to the view this move made, then on to our next move.
+            # Read the socket up to the view this move made, then on to the next move.
             while True:
                 view = json.loads(await ws.recv())
                 if view["version"] >= answer["version"]:
                     break
+    http.close()
+    return made
+
+
+async def play_table(
+    ports: tuple[int, int],
+    max_turns: int,
+    think: float,
+    seed: int,
+    clock: Clock,
+    go: asyncio.Event,
+    ready: list[asyncio.Event],
+) -> dict[str, Any]:
+    """A two-seat table of two persons, seat 0 on ``ports[0]``'s process, seat 1 on the other."""
+    rng = random.Random(seed)
+    http = Http(ports[0])
+    status, created = await http.request(
+        "POST", "/api/tables", {"players": 2, "max_turns": max_turns, "seed": seed}
+    )
+    assert status == 201, created
+    table = created["table"]
+    tokens = []
+    for seat in (0, 1):
+        claimer = Http(ports[seat])
+        status, claim = await claimer.request("POST", f"/api/tables/{table}/seats/{seat}")
+        claimer.close()
+        assert status == 201, claim
+        tokens.append(claim["token"])
+    events = [asyncio.Event(), asyncio.Event()]
+    ready.extend(events)
+    made = await asyncio.gather(
+        *(
+            play_seat(ports, table, seat, tokens[seat], think, rng, clock, events[seat], go)
+            for seat in (0, 1)
+        )
+    )
     status, record = await http.request("GET", f"/api/tables/{table}/record")
     http.close()
     assert status == 200, record
-    return {"made": made, "record": record}
+    return {"made": made[0] + made[1], "record": record}
 
 
 def check(result: dict[str, Any]) -> tuple[int, int, int]:
-    """(moves of seat 0 in the record, moves lost, moves applied twice or misplaced)."""
-    record = GameRecord.from_dict(result["record"])
-    states = list(record.states())
+    """(moves in the record, moves lost, moves applied twice or misplaced)."""
     actions = result["record"]["actions"]
-    mine = [i for i, s in enumerate(states[:-1]) if s.current_player == 0]
+    GameRecord.from_dict(result["record"])  # a record that loads: every move legal
     made = dict(result["made"])
     lost = sum(1 for v, a in made.items() if v >= len(actions) or actions[v] != a)
-    extra = sum(1 for i in mine if i not in made)
-    return len(mine), lost, extra
+    extra = sum(1 for i in range(len(actions)) if i not in made)
+    return len(actions), lost, extra
 
 
 def cpu_seconds(pid: int) -> float:
@@ -161,52 +226,75 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``values`` in ms (nearest rank)."""
+    return 1000 * values[min(len(values) - 1, int(len(values) * q))]
+
+
 async def run(
-    port: int, pid: int, tables: int, max_turns: int, think: float, seed: int
+    ports: list[int], pids: list[int], tables: int, max_turns: int, think: float, seed: int
 ) -> dict[str, Any]:
-    latencies: list[float] = []
-    cpu_before = cpu_seconds(pid)
+    clock = Clock()
+    go = asyncio.Event()
+    ready: list[asyncio.Event] = []
+    games = [
+        asyncio.ensure_future(
+            play_table(
+                (ports[k % len(ports)], ports[(k + 1) % len(ports)]),
+                max_turns, think, seed * 100_000 + k, clock, go, ready,
+            )
+        )
+        for k in range(tables)
+    ]  # fmt: skip
+    # Every table made and every socket open before the clock starts.
+    while len(ready) < 2 * tables or not all(e.is_set() for e in ready):
+        await asyncio.sleep(0.05)
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
     start = time.perf_counter()
-    results = await asyncio.gather(
-        *(play_table(port, max_turns, think, seed * 100_000 + k, latencies) for k in range(tables))
-    )
+    clock.measuring = True
+    go.set()
+    results = await asyncio.gather(*games)
     wall = time.perf_counter() - start
-    server_cpu = cpu_seconds(pid) - cpu_before
-    moves = lost = extra = total = 0
+    server_cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+    moves = lost = extra = 0
     for result in results:
         m, lo, ex = check(result)
         moves += m
         lost += lo
         extra += ex
-        total += len(result["record"]["actions"])
-    latencies.sort()
+    clock.moves.sort()
+    clock.pushes.sort()
     return {
+        "processes": len(ports),
         "tables": tables,
         "think_s": think,
         "games_completed": len(results),
-        "client_moves": moves,
-        "all_actions": total,
+        "moves": moves,
         "seconds": wall,
         "moves_per_s": moves / wall,
-        "actions_per_s": total / wall,
-        "p50_ms": 1000 * latencies[len(latencies) // 2],
-        "p90_ms": 1000 * latencies[int(len(latencies) * 0.90)],
-        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
-        "max_ms": 1000 * latencies[-1],
-        "server_cpu_ms_per_action": 1000 * server_cpu / max(1, total),
+        "move_p50_ms": percentile(clock.moves, 0.50),
+        "move_p99_ms": percentile(clock.moves, 0.99),
+        "move_max_ms": 1000 * clock.moves[-1],
+        "push_p50_ms": percentile(clock.pushes, 0.50),
+        "push_p99_ms": percentile(clock.pushes, 0.99),
+        "push_max_ms": 1000 * clock.pushes[-1],
+        "pushes": len(clock.pushes),
+        "server_cpu_ms_per_move": 1000 * server_cpu / max(1, moves),
         "load_average": os.getloadavg()[0],
         "lost": lost,
         "applied_twice": extra,
     }
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(where: list[str], workers: int = 1) -> tuple[subprocess.Popen[bytes], int]:
+    """``allegra-rules serve`` on a free port with ``where`` (``--db F`` or ``--database U``)."""
     port = free_port()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
     process = subprocess.Popen(
-        [sys.executable, "-m", "allegra_rules", "serve", "--port", str(port), "--db", str(db),
-         "--max-tables", "100000"],
+        [sys.executable, "-m", "allegra_rules", "serve", "--port", str(port), *where,
+         "--max-tables", "100000", "--tables-per-hour", "1000000", "--seat-timeout", "0",
+         "--workers", str(workers)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
@@ -223,9 +311,41 @@ def start_server(db: Path) -> tuple[subprocess.Popen[bytes], int]:
             time.sleep(0.1)
 
 
+@contextlib.contextmanager
+def database(store: str, url: str | None, folder: Path) -> Iterator[Callable[[], list[str]]]:
+    """Yields a function that makes a fresh database: ``--db FILE`` or ``--database URL``.
+
+    ``postgres`` without ``url`` starts a PostgreSQL server of its own (tests/postgres.py,
+    with ``fsync`` on, as in production), stopped at the end.
+    """
+    count = itertools.count()
+    if store == "sqlite":
+        yield lambda: ["--db", str(folder / f"load-{next(count)}.db")]
+        return
+    if url is not None:
+        yield lambda: ["--database", url]
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    from postgres import Cluster, find_bin
+
+    bin_dir = find_bin()
+    if bin_dir is None:
+        raise SystemExit("--store postgres needs initdb, pg_ctl and postgres (or --database)")
+    cluster = Cluster(bin_dir).start(durable=True)
+    try:
+        yield lambda: ["--database", cluster.new_database()]
+    finally:
+        cluster.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[50, 200])
+    parser.add_argument(
+        "--processes", type=int, nargs="+", default=[1], help="serve processes (PostgreSQL)"
+    )
+    parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--database", default=None, help="a PostgreSQL URL to use (emptied: no)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--max-turns", type=int, default=10)
     parser.add_argument(
@@ -234,38 +354,51 @@ def main() -> None:
         default=0.0,
         help="mean seconds a client waits before each move (uniform 0..2x); 0: none",
     )
+    parser.add_argument("--json", type=Path, default=None, help="write every run here")
     args = parser.parse_args()
-    runs: dict[int, list[dict[str, Any]]] = {n: [] for n in args.tables}
-    with tempfile.TemporaryDirectory() as folder:
-        process, port = start_server(Path(folder) / "load.db")
-        try:
-            for r in range(args.repeat):
+    if args.store == "sqlite" and args.processes != [1]:
+        parser.error("more than one process needs --store postgres")
+    runs: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        database(args.store, args.database, Path(folder)) as fresh,
+    ):
+        for r in range(args.repeat):
+            for processes in args.processes:
                 for n in args.tables:
-                    result = asyncio.run(
-                        run(port, process.pid, n, args.max_turns, args.think, seed=r * 1000 + n)
-                    )
-                    runs[n].append(result)
+                    where = fresh()
+                    servers = [start_server(where) for _ in range(processes)]
+                    try:
+                        result = asyncio.run(
+                            run(
+                                [port for _, port in servers],
+                                [process.pid for process, _ in servers],
+                                n, args.max_turns, args.think, seed=r * 1000 + n,
+                            )
+                        )  # fmt: skip
+                    finally:
+                        for process, _ in servers:
+                            process.terminate()
+                        for process, _ in servers:
+                            process.wait(timeout=30)
+                    result["store"] = args.store
+                    runs.setdefault((processes, n), []).append(result)
                     print(json.dumps(result), flush=True)
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    if args.json is not None:
+        args.json.write_text(json.dumps([r for rs in runs.values() for r in rs], indent=1))
     print("medians:")
-    for n, results in runs.items():
-        keys = (
-            "moves_per_s",
-            "actions_per_s",
-            "p50_ms",
-            "p90_ms",
-            "p99_ms",
-            "max_ms",
-            "server_cpu_ms_per_action",
-        )
+    keys = (
+        "moves_per_s", "move_p50_ms", "move_p99_ms", "push_p50_ms", "push_p99_ms",
+        "server_cpu_ms_per_move", "load_average",
+    )  # fmt: skip
+    for (processes, n), results in runs.items():
         medians = {k: round(statistics.median(r[k] for r in results), 2) for k in keys}
         games = sum(r["games_completed"] for r in results)
         lost = sum(r["lost"] for r in results)
         twice = sum(r["applied_twice"] for r in results)
         print(
-            f"  {n} tables: {medians} games completed {games}, lost {lost}, applied twice {twice}"
+            f"  {args.store}, {processes} process(es), {n} tables: {medians} "
+            f"games completed {games}, lost {lost}, applied twice {twice}"
         )
 
 

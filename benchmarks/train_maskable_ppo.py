@@ -1,6 +1,6 @@
 """Train sb3-contrib's MaskablePPO on ``AllegraEnv`` against random bots; plot the curve.
 
-Needs the ``train`` extra (``pip install "allegra-rules[train]"``, which brings
+Needs the ``sb3`` extra (``pip install "allegra-rules[sb3]"``, which brings
 sb3-contrib and torch). Run from the repository root::
 
     python benchmarks/train_maskable_ppo.py --steps 300000 --svg docs/assets/ppo-curve.svg

@@ -29,6 +29,9 @@ git-ignored folders, and the pages include it:
 ``docs/_generated/snippets/<lang>/*.md``
     The option and preset tables in each translation's language, their words from
     ``docs/i18n/options.<lang>.yml``.
+``docs/_generated/play/``
+    The play page's table: the server's page with the game in the browser (Pyodide
+    and the wheels), written by ``docs/play_site.py`` (see there; it needs ``npm ci``).
 ``docs/i18n/<lang>/_generated/``
     The pictures, their words in the translation's language, and the assets again,
     for each translation (``mkdocs.<lang>.yml``).
@@ -61,6 +64,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -74,6 +78,7 @@ if str(DOCS) not in sys.path:
 
 import attrs  # noqa: E402
 import charts as charts_module  # noqa: E402
+import play_site  # noqa: E402
 import scenes  # noqa: E402
 
 import allegra_rules  # noqa: E402
@@ -95,7 +100,7 @@ from allegra_rules.svg_layout import render_svg_stacked  # noqa: E402
 PICTURE_STYLE = {"status": False, "legend": False, "text_scale": 1.5}
 """How every picture of the pages is drawn: the page text explains it."""
 
-TRANSLATED_PAGES = ("index.md", "how-to-play.md", "variants.md")
+TRANSLATED_PAGES = ("index.md", "play.md", "how-to-play.md", "variants.md")
 """The pages every language has (``docs/<page>`` in English, ``docs/i18n/<lang>/<page>``)."""
 
 REPLAY_GAME = ("seeds", 2, 11)
@@ -276,6 +281,7 @@ PUBLIC_MODULES = (
     "serialize",
     "records",
     "encoding",
+    "features",
     "render",
     "wording",
     "svg",
@@ -284,8 +290,11 @@ PUBLIC_MODULES = (
     "bots",
     "bot_kinds",
     "search",
+    "policy",
     "simulate",
     "tournament",
+    "table_view",
+    "browser_table",
     "adapters.features",
     "adapters.gymnasium",
     "adapters.pettingzoo",
@@ -671,6 +680,117 @@ def layers_svg() -> str:
     return "\n".join(parts) + "\n"
 
 
+# ------------------------------------------------------ "Play from here" (the play page)
+
+PLAY_FROM_HERE = {
+    "en": "Play from here",
+    "de": "Von hier an spielen",
+    "pl": "Zagraj od tego miejsca",
+    "fr": "Jouer à partir d\u2019ici",
+}
+"""The link under each picture of a position that the play page can open, by language."""
+
+
+def scene_records() -> dict[str, str]:
+    """The game record (JSON) that reaches each picture's position, by picture name.
+
+    Every scene of ``docs/scenes.py`` is a state reached from a stacked deal by legal
+    actions; the scenes are played again here with ``new_game`` and ``apply`` traced,
+    and each scene's chain of actions back to its deal becomes a
+    [`GameRecord`][allegra_rules.records.GameRecord], checked to replay to the very
+    state drawn. A scene drawn from a made-up table (the round's end, every card face
+    up) has no record and gets no link.
+    """
+    from allegra_rules.records import GameRecord, replay
+
+    made: dict[int, tuple[GameState, GameState | None, object, GameRecord | None]] = {}
+    real_apply, real_new_game = scenes.apply, scenes.new_game
+
+    def traced_new_game(players: int, **options: Any) -> GameState:
+        state = real_new_game(players, **options)
+        start = GameRecord(
+            num_players=players,
+            config=options.get("config"),
+            seed=options.get("seed"),
+            deck=options.get("deck"),
+        )
+        made[id(state)] = (state, None, None, start)
+        return state
+
+    def traced_apply(state: GameState, action: Any, **options: Any) -> GameState:
+        after = real_apply(state, action, **options)
+        made[id(after)] = (after, state, action, None)
+        return after
+
+    for cached in (scenes.story, scenes.scoring, scenes.scenes):
+        cached.cache_clear()
+    scenes.apply, scenes.new_game = traced_apply, traced_new_game  # type: ignore[assignment]
+    try:
+        drawn = scenes.scenes()
+    finally:
+        scenes.apply, scenes.new_game = real_apply, real_new_game  # type: ignore[assignment]
+    out: dict[str, str] = {}
+    for scene in drawn:
+        actions = []
+        state: GameState | None = scene.state
+        start = None
+        while state is not None and id(state) in made and made[id(state)][0] is state:
+            _, before, action, start = made[id(state)]
+            if before is None:
+                break
+            actions.append(action)
+            state = before
+        if start is None:
+            continue
+        record = start.with_actions(*reversed(actions))  # type: ignore[arg-type]
+        if replay(record) != scene.state or scene.state.is_terminal:
+            continue
+        out[scene.name] = record.to_json()
+    return out
+
+
+def play_links_script(names: Sequence[str]) -> str:
+    """The site script's part that puts a "Play from here" link under each scene picture.
+
+    A picture of one of ``names`` gets, at the end of its caption, a link to the play
+    page's table (``/_generated/play/``, under the English site's root) with
+    ``#scene=<name>``: the page opens that position (``scenes.json`` there holds the
+    records), in the page's language.
+    """
+    data = json.dumps({"scenes": sorted(names), "words": PLAY_FROM_HERE}, ensure_ascii=False)
+    return f"""
+// "Play from here" (docs/generate.py, play_links_script): the pictures of positions.
+(function () {{
+  const data = {data};
+  function add() {{
+    const english = document.querySelector('link[rel="alternate"][hreflang="en"]');
+    const root = new URL(english ? english.getAttribute("href") : "/", location.href);
+    const lang = (document.documentElement.lang || "en").slice(0, 2);
+    const word = data.words[lang] || data.words.en;
+    for (const figure of document.querySelectorAll("figure")) {{
+      const img = figure.querySelector('img[src*="_generated/img/"]');
+      const caption = figure.querySelector("figcaption");
+      if (!img || !caption || caption.querySelector(".allegra-play-here")) continue;
+      const name = img.getAttribute("src").split("/").pop();
+      if (!data.scenes.includes(name)) continue;
+      const link = document.createElement("a");
+      link.className = "allegra-play-here";
+      link.href = new URL(`_generated/play/index.html?lang=${{lang}}#scene=${{name}}`, root).href;
+      link.textContent = `▶ ${{word}}`;
+      caption.append(" ", link);
+    }}
+  }}
+  if (window.document$ && typeof window.document$.subscribe === "function") {{
+    window.document$.subscribe(add);
+  }} else if (document.readyState === "loading") {{
+    document.addEventListener("DOMContentLoaded", add);
+  }} else {{
+    add();
+  }}
+}})();
+"""
+
+
 def generate(*, build: bool = True, only: str | None = None) -> None:
     """Write everything into the generated folders, then build the translations."""
     os.chdir(ROOT)  # snippet paths and the configs' folders are relative to the root
@@ -701,8 +821,14 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
         _write(OUT / "img" / NARROW / name, svg)
     wide = [name for name in drawn if not name.startswith(NARROW)]
     css = (ASSETS / "allegra.css").read_text(encoding="utf-8") + narrow_css(wide, list(charts))
+    # ---- the play page's table (docs/play_site.py): Pyodide, the wheels, the page
+    play = play_site.build_play(OUT / "play")
+    records = scene_records()
+    _write(OUT / "play" / "scenes.json", json.dumps(records, sort_keys=True) + "\n")
+    script += play_links_script(list(records))
     _write(OUT / "assets" / "allegra.js", script)
     _write(OUT / "assets" / "allegra.css", css)
+    print(f"docs/_generated/play: {'with' if play else 'WITHOUT'} the game, {len(records)} scenes")
     print(
         f"docs/_generated: {len(drawn)} pictures, {len(frames)} replay frames "
         f"({type(replay_bot(0)).__name__}), "

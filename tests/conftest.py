@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, Phase, settings
 from helpers import thorough_run
 from postgres import Cluster, can_run_as_root, find_bin
 from rule_markers import CLAUSE_ID, parse_clauses
+from server_process import Databases
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -164,3 +165,18 @@ def postgres() -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def databases(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Databases:
+    """Fresh databases of one store: every server test that takes it runs on both stores.
+
+    The ``sqlite`` run makes SQLite files, the ``postgres`` run databases of the session's
+    own PostgreSQL server (the ``postgres`` fixture, tests/postgres.py).
+    """
+    folder = tmp_path_factory.mktemp(f"server-{request.param}")
+    if request.param == "sqlite":
+        return Databases(folder)
+    return Databases(folder, request.getfixturevalue("postgres"))

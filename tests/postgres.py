@@ -69,8 +69,12 @@ class Cluster:
             timeout=60,
         )
 
-    def start(self) -> Cluster:
-        """initdb and start the server (at most a minute); returns ``self``."""
+    def start(self, *, durable: bool = False) -> Cluster:
+        """initdb and start the server (at most a minute); returns ``self``.
+
+        Tests run without ``fsync`` (nothing they write must survive the machine);
+        ``durable`` keeps PostgreSQL's own defaults, as a benchmark should.
+        """
         self._run(
             str(self.bin / "initdb"),
             "-D",
@@ -83,7 +87,9 @@ class Cluster:
             "UTF8",
             "--no-sync",
         )
-        options = f"-k {self.dir} -c listen_addresses='' -c fsync=off -c max_connections=200"
+        options = f"-k {self.dir} -c listen_addresses='' -c max_connections=200"
+        if not durable:
+            options += " -c fsync=off"
         self._run(
             str(self.bin / "pg_ctl"),
             "-D",

@@ -27,9 +27,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import allegra_rules
 from postgres import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_ROOT = Path(allegra_rules.__file__).resolve().parent.parent
+"""The folder ``allegra_rules`` is imported from (``src/``, or a venv's site-packages)."""
 
 TABLES_PER_HOUR = 100_000
 """The tables per hour a test server allows one address unless told otherwise."""
@@ -66,8 +69,10 @@ class ServerProcess:
         self.log = log
         where = ["--db", str(db)] if isinstance(db, Path) else ["--database", db]
         env = {**os.environ, **(env or {})}
+        # The server imports the package the tests import: src/ in a checkout, the
+        # installed wheel when CI runs the suite against it.
         env["PYTHONPATH"] = os.pathsep.join(
-            [str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])]
+            [str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])]
         )
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
@@ -117,6 +122,24 @@ class ServerProcess:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS in /proc/<pid>/status")
+
+    def workers(self) -> list[int]:
+        """The process ids of the server's worker processes (``--workers N``), if any.
+
+        uvicorn starts each worker with ``multiprocessing``'s spawn: a child process whose
+        command line names ``multiprocessing.spawn`` (Linux: ``/proc``).
+        """
+        pid = self.process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        found = []
+        for child in children:
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+            except FileNotFoundError:
+                continue
+            if b"multiprocessing.spawn" in command and b"resource_tracker" not in command:
+                found.append(int(child))
+        return found
 
     def kill(self) -> None:
         """SIGKILL, then wait for the process to be gone."""

@@ -38,17 +38,6 @@ TOKENS: list[str] = []
 """Every token the module's server handed out (none may appear in its log)."""
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def databases(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Databases:
-    """Every test that takes it runs on SQLite and on PostgreSQL (tests/postgres.py)."""
-    folder = tmp_path_factory.mktemp(f"server-{request.param}")
-    if request.param == "sqlite":
-        return Databases(folder)
-    return Databases(folder, request.getfixturevalue("postgres"))
-
-
 @pytest.fixture(scope="module")
 def server(databases: Databases) -> Iterator[ServerProcess]:
     with databases.server(databases.new()) as running:

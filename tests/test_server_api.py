@@ -1,6 +1,7 @@
 """The table server's API as published: its OpenAPI document, its refusals, its headers.
 
-A real server process on 127.0.0.1 (a short body timeout, set through the environment).
+A real server process on 127.0.0.1 (a short body timeout, set through the environment),
+on SQLite and on PostgreSQL.
 The OpenAPI document at ``GET /api/openapi.json`` names every route and nothing else, the
 answers of a scripted session validate against it, and a bounded, derandomized
 Schemathesis run over it finds no 5xx and no answer outside it. Also: the write rules
@@ -38,7 +39,7 @@ from allegra_rules.server import create_app, openapi_document
 from allegra_rules.server.app import CONTENT_SECURITY_POLICY
 from allegra_rules.server.store_sqlite import SQLiteStore
 from openapi_check import check_answer
-from server_process import ServerProcess
+from server_process import Databases, ServerProcess
 
 BODY_TIMEOUT = 1.5
 """The server's body timeout in this module (seconds)."""
@@ -49,10 +50,10 @@ SECRETS: list[str] = []
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    db = tmp_path_factory.mktemp("api") / "tables.db"
+def server(databases: Databases) -> Iterator[ServerProcess]:
+    """The module's server, on SQLite and on PostgreSQL (``databases``, tests/conftest.py)."""
     env = {"ALLEGRA_SERVER_BODY_TIMEOUT": str(BODY_TIMEOUT)}
-    with ServerProcess(db, env=env) as running:
+    with databases.server(databases.new(), env=env) as running:
         yield running
 
 

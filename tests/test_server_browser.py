@@ -1,8 +1,8 @@
 """The server's page in headless Chromium: a person plays whole games against a bot.
 
-A real server process on 127.0.0.1 (tests/server_process.py) and one Chromium
-(tests/cdp.py). One game at 1280 px by mouse clicks, one at 390 px (a phone: mobile
-emulation, taps): the own grid first and whole with cards of 44 px or more, the end of
+A real server process on 127.0.0.1 (tests/server_process.py, on SQLite and on PostgreSQL)
+and one Chromium (tests/cdp.py). One game at 1280 px by mouse clicks, one at 390 px (a
+phone: mobile emulation, taps): the own grid first and whole with cards of 44 px or more, the end of
 each round (every card turned up, the scores and why, until Continue), the knock
 window's sentence said once, the last moves, the seats' badges, and the server's
 messages in the page's language. Skipped when Chromium is not installed, unless
@@ -26,15 +26,16 @@ from allegra_rules import GameRecord
 from cdp import Browser, require_chromium, save_screenshot
 
 CHROMIUM = require_chromium()
-from server_process import ServerProcess
+from server_process import Databases, ServerProcess
 
 CLICKABLE = "#actions button:not([disabled]), #picture g.card.highlighted"
 REVEAL_OPEN = "!document.getElementById('reveal').hidden"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("page") / "tables.db") as running:
+def server(databases: Databases) -> Iterator[ServerProcess]:
+    """The page's server, on SQLite and on PostgreSQL (``databases``, tests/conftest.py)."""
+    with databases.server(databases.new()) as running:
         yield running
 
 

@@ -1,11 +1,11 @@
 """The table server's bounded resources and its seats that cannot be stolen or stall.
 
-Real server processes on 127.0.0.1 (tests/server_process.py), each with the limits a test
-needs: the view cache's bytes (the process's memory after thousands of views), at most six
-seats, tables per client address per hour (429), finished bot-only tables still counting
-against ``--max-tables``, a small ``-wal`` file after many moves, the creator's token
-(handing a seat to a bot, freeing it) and stand-in bots for idle seats. Also the view cache
-and the rate limit on their own.
+Real server processes on 127.0.0.1 (tests/server_process.py), on SQLite and on PostgreSQL,
+each with the limits a test needs: the view cache's bytes (the process's memory after
+thousands of views), at most six seats, tables per client address per hour (429), finished
+bot-only tables still counting against ``--max-tables``, a small ``-wal`` file after many
+moves (SQLite only), the creator's token (handing a seat to a bot, freeing it) and
+stand-in bots for idle seats. Also the view cache and the rate limit on their own.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from allegra_rules.config import MAX_DECK_SIZE
 from allegra_rules.server import MAX_SEATS
 from allegra_rules.server.tables import LANGUAGES, RateLimit, ViewCache
 from openapi_check import check_answer
-from server_process import ServerProcess
+from server_process import Databases, ServerProcess
 
 MB = 1024 * 1024
 
@@ -73,10 +73,13 @@ def refused(answer: httpx.Response, status: int, code: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
-    """A server with the options a test gives (``options(...)``), else the defaults."""
+def server(request: pytest.FixtureRequest, databases: Databases) -> Iterator[ServerProcess]:
+    """A server with the options a test gives (``options(...)``), else the defaults.
+
+    On a fresh database of each store (``databases``, tests/conftest.py).
+    """
     args = [str(a) for a in getattr(request, "param", ())]
-    with ServerProcess(tmp_path / "tables.db", *args) as running:
+    with databases.server(databases.new(), *args) as running:
         yield running
 
 
@@ -227,9 +230,19 @@ def test_finished_bot_only_tables_count_within_the_hour(client: httpx.Client) ->
     assert answer.headers["Retry-After"]
 
 
-@options("--wal-limit-mb", 0.25)
-def test_the_wal_file_stays_under_its_limit(server: ServerProcess, client: httpx.Client) -> None:
-    """Bot-only tables with the biggest deck: each move stores a state of about 24 kB."""
+def test_the_wal_file_stays_under_its_limit(tmp_path: Path) -> None:
+    """Bot-only tables with the biggest deck: each move stores a state of about 24 kB.
+
+    SQLite's own file (PostgreSQL manages its write-ahead log itself).
+    """
+    with (
+        ServerProcess(tmp_path / "tables.db", "--wal-limit-mb", "0.25") as server,
+        httpx.Client(base_url=server.base, timeout=30) as client,
+    ):
+        wal_stays_under_its_limit(server, client)
+
+
+def wal_stays_under_its_limit(server: ServerProcess, client: httpx.Client) -> None:
     config = biggest_config()
     body = {"players": MAX_SEATS, "config": config, "bots": dict.fromkeys("012345", "greedy")}
     tables = [created(client.post("/api/tables", json=body))["table"] for _ in range(4)]
@@ -279,6 +292,21 @@ def test_the_creator_hands_seats_to_bots_and_frees_them(client: httpx.Client) ->
         422,
         "invalid_bot",
     )
+    # The learned policy plays 2 and 4 seats (and needs NumPy and its weights): a bot
+    # that cannot play the table is refused before it is seated, not at its first move.
+    refused(
+        client.post(
+            f"/api/tables/{t}/seats/1/bot", json={"bot": "policy"}, headers=bearer(creator)
+        ),
+        422,
+        "invalid_bot",
+    )
+    answer = refused(
+        client.post("/api/tables", json={"players": 3, "bots": {"1": "search-guided"}}),
+        422,
+        "invalid_table",
+    )
+    assert "search-guided cannot play here" in answer["message"]
     refused(
         client.post(f"/api/tables/{t}/seats/1/bot", json={"x": 1}, headers=bearer(creator)),
         400,

@@ -1,16 +1,24 @@
-"""Two ``allegra-rules serve`` processes on one PostgreSQL database.
+"""Two ``allegra-rules serve`` processes on one PostgreSQL database, and ``--workers``.
 
 A move made through one process reaches the sockets opened on the other (``NOTIFY``),
-and so do seats claimed and freed; many copies of one move sent at once to both are
-stored exactly once per version; and when the process that plays a table's bots is
-killed, the other plays them on once its hold (``--bot-lease``, short here) has
-expired. A SQLite store has one process: it hears nothing and holds every table's bots.
+and so do seats claimed and freed; many copies of one move sent at once to both (10,000
+in all, over ten tables) are stored exactly once per version; and when the process that
+plays a table's bots is killed, the other plays them on once its hold (``--bot-lease``,
+short here) has expired. A process killed in the middle of a game loses no move it
+acknowledged, and its clients carry on through the other. ``serve --workers 2`` shares
+one port between two processes and replaces a killed one. A SQLite store has one
+process: it hears nothing and holds every table's bots.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
+import os
+import random
+import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -73,6 +81,17 @@ def drain(sock: Any) -> None:
     """Read a socket until it closes (each message within 2 s)."""
     while True:
         sock.recv(timeout=2)
+
+
+def next_version(sock: Any, version: int) -> int:
+    """The version of the first view newer than ``version`` that ``sock`` reads (within 5 s).
+
+    A process may send a view again at the same version (when the table's seats changed
+    on another process, say).
+    """
+    while (seen := int(json.loads(sock.recv(timeout=5))["version"])) <= version:
+        pass
+    return seen
 
 
 def at_version(client: httpx.Client, table: str, token: str, version: int) -> Callable[[], bool]:
@@ -287,3 +306,240 @@ def test_the_other_process_plays_the_bots_of_a_killed_one(pair: tuple[str, Path]
         # And B goes on playing them.
         version = person_moves(on_b)
         assert wait_for(bots_answered(on_b, version), 5) < 2
+
+
+def test_ten_thousand_conflicting_moves_across_two_processes_are_each_stored_once(
+    pair: tuple[str, Path],
+) -> None:
+    """10 tables x 5 versions x 200 copies of each move, every batch shuffled across A and B."""
+    url, folder = pair
+    count, versions, copies = 10, 5, 200
+    with (
+        start(url, folder, "many-a") as a,
+        start(url, folder, "many-b") as b,
+        httpx.Client(base_url=a.base, timeout=60) as on_a,
+        httpx.Client(base_url=b.base, timeout=60) as on_b,
+        concurrent.futures.ThreadPoolExecutor(64) as workers,
+    ):
+        tables = [
+            on_a.post("/api/tables", json={"players": 2, "seed": 100 + k}).json()["table"]
+            for k in range(count)
+        ]
+        tokens = {t: [claim(on_a, t, 0), claim(on_a, t, 1)] for t in tables}
+        sent: dict[str, list[Any]] = {t: [] for t in tables}
+        posted = 0
+        for version in range(versions):
+            # Fresh connections for each batch.
+            local = threading.local()
+            opened: list[httpx.Client] = []
+            batch: list[tuple[str, str, dict[str, Any], httpx.Client]] = []
+            for k, table in enumerate(tables):
+                seat = view(on_a, table, tokens[table][0])["current_player"]
+                mine = view(on_a, table, tokens[table][seat])
+                assert mine["version"] == version
+                action = mine["legal_actions"][(version + k) % len(mine["legal_actions"])]
+                sent[table].append(action)
+                body = {"action": action, "version": version}
+                batch += [
+                    (table, tokens[table][seat], body, on_a if i % 2 else on_b)
+                    for i in range(copies)
+                ]
+            random.Random(version).shuffle(batch)
+
+            def post(
+                job: tuple[str, str, dict[str, Any], httpx.Client],
+                local: threading.local = local,
+                opened: list[httpx.Client] = opened,
+            ) -> tuple[str, int, str]:
+                table, token, body, shared = job
+                # One client per thread and process (an httpx client's pool is not
+                # meant to be driven from 64 threads at once).
+                key = "a" if shared is on_a else "b"
+                client = getattr(local, key, None)
+                if client is None:
+                    client = httpx.Client(
+                        base_url=a.base if key == "a" else b.base,
+                        timeout=60,
+                        # Under uvicorn's keep-alive timeout (5 s): a connection the
+                        # server is closing is never used for a request.
+                        limits=httpx.Limits(keepalive_expiry=2),
+                    )
+                    setattr(local, key, client)
+                    opened.append(client)
+                answer = client.post(f"/api/tables/{table}/moves", json=body, headers=bearer(token))
+                error = answer.json().get("error", "") if answer.status_code != 200 else ""
+                return table, answer.status_code, error
+
+            answers = list(workers.map(post, batch))
+            for client in opened:
+                client.close()
+            posted += len(answers)
+            for table in tables:
+                mine = [(code, error) for t, code, error in answers if t == table]
+                assert mine.count((200, "")) == 1, mine
+                assert mine.count((409, "stale_version")) == copies - 1, mine
+            for table in tables:
+                for client in (on_a, on_b):
+                    wait_for(at_version(client, table, tokens[table][0], version + 1), 10)
+        assert posted == count * versions * copies == 10_000
+        import psycopg
+
+        for table in tables:
+            assert stored_moves(url, table) == [(i, 1) for i in range(versions)]
+            with psycopg.connect(url) as conn:
+                actions = [
+                    json.loads(text)
+                    for (text,) in conn.execute(
+                        "SELECT action FROM moves WHERE table_id = %s ORDER BY idx", (table,)
+                    )
+                ]
+            assert actions == sent[table]
+
+
+def test_a_killed_process_loses_no_acknowledged_move_and_its_sockets_reconnect(
+    pair: tuple[str, Path],
+) -> None:
+    """Moves go through A as fast as they are answered, and A is killed in the middle.
+
+    Every move that A answered with 200 is in the database, once and in order; the
+    socket on A closes, a socket on B (where a load balancer would send the client next)
+    gets the table at the stored version at once, the game goes on through B, and B
+    plays the bots A held within a few leases.
+    """
+    url, folder = pair
+    with (
+        start(url, folder, "crash-a") as a,
+        start(url, folder, "crash-b") as b,
+        httpx.Client(base_url=a.base, timeout=10) as on_a,
+        httpx.Client(base_url=b.base, timeout=10) as on_b,
+    ):
+        made = on_a.post("/api/tables", json={"players": 3, "seed": 8, "bots": {"2": "greedy"}})
+        table = made.json()["table"]
+        tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
+        acknowledged: list[tuple[int, Any]] = []
+        stop = threading.Event()
+
+        def play(client: httpx.Client) -> None:
+            """The persons' moves through ``client`` until ``stop`` or a dead server."""
+            while not stop.is_set():
+                try:
+                    mine = view(client, table, tokens[0])
+                    seat = mine["current_player"]
+                    if seat not in (0, 1):
+                        time.sleep(0.01)  # the bot's move
+                        continue
+                    mine = view(client, table, tokens[seat])
+                    action = mine["legal_actions"][0]
+                    answer = client.post(
+                        f"/api/tables/{table}/moves",
+                        json={"action": action, "version": mine["version"]},
+                        headers=bearer(tokens[seat]),
+                    )
+                except (httpx.TransportError, AssertionError):
+                    return  # the server is gone: what it did not answer is not acknowledged
+                if answer.status_code == 200:
+                    acknowledged.append((mine["version"], action))
+
+        with ws_client.connect(f"{a.ws_base}/ws/tables/{table}?token={tokens[0]}") as on_a_socket:
+            assert json.loads(on_a_socket.recv(timeout=10))["version"] == 0
+            player = threading.Thread(target=play, args=(on_a,))
+            player.start()
+            wait_for(lambda: len(acknowledged) >= 12, 30)
+            a.kill()
+            stop.set()
+            player.join(timeout=20)
+            assert not player.is_alive()
+            with pytest.raises((ConnectionClosed, TimeoutError)):
+                drain(on_a_socket)
+        stored = stored_moves(url, table)
+        assert [n for _, n in stored] == [1] * len(stored)
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            in_database = {
+                int(i): json.loads(text)
+                for i, text in conn.execute(
+                    "SELECT idx, action FROM moves WHERE table_id = %s", (table,)
+                )
+            }
+        assert len(acknowledged) >= 12
+        assert all(in_database.get(version) == action for version, action in acknowledged)
+        with ws_client.connect(f"{b.ws_base}/ws/tables/{table}?token={tokens[0]}") as on_b_socket:
+            first = json.loads(on_b_socket.recv(timeout=10))
+            # At least what was stored (B may have played the bot since, once A's hold on
+            # it expired).
+            assert first["version"] >= len(stored) and first["viewer"] == 0
+            # The game goes on through B, bots included (B takes over A's hold on them).
+            began = time.monotonic()
+            stop.clear()
+            player = threading.Thread(target=play, args=(on_b,))
+            player.start()
+            try:
+                wait_for(lambda: view(on_b, table, tokens[0])["version"] >= len(stored) + 12, 30)
+            finally:
+                stop.set()
+                player.join(timeout=20)
+            bot_moves = [
+                version
+                for version in range(len(stored), len(stored) + 12)
+                if version not in {v for v, _ in acknowledged}
+            ]
+            assert bot_moves, "no bot move came after the crash"
+            assert time.monotonic() - began < 30
+            assert lease_holder(url, table) is not None
+
+
+def test_workers_share_one_port_and_a_dead_worker_is_replaced(
+    postgres: Cluster, tmp_path: Path
+) -> None:
+    """``serve --workers 2``: moves through the port reach sockets on either worker.
+
+    A worker killed with SIGKILL is replaced by the parent process, and the sockets of
+    the table that were on it reconnect through the same port.
+    """
+    url = postgres.new_database()
+    with (
+        ServerProcess(
+            url, "--workers", "2", "--bot-lease", str(LEASE), log=tmp_path / "w.log"
+        ) as server,
+        httpx.Client(base_url=server.base, timeout=10) as client,
+    ):
+        wait_for(lambda: len(server.workers()) == 2, 20)
+        table = client.post("/api/tables", json={"players": 2, "seed": 9}).json()["table"]
+        tokens = [claim(client, table, 0), claim(client, table, 1)]
+        with contextlib.ExitStack() as stack:
+            watchers = [
+                stack.enter_context(ws_client.connect(f"{server.ws_base}/ws/tables/{table}"))
+                for _ in range(8)
+            ]
+            for sock in watchers:
+                assert json.loads(sock.recv(timeout=10))["version"] == 0
+            for version in range(4):
+                seat = view(client, table, tokens[0])["current_player"]
+                mine = view(client, table, tokens[seat])
+                moved = client.post(
+                    f"/api/tables/{table}/moves",
+                    json={"action": mine["legal_actions"][0], "version": version},
+                    headers=bearer(tokens[seat]),
+                )
+                assert moved.status_code == 200, moved.text
+                for sock in watchers:
+                    assert next_version(sock, version) == version + 1
+        first, second = server.workers()
+        os.kill(first, signal.SIGKILL)
+        wait_for(lambda: first not in server.workers() and len(server.workers()) == 2, 30)
+        assert second in server.workers()
+        # The port still answers, from either worker, with the table at its version.
+        for _ in range(10):
+            assert view(client, table, tokens[0])["version"] == 4
+        with ws_client.connect(f"{server.ws_base}/ws/tables/{table}?token={tokens[1]}") as sock:
+            assert json.loads(sock.recv(timeout=10))["version"] == 4
+
+
+def test_more_than_one_worker_needs_postgresql(capsys: pytest.CaptureFixture[str]) -> None:
+    from allegra_rules.cli import main
+
+    assert main(["serve", "--workers", "2"]) == 2
+    assert "--workers above 1 needs --database" in capsys.readouterr().err
+    assert main(["serve", "--workers", "0", "--database", "postgresql://a@b/c"]) == 2
+    assert "--workers must be 1..256" in capsys.readouterr().err

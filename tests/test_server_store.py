@@ -78,6 +78,10 @@ def test_a_table_reads_back_as_stored(store: Store) -> None:
     assert store.unfinished() == ["t1"]
     assert store.open_tables(0.0) == 1
     store.add_move("t1", 1, 1, "{}", "state 2", True)
+    # A process that has the first moves reads only the later ones.
+    later = store.load("t1", actions_from=1)
+    assert later is not None and (later.version, later.actions) == (2, [{}])
+    assert store.load("t1", actions_from=2).actions == []  # type: ignore[union-attr]
     assert store.unfinished() == []
     assert store.open_tables(0.0) == 0
     assert store.open_tables(0.0, created_since=0.0) == 1

@@ -9,6 +9,10 @@ Public names:
   [`SEARCH_LEVEL_CANDIDATES`][allegra_rules.search.SEARCH_LEVEL_CANDIDATES], each level's
   number of candidate moves.
 * [`search_level`][allegra_rules.search.search_level]: a level's bot from its name.
+* [`SearchGuide`][allegra_rules.search.SearchGuide]: what may guide the search instead of
+  GreedyBot (a learned policy: [`PolicyBot`][allegra_rules.policy.PolicyBot]), and
+  [`GUIDED_LEVEL`][allegra_rules.search.GUIDED_LEVEL], the guided level's budget
+  ([`guided_level`][allegra_rules.search.guided_level] builds it for a guide).
 
 How it decides (one decision, for the seat to act):
 
@@ -25,6 +29,11 @@ How it decides (one decision, for the seat to act):
    face-down cards counted as the mean of the cards the seat has not seen (the exact round
    scores, doubling included, when the round ended during the playout).
 5. The candidate with the best mean margin is played; a tie goes to GreedyBot's order.
+
+With a ``guide`` (a [`SearchGuide`][allegra_rules.search.SearchGuide]), the guide takes
+GreedyBot's two roles: the candidates are the guide's most probable moves, and every seat of
+a playout plays the guide's most probable move (ties broken by that seat's seeded generator).
+The rest is unchanged.
 
 Rollouts to the round's end were tried and lose: a rollout's margin varies by more than
 a dozen points where the actions differ by one to three. The short horizon and the
@@ -45,6 +54,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from allegra_rules.actions import Action, Knock, Pass
 from allegra_rules.bots import GreedyBot, SeatEstimate
@@ -56,9 +66,12 @@ from allegra_rules.views import PlayerView, observe
 __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_TIME_LIMIT",
+    "GUIDED_LEVEL",
     "SEARCH_LEVELS",
     "SEARCH_LEVEL_CANDIDATES",
     "SearchBot",
+    "SearchGuide",
+    "guided_level",
     "level_constructor",
     "search_level",
 ]
@@ -84,6 +97,17 @@ DEFAULT_LEVEL = "medium"
 
 DEFAULT_TIME_LIMIT = 0.45
 """Seconds a move at most for ``SearchBot()`` with no budget (its default level, capped)."""
+
+GUIDED_LEVEL: tuple[int, int] = (40, 3)
+"""The guided level's simulations and candidates (``search-guided`` with the shipped policy).
+
+A guided playout move costs more than GreedyBot's (the guide encodes the seat's view and
+runs its network), so the guided level runs fewer simulations than the default level's 64,
+to spend no more time a move heads-up: with a network of two hidden layers of 256 it took
+0.8 times the default level's CPU time a move at two players, 1.8 times at four (where
+every knock window asks the network too). The docs page "How strong are the bots" gives
+its measured strength and time.
+"""
 
 _MAX_PLAYOUT_STEPS = 400
 """A bound on a playout's actions (a horizon of two turns per player needs far fewer)."""
@@ -126,6 +150,27 @@ def _check_budget(simulations: object, time_limit: object) -> tuple[int | None, 
     return sims, limit
 
 
+@runtime_checkable
+class SearchGuide(Protocol):
+    """What can guide a search: a probability for each legal move, from the seat's view.
+
+    [`PolicyBot`][allegra_rules.policy.PolicyBot] is one. A guide must read nothing of the
+    state but ``observe(state, state.current_player)``, and answer the same for the same view
+    (the search relies on it: it asks the guide about sampled states).
+    """
+
+    def action_probabilities(self, state: GameState) -> dict[Action, float]:
+        """Each legal action of ``state`` (for ``state.current_player``) and its probability.
+
+        Args:
+            state: a non-terminal state.
+
+        Returns:
+            Every action of ``legal_actions(state)`` with a probability (they sum to 1).
+        """
+        ...
+
+
 class SearchBot:
     """A determinized Monte-Carlo search over the states its seat cannot tell apart.
 
@@ -145,6 +190,9 @@ class SearchBot:
         candidates: how many of GreedyBot's best moves each simulation plays (None:
             ``CANDIDATES``, three). Each costs a playout per simulation; the hard level
             searches six.
+        guide: a [`SearchGuide`][allegra_rules.search.SearchGuide] that replaces GreedyBot:
+            the candidates are its most probable moves and the playouts play its most
+            probable move at every seat (None: GreedyBot, as the named levels do).
 
     With neither budget it plays its default level: ``SEARCH_LEVELS["medium"]``
     simulations, but never more than ``DEFAULT_TIME_LIMIT`` seconds a move (on a fast
@@ -156,8 +204,9 @@ class SearchBot:
 
     Raises:
         ValueError: ``seed`` is not an int, ``simulations`` is not an int from 1 to
-            1000000, ``time_limit`` is not a finite number of seconds in (0, 3600], or
-            ``candidates`` is not an int from 1 to 64.
+            1000000, ``time_limit`` is not a finite number of seconds in (0, 3600],
+            ``candidates`` is not an int from 1 to 64, or ``guide`` has no
+            ``action_probabilities`` method.
 
     Examples:
         >>> from allegra_rules import new_game
@@ -178,11 +227,17 @@ class SearchBot:
         simulations: int | None = None,
         time_limit: float | None = None,
         candidates: int | None = None,
+        guide: SearchGuide | None = None,
     ) -> None:
         if type(seed) is not int:
             raise ValueError(f"a bot's seed must be an int; got {type(seed).__name__}")
         sims, limit = _check_budget(simulations, time_limit)
         width = _check_candidates(candidates)
+        if guide is not None and not isinstance(guide, SearchGuide):
+            raise ValueError(
+                f"guide must be None or have an action_probabilities method; got {guide!r}"
+            )
+        self.guide = guide
         self.seed = seed
         self.simulations = sims
         self.time_limit = limit
@@ -202,6 +257,8 @@ class SearchBot:
             parts.append(f"time_limit={self.time_limit}")
         if self.candidates != self.CANDIDATES:
             parts.append(f"candidates={self.candidates}")
+        if self.guide is not None:
+            parts.append(f"guide={self.guide!r}")
         return f"SearchBot({', '.join(parts)})"
 
     def choose(self, state: GameState) -> Action:
@@ -229,7 +286,11 @@ class SearchBot:
 
     def _search(self, view: PlayerView, seat: int, rng: random.Random, start: float) -> Action:
         first = determinize(view, rng)
-        candidates = _candidates(first, view, seat, self.candidates, rng)
+        guide = self.guide
+        if guide is None:
+            candidates = _candidates(first, view, seat, self.candidates, rng)
+        else:
+            candidates = _guided_candidates(first, guide, self.candidates)
         if len(candidates) == 1:
             return candidates[0]
         totals = [0.0] * len(candidates)
@@ -243,7 +304,7 @@ class SearchBot:
             began = time.perf_counter()
             seeds = [rng.getrandbits(32) for _ in range(view.num_players)]
             for k, action in enumerate(candidates):
-                totals[k] += _playout(apply(sample, action), seat, seeds, self.HORIZON)
+                totals[k] += _playout(apply(sample, action), seat, seeds, self.HORIZON, guide)
             done += 1
             now = time.perf_counter()
             slowest = max(slowest, now - began)
@@ -275,11 +336,50 @@ def _candidates(
     return [legal[k] for k in order[:count]]
 
 
-def _playout(state: GameState, seat: int, seeds: list[int], horizon: int) -> float:
-    """Play ``horizon`` turns per player with GreedyBot; the seat's margin at the end."""
+def _guided_candidates(sample: GameState, guide: SearchGuide, count: int) -> list[Action]:
+    """The guide's ``count`` most probable legal actions in ``sample`` (ties: legal order).
+
+    The guide reads only the seat's view, so any sample of it gives the same.
+    """
+    legal = legal_actions(sample)
+    if sample.phase is Phase.KNOCK:
+        return [Pass(), Knock()] if Knock() in legal else list(legal)
+    if len(legal) <= count:
+        return list(legal)
+    probabilities = guide.action_probabilities(sample)
+    order = sorted(range(len(legal)), key=lambda k: -probabilities[legal[k]])
+    return [legal[k] for k in order[:count]]
+
+
+class _GuidedPlayer:
+    """A playout's seat led by a guide: its most probable move, ties by a seeded draw."""
+
+    def __init__(self, guide: SearchGuide, seed: int) -> None:
+        self._guide = guide
+        self._rng = random.Random(seed)
+
+    def choose(self, state: GameState) -> Action:
+        probabilities = self._guide.action_probabilities(state)
+        if len(probabilities) == 1:
+            return next(iter(probabilities))
+        best = max(probabilities.values())
+        ties = [a for a, p in probabilities.items() if p >= best]
+        return ties[0] if len(ties) == 1 else self._rng.choice(ties)
+
+
+def _playout(
+    state: GameState,
+    seat: int,
+    seeds: list[int],
+    horizon: int,
+    guide: SearchGuide | None = None,
+) -> float:
+    """Play ``horizon`` turns per player (GreedyBot or the guide); the seat's margin at the end."""
     start_round = state.round
     turns = state.turns_played + horizon * state.num_players
-    bots = [GreedyBot(s) for s in seeds]
+    bots: list[GreedyBot] | list[_GuidedPlayer] = (
+        [GreedyBot(s) for s in seeds] if guide is None else [_GuidedPlayer(guide, s) for s in seeds]
+    )
     for _ in range(_MAX_PLAYOUT_STEPS):
         if state.is_terminal or state.round != start_round:
             break
@@ -317,6 +417,21 @@ def search_level(name: str, seed: int = 0) -> SearchBot:
     return SearchBot(
         seed, simulations=SEARCH_LEVELS[name], candidates=SEARCH_LEVEL_CANDIDATES[name]
     )
+
+
+def guided_level(guide: SearchGuide, seed: int = 0) -> SearchBot:
+    """The guided level's bot: the budget of [`GUIDED_LEVEL`][allegra_rules.search.GUIDED_LEVEL].
+
+    Its candidates and playouts come from ``guide``.
+
+    ``search-guided`` (the bot name) is this level with the shipped policy
+    ([`guided_search`][allegra_rules.policy.guided_search]).
+
+    Raises:
+        ValueError: ``guide`` is not a [`SearchGuide`][allegra_rules.search.SearchGuide].
+    """
+    simulations, candidates = GUIDED_LEVEL
+    return SearchBot(seed, simulations=simulations, candidates=candidates, guide=guide)
 
 
 def level_constructor(name: str) -> Callable[[int], SearchBot]:

@@ -14,7 +14,9 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
     allegra-rules serve    [--host H] [--port P] [--db FILE | --database URL] [--max-tables N]
-                           [--proxy-headers] [--forwarded-allow-ips IPS]
+                           [--workers N] [--proxy-headers] [--forwarded-allow-ips IPS]
+    allegra-rules train    [--seats N ...] [--minutes M] [--updates U] [--seed S] [--out FILE]
+                           [--checkpoint DIR] [--resume] [--curve SVG] [--history JSON]
 
 ``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints statistics
 ([`allegra_rules.simulate`][allegra_rules.simulate]); ``tournament`` plays round robins between
@@ -71,6 +73,7 @@ from allegra_rules.cli._demo import play_demo, read_record, run_demo, run_replay
 from allegra_rules.cli._interrupt import catching_interrupts, interrupted
 from allegra_rules.cli._play import EndOfInput, GameInterrupted, PlayResult, run_play
 from allegra_rules.cli._rules import rules_data, rules_text
+from allegra_rules.cli._train import add_train_parser
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset_id, preset_names
 from allegra_rules.records import GameRecord, replay
@@ -395,6 +398,7 @@ def _build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="the record's JSON file; - reads stdin")
     replay.set_defaults(handler=_cmd_replay)
     _serve_parser(commands)
+    add_train_parser(commands)
     return parser
 
 
@@ -492,6 +496,14 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="PostgreSQL: another process plays a table's bots this long after the "
         "process that played them stopped (default 5)",
     )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        default=1,
+        help="server processes sharing the port, each restarted when it dies; more than 1 "
+        "needs --database (default 1)",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
 
@@ -501,7 +513,7 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
 def _cmd_demo(args: argparse.Namespace) -> int:
     config = _config(args)
     check_players(config, args.preset, args.players)
-    bot_names = parse_bots(args.bots, args.players)
+    bot_names = parse_bots(args.bots, args.players, config=config, players=args.players)
     check_save_path(args.save)
     if args.quiet and (args.summary or args.rounds):
         raise UsageError("--quiet prints only the scores: leave out --summary and --rounds")
@@ -597,7 +609,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"--games must be at least 1; got {args.games}")
     if args.jobs < 0:
         raise UsageError(f"--jobs must be 0 (one per CPU) or more; got {args.jobs}")
-    bot_names = parse_bots(args.bots, args.players)
+    bot_names = parse_bots(args.bots, args.players, config=config, players=args.players)
     with (
         _runner(args) as (runner, cpus),
         progress_bar(args.games, "games", sys.stderr, enabled=not args.no_progress) as advance,
@@ -673,7 +685,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     check_players(config, args.preset, args.players)
     if not 0 <= args.seat < args.players:
         raise UsageError(f"--seat must be 0..{args.players - 1}; got {args.seat}")
-    bot_names = parse_bots(args.bots, args.players - 1, "there are", "bot seats")
+    bot_names = parse_bots(
+        args.bots, args.players - 1, "there are", "bot seats", config=config, players=args.players
+    )
     check_save_path(args.save)
     echo = not sys.stdin.isatty()
     saving = None if args.save is None else str(args.save)
@@ -792,6 +806,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--wal-limit-mb must be more than 0; got {args.wal_limit_mb}")
     if not 0 < args.bot_lease <= 3600:
         raise UsageError(f"--bot-lease must be more than 0 and at most 3600; got {args.bot_lease}")
+    if not 1 <= args.workers <= 256:
+        raise UsageError(f"--workers must be 1..256; got {args.workers}")
+    if args.workers > 1 and args.database is None:
+        raise UsageError(
+            "--workers above 1 needs --database postgresql://...: processes on one SQLite "
+            "file would not see each other's moves"
+        )
     if args.database is not None and not args.database.startswith(("postgresql://", "postgres://")):
         raise UsageError("--database must be a URL postgresql://USER@HOST:PORT/DB")
     try:
@@ -820,6 +841,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             bot_workers=args.bot_workers,
             wal_limit=int(args.wal_limit_mb * 1024 * 1024),
             bot_lease=args.bot_lease,
+            workers=args.workers,
         )
     except ConnectionError as exc:
         raise CommandError(str(exc)) from None

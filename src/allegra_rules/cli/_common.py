@@ -46,13 +46,27 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+_POLICY_BOTS = ("policy", "search-guided")
+"""The bot names that play the shipped policy (they need NumPy and the weights)."""
+
+
 def parse_bots(
-    text: str, count: int, what: str = "the game has", unit: str = "players"
+    text: str,
+    count: int,
+    what: str = "the game has",
+    unit: str = "players",
+    *,
+    config: RuleConfig | None = None,
+    players: int | None = None,
 ) -> list[str]:
     """The bot names of ``--bots``: one name for every seat, or exactly ``count`` names.
 
+    With ``config`` and ``players`` (the game's), also checks that each bot can play it.
+
     Raises:
         UsageError: an unknown name, or a number of names that is neither 1 nor ``count``.
+        CommandError: a bot of the shipped policy where NumPy or the weights are missing,
+            or that cannot play these rules or this many seats.
     """
     names = [name.strip() for name in text.split(",")]
     unknown = [name for name in names if name not in BOT_KINDS]
@@ -60,6 +74,17 @@ def parse_bots(
         raise UsageError(
             f"unknown bot {unknown[0]!r} in --bots; known bots: {', '.join(BOT_KINDS)}"
         )
+    learned = [name for name in names if name in _POLICY_BOTS]
+    if learned:
+        from allegra_rules.policy import shipped_missing
+
+        missing = shipped_missing()
+        if missing is None and config is not None and players is not None:
+            from allegra_rules.bot_kinds import unavailable
+
+            missing = unavailable(learned[0], config, players)
+        if missing is not None:
+            raise CommandError(f"--bots {learned[0]}: {missing}")
     if len(names) == 1:
         return names * count
     if len(names) != count:

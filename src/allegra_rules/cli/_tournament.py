@@ -1,7 +1,8 @@
 """``allegra-rules tournament``: round robins between bots, a table of pairs and ratings.
 
-The entrants are the bots of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] and two from
-optional extras: ``ismcts`` (OpenSpiel's information-set MCTS through the
+The entrants are the bots of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] (``policy``
+and ``search-guided`` where NumPy, the extra ``policy``, and the shipped weights are
+installed) and two from optional extras: ``ismcts`` (OpenSpiel's information-set MCTS through the
 ``python_allegra`` adapter, extra ``openspiel``) and ``ppo`` (a MaskablePPO model saved by
 benchmarks/train_maskable_ppo.py, extra ``train``, given with ``--ppo-model``). An entrant
 whose extra is missing is listed as unavailable, never played.
@@ -114,12 +115,19 @@ def entrants(
 
     makers: dict[str, Callable[[int], Bot]] = dict(BOT_KINDS)
     missing: dict[str, str] = {}
+    from allegra_rules.policy import shipped_missing
+
+    policy_missing = shipped_missing()
+    if policy_missing is not None:
+        for name in ("policy", "search-guided"):
+            del makers[name]
+            missing[name] = policy_missing
     if _have("pyspiel") and _have("numpy"):
         makers["ismcts"] = functools.partial(IsmctsBot, players=players, preset=preset)
     else:
         missing["ismcts"] = "needs open_spiel (in a clone: pip install '.[openspiel]')"
     if not (_have("sb3_contrib") and _have("torch")):
-        missing["ppo"] = "needs sb3-contrib and torch (in a clone: pip install '.[train]')"
+        missing["ppo"] = "needs sb3-contrib and torch (in a clone: pip install '.[sb3]')"
     elif ppo_model is None:
         missing["ppo"] = "needs a saved model: --ppo-model FILE"
     elif not ppo_model.is_file():

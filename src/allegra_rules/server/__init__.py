@@ -21,6 +21,7 @@ Public names:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -28,8 +29,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from .app import BODY_TIMEOUT, MAX_BODY_BYTES, create_app, openapi_document
-from .store import BOT_LEASE, WAL_LIMIT
+from .app import (
+    APP_OPTIONS_VARIABLE,
+    BODY_TIMEOUT,
+    MAX_BODY_BYTES,
+    create_app,
+    openapi_document,
+)
+from .store import BOT_LEASE, WAL_LIMIT, is_postgres_url, open_store
 from .tables import (
     BOT_WORKERS,
     MAX_SEATS,
@@ -130,6 +137,7 @@ def serve(
     bot_workers: int = BOT_WORKERS,
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
+    workers: int = 1,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -153,9 +161,14 @@ def serve(
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots lasts
             unless renewed (another process takes them over this long after it stopped).
+        workers: how many server processes share the port (uvicorn's workers, each
+            restarted by the parent process when it dies). More than one needs a
+            PostgreSQL ``db``: the processes learn of each other's moves through it.
 
     Raises:
-        ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number.
+        ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
+            ``workers`` is less than 1, or more than 1 on SQLite.
+        ConnectionError: the PostgreSQL database cannot be reached.
     """
     import uvicorn
 
@@ -168,18 +181,36 @@ def serve(
         if not 0 < body_timeout < float("inf"):
             raise ValueError(f"{BODY_TIMEOUT_VARIABLE} must be a positive number of seconds")
 
+    if type(workers) is not int or workers < 1:
+        raise ValueError(f"workers must be an int of at least 1; got {workers!r}")
+    options: dict[str, Any] = {
+        "db": str(db),
+        "max_open_tables": max_open_tables,
+        "body_timeout": body_timeout,
+        "view_cache_bytes": view_cache_bytes,
+        "tables_per_hour": tables_per_hour,
+        "seat_timeout": seat_timeout,
+        "bot_workers": bot_workers,
+        "wal_limit": wal_limit,
+        "bot_lease": bot_lease,
+    }
+    served: Any
+    if workers == 1:
+        served = create_app(**options)
+    else:
+        if not is_postgres_url(str(db)):
+            raise ValueError(
+                "more than one worker needs a PostgreSQL database (--database): "
+                "processes on one SQLite file would not see each other's moves"
+            )
+        # Migrate (and fail on an unreachable database) once, here, before the workers.
+        open_store(str(db)).close()
+        os.environ[APP_OPTIONS_VARIABLE] = json.dumps(options)
+        served = f"{__name__}.app:app_from_environment"
     uvicorn.run(
-        create_app(
-            db,
-            max_open_tables=max_open_tables,
-            body_timeout=body_timeout,
-            view_cache_bytes=view_cache_bytes,
-            tables_per_hour=tables_per_hour,
-            seat_timeout=seat_timeout,
-            bot_workers=bot_workers,
-            wal_limit=wal_limit,
-            bot_lease=bot_lease,
-        ),
+        served,
+        factory=workers > 1,
+        workers=workers if workers > 1 else None,
         host=host,
         port=port,
         log_config=log_config(),

@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -59,6 +60,7 @@ from .tables import (
 )
 
 __all__ = [
+    "APP_OPTIONS_VARIABLE",
     "BODY_TIMEOUT",
     "CLOSE_BAD_QUERY",
     "CLOSE_BAD_TOKEN",
@@ -67,6 +69,7 @@ __all__ = [
     "CONTENT_SECURITY_POLICY",
     "MAX_BODY_BYTES",
     "SECURITY_HEADERS",
+    "app_from_environment",
     "create_app",
     "openapi_document",
 ]
@@ -78,6 +81,13 @@ MAX_BODY_BYTES = 64 * 1024
 
 BODY_TIMEOUT = 10.0
 """Seconds a request may take to send its whole body; a slower one is answered with 408."""
+
+APP_OPTIONS_VARIABLE = "ALLEGRA_SERVER_APP"
+"""The environment variable through which ``serve`` hands its options to its workers.
+
+It holds ``create_app``'s keyword arguments as a JSON object (``db`` included); each
+worker process builds its application with ``app_from_environment``.
+"""
 
 CLOSE_BAD_QUERY = 4400
 """Socket close code: the query string is wrong (an unknown ``lang``, a bad ``svg``)."""
@@ -536,3 +546,17 @@ def create_app(
     app.add_middleware(_Guard)
     app.state.tables = tables
     return app
+
+
+def app_from_environment() -> Starlette:
+    """The application of a worker process: ``create_app`` of ``APP_OPTIONS_VARIABLE``'s options.
+
+    ``serve(..., workers=N)`` sets the variable and has uvicorn call this in each worker.
+
+    Raises:
+        RuntimeError: the variable is not set.
+    """
+    text = os.environ.get(APP_OPTIONS_VARIABLE)
+    if text is None:
+        raise RuntimeError(f"{APP_OPTIONS_VARIABLE} is not set: start workers with serve()")
+    return create_app(**json.loads(text))

@@ -69,7 +69,8 @@ class TableRow:
         version: the number of actions applied so far.
         over: whether the game has ended.
         seats: claimed seats: seat -> SHA-256 digest of its token.
-        actions: every action so far (``action_to_dict`` data), in order.
+        actions: every action so far (``action_to_dict`` data), in order; those from
+            the index ``load`` was given on.
         creator: the SHA-256 digest of the creator's token (``None`` for a table
             stored by an older server).
     """
@@ -147,8 +148,12 @@ class Store(Protocol):
     def unfinished(self) -> list[str]:
         """The ids of every table whose game has not ended."""
 
-    def load(self, table_id: str) -> TableRow | None:
-        """The stored table ``table_id``, or ``None`` when there is none."""
+    def load(self, table_id: str, actions_from: int = 0) -> TableRow | None:
+        """The stored table ``table_id``, or ``None`` when there is none.
+
+        ``actions_from``: read only the moves from that index on (a process that has
+        the first ones already); the row's ``actions`` then start there.
+        """
 
     def listen(self, callback: Callable[[str, int | None], None]) -> None:
         """Call ``callback(table_id, version)`` for each move another process stores.

@@ -84,7 +84,6 @@ class PostgresStore:
         self._listener: threading.Thread | None = None
 
         self._unique_violation = psycopg.errors.UniqueViolation
-        self._repeatable_read = psycopg.IsolationLevel.REPEATABLE_READ
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url,
             min_size=min_size,
@@ -283,23 +282,29 @@ class PostgresStore:
             StaleVersion: the stored table is not at version ``index`` or its move
                 ``index`` is already stored (nothing is written).
         """
+        # One statement, so one round trip and one transaction (the connection is in
+        # autocommit): the table row is updated only at the version the move was made
+        # on, the move is added only when it was, and the notice is sent on commit.
         try:
-            with self._pool.connection() as conn, conn.transaction():
+            with self._pool.connection() as conn:
                 done = conn.execute(
-                    "UPDATE tables SET state = %s, version = %s, over = %s, updated = %s"
-                    " WHERE id = %s AND version = %s",
-                    (state, index + 1, int(over), time.time(), table_id, index),
-                ).rowcount
-                if done != 1:
-                    raise StaleVersion(f"table {table_id} is not stored at version {index}")
-                conn.execute(
-                    "INSERT INTO moves (table_id, idx, seat, action) VALUES (%s, %s, %s, %s)",
-                    (table_id, index, seat, action),
-                )
-                # Sent when the transaction commits, and only then.
-                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id}:{index + 1}"))
+                    "WITH moved AS ("
+                    " UPDATE tables SET state = %s, version = %s, over = %s, updated = %s"
+                    " WHERE id = %s AND version = %s RETURNING id),"
+                    " added AS ("
+                    " INSERT INTO moves (table_id, idx, seat, action)"
+                    " SELECT id, %s, %s, %s FROM moved RETURNING table_id)"
+                    " SELECT pg_notify(%s, %s) FROM added",
+                    (
+                        state, index + 1, int(over), time.time(), table_id, index,
+                        index, seat, action,
+                        CHANNEL, f"{table_id}:{index + 1}",
+                    ),
+                ).rowcount  # fmt: skip
         except self._unique_violation:
             raise StaleVersion(f"move {index} of table {table_id} is already stored") from None
+        if done != 1:
+            raise StaleVersion(f"table {table_id} is not stored at version {index}")
 
     def open_tables(self, since: float, created_since: float | None = None) -> int:
         """How many tables count as open.
@@ -326,35 +331,27 @@ class PostgresStore:
         with self._pool.connection() as conn:
             return [str(r[0]) for r in conn.execute("SELECT id FROM tables WHERE over = 0")]
 
-    def load(self, table_id: str) -> TableRow | None:
-        """The stored table ``table_id``, or ``None`` when there is none (one snapshot)."""
+    def load(self, table_id: str, actions_from: int = 0) -> TableRow | None:
+        """The stored table ``table_id``, or ``None`` when there is none (one snapshot).
+
+        ``actions_from``: the row's ``actions`` start at that move. One statement, so one
+        round trip and one snapshot: the table's row, its seats and its moves agree.
+        """
         with self._pool.connection() as conn:
-            conn.isolation_level = self._repeatable_read
-            try:
-                with conn.transaction():
-                    row = conn.execute(
-                        "SELECT id, num_players, config, preset, seed, bots, state, version,"
-                        " over, creator_sha256 FROM tables WHERE id = %s",
-                        (table_id,),
-                    ).fetchone()
-                    if row is None:
-                        return None
-                    seats = {
-                        int(seat): bytes(digest)
-                        for seat, digest in conn.execute(
-                            "SELECT seat, token_sha256 FROM seats WHERE table_id = %s",
-                            (table_id,),
-                        )
-                    }
-                    actions = [
-                        json.loads(text)
-                        for (text,) in conn.execute(
-                            "SELECT action FROM moves WHERE table_id = %s ORDER BY idx",
-                            (table_id,),
-                        )
-                    ]
-            finally:
-                conn.isolation_level = None
+            row = conn.execute(
+                "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
+                " creator_sha256,"
+                " ARRAY(SELECT seat FROM seats WHERE table_id = t.id ORDER BY seat),"
+                " ARRAY(SELECT token_sha256 FROM seats WHERE table_id = t.id ORDER BY seat),"
+                " ARRAY(SELECT action FROM moves WHERE table_id = t.id AND idx >= %s"
+                " ORDER BY idx)"
+                " FROM tables t WHERE id = %s",
+                (actions_from, table_id),
+            ).fetchone()
+        if row is None:
+            return None
+        seats = {int(seat): bytes(digest) for seat, digest in zip(row[10], row[11], strict=True)}
+        actions = [json.loads(text) for text in row[12]]
         return TableRow(
             id=row[0],
             num_players=row[1],

@@ -287,8 +287,11 @@ class SQLiteStore:
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT id FROM tables WHERE over = 0")]
 
-    def load(self, table_id: str) -> TableRow | None:
-        """The stored table ``table_id``, or ``None`` when there is none (one snapshot)."""
+    def load(self, table_id: str, actions_from: int = 0) -> TableRow | None:
+        """The stored table ``table_id``, or ``None`` when there is none (one snapshot).
+
+        ``actions_from``: the row's ``actions`` start at that move.
+        """
         with self._transaction(write=False):
             row = self._db.execute(
                 "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
@@ -306,7 +309,8 @@ class SQLiteStore:
             actions = [
                 json.loads(text)
                 for (text,) in self._db.execute(
-                    "SELECT action FROM moves WHERE table_id = ? ORDER BY idx", (table_id,)
+                    "SELECT action FROM moves WHERE table_id = ? AND idx >= ? ORDER BY idx",
+                    (table_id, actions_from),
                 )
             ]
         return TableRow(

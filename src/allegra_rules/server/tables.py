@@ -28,7 +28,6 @@ renews that hold and takes a table's bots over once another process's hold has e
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
 import hashlib
 import hmac
@@ -40,11 +39,10 @@ from typing import Any
 
 import attrs
 
-from allegra_rules.actions import Action, Reveal, Swap, Take
-from allegra_rules.bot_kinds import BOT_KINDS
+from allegra_rules.actions import Action
+from allegra_rules.bot_kinds import BOT_KINDS, unavailable
 from allegra_rules.bots import Bot, GreedyBot
 from allegra_rules.config import RuleConfig
-from allegra_rules.geometry import Pos
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import GameRecord, preset_id_of
 from allegra_rules.serialize import (
@@ -55,12 +53,18 @@ from allegra_rules.serialize import (
     state_to_json,
 )
 from allegra_rules.state import GameState, Phase
-from allegra_rules.svg import render_svg
+from allegra_rules.table_view import (
+    LANGUAGES,
+    Move,
+    public_view,
+    recent,
+    remember,
+    seat_document,
+    seat_svg,
+)
 from allegra_rules.transitions import IllegalActionError, apply, new_game
-from allegra_rules.views import observe, private_seats
-from allegra_rules.wording import action_texts
 
-from .log import Move, recent, remember, worded
+from .limits import VIEW_CACHE_BYTES, RateLimit, ViewCache, ViewKey
 from .store import StaleVersion, Store, TableRow
 
 __all__ = [
@@ -83,22 +87,12 @@ __all__ = [
 
 log = logging.getLogger("allegra_rules.server")
 
-LANGUAGES: dict[str, tuple[str, str]] = {
-    "en": ("seat {}", "you"),
-    "de": ("Platz {}", "du"),
-    "pl": ("miejsce {}", "ty"),
-    "fr": ("place {}", "vous"),
-}
-"""The page's languages: how the table picture names a seat, and the viewer's own seat."""
 
 _CREATE_KEYS = frozenset({"players", "preset", "config", "max_turns", "bots", "seed"})
 _SEED_LIMIT = 2**63
 
 MAX_SEATS = 6
 """The most seats a table may have (and the most ``max_players`` its rules may ask for)."""
-
-VIEW_CACHE_BYTES = 4 * 1024 * 1024
-"""The default size (bytes of JSON text) of the cache of rendered views."""
 
 TABLES_PER_HOUR = 20
 """The default number of tables one client address may create per hour."""
@@ -108,85 +102,6 @@ SEAT_TIMEOUT = 300.0
 
 BOT_WORKERS = 2
 """The default number of worker threads the bots of all tables think in."""
-
-_ENTRY_BYTES = 256  # what a cache entry costs besides its text: key, links, str header
-
-ViewKey = tuple[str, int, int, int | None, bool, str]
-
-
-class ViewCache:
-    """Rendered view texts, least recently used first out, at most ``max_bytes`` in all.
-
-    An entry costs its text's length plus a fixed overhead; a text larger than the
-    whole cache is not kept. ``max_bytes`` 0 keeps nothing.
-    """
-
-    def __init__(self, max_bytes: int = VIEW_CACHE_BYTES) -> None:
-        self.max_bytes = max_bytes
-        self.size = 0
-        self._items: collections.OrderedDict[ViewKey, str] = collections.OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: ViewKey) -> str | None:
-        """The text cached for ``key``, now the most recently used, or ``None``."""
-        text = self._items.get(key)
-        if text is not None:
-            self._items.move_to_end(key)
-        return text
-
-    def put(self, key: ViewKey, text: str) -> None:
-        """Keep ``text`` for ``key``, dropping the least recently used texts to fit."""
-        cost = len(text) + _ENTRY_BYTES
-        if cost > self.max_bytes:
-            return
-        old = self._items.pop(key, None)
-        if old is not None:
-            self.size -= len(old) + _ENTRY_BYTES
-        self._items[key] = text
-        self.size += cost
-        while self.size > self.max_bytes:
-            _, dropped = self._items.popitem(last=False)
-            self.size -= len(dropped) + _ENTRY_BYTES
-
-
-class RateLimit:
-    """At most ``limit`` events per key within ``window`` seconds (a sliding window).
-
-    Keys with no event in the window are forgotten, so the memory it holds stays
-    bounded by the events of the last window.
-    """
-
-    def __init__(self, limit: int, window: float = 3600.0) -> None:
-        self.limit = limit
-        self.window = window
-        self._events: dict[str, collections.deque[float]] = {}
-        self._swept = time.monotonic()
-
-    def check(self, key: str, now: float | None = None) -> float:
-        """0 when ``key`` may act now; else the seconds until it may."""
-        now = time.monotonic() if now is None else now
-        if now - self._swept > self.window:
-            self._swept = now
-            for k in [k for k, q in self._events.items() if not q or q[-1] <= now - self.window]:
-                del self._events[k]
-        events = self._events.get(key)
-        if events is None:
-            return 0.0
-        while events and events[0] <= now - self.window:
-            events.popleft()
-        if not events:
-            del self._events[key]
-            return 0.0
-        if len(events) < self.limit:
-            return 0.0
-        return max(events[0] + self.window - now, 1.0)
-
-    def add(self, key: str, now: float | None = None) -> None:
-        """Count one event of ``key``."""
-        now = time.monotonic() if now is None else now
-        self._events.setdefault(key, collections.deque()).append(now)
 
 
 class ApiError(Exception):
@@ -215,59 +130,6 @@ class RateLimited(ApiError):
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(429, "too_many_requests", message)
         self.retry_after = retry_after
-
-
-def public_view(state: GameState) -> dict[str, Any]:
-    """The public view's data: ``observe(state, None).to_dict()`` without ``legal_actions``.
-
-    The public view ([`observe`][allegra_rules.views.observe] with ``viewer`` ``None``) is
-    what every seat sees; the server sends it, with no ``legal_actions`` key, to whoever
-    has no token. Nothing here builds it another way.
-    """
-    data = observe(state, None).to_dict()
-    data.pop("legal_actions", None)
-    return data
-
-
-def _seat_names(num_players: int, viewer: int | None, lang: str) -> list[str]:
-    label, me = LANGUAGES.get(lang, LANGUAGES["en"])
-    return [
-        f"{label.format(p)} ({me})" if p == viewer else label.format(p) for p in range(num_players)
-    ]
-
-
-def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str:
-    """The table drawn with ``render_svg`` as seat ``viewer`` sees it (``None``: a spectator).
-
-    The cells the viewer may act on are outlined. A spectator's picture shows what the
-    public view (``observe(state, None)``) shows: it is drawn as a seat that knows no
-    private card. When every seat knows one (two seats: the drawer holds the card it
-    took face down and the knocker the card it replaced face down), the held card is
-    drawn as the knocker sees it and the knocker's hand card as the drawer sees it, both
-    face down. The answer is never ``None``.
-    """
-    names = _seat_names(state.num_players, viewer, lang)
-    options: dict[str, Any] = {"status": False, "legend": False, "piles": False, "labels": lang}
-    if viewer is None:
-        private = private_seats(state)
-        outsiders = [p for p in range(state.num_players) if p not in private]
-        if outsiders:
-            return render_svg(state, viewer=outsiders[0], seat_names=names, **options)
-        holder, knocker = state.current_player, state.knocker
-        assert holder is not None and knocker is not None
-        # The two pictures differ only in the held card (drawn before the hand card)
-        # and the hand card, each with its notes: each part comes from the seat that
-        # does not see that card.
-        held_hidden = render_svg(state, viewer=knocker, seat_names=names, **options)
-        hand_hidden = render_svg(state, viewer=holder, seat_names=names, **options)
-        cut = '<g class="hand-card"'
-        return held_hidden[: held_hidden.index(cut)] + hand_hidden[hand_hidden.index(cut) :]
-    marked: list[Pos] = []
-    if state.current_player == viewer:
-        from allegra_rules.transitions import legal_actions
-
-        marked = [a.pos for a in legal_actions(state) if isinstance(a, (Reveal, Swap, Take))]
-    return render_svg(state, viewer=viewer, highlight=marked, seat_names=names, **options)
 
 
 @attrs.define(eq=False)
@@ -365,21 +227,15 @@ class Table:
     def body(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> dict[str, Any]:
         """The view document of ``seat`` (``None``: public) plus ``version`` and ``log``.
 
-        ``log`` lists the last moves, oldest first, each worded in ``lang`` for ``seat``
-        (see ``allegra_rules.server.log.worded``): it names no card the seat
-        has not seen. With ``svg`` (what the page asks for) also ``svg``, the table
-        picture, and for a seat ``action_texts``: each of its ``legal_actions`` worded in
-        ``lang`` by [`action_texts`][allegra_rules.wording.action_texts], in the same order.
+        Built by [`seat_document`][allegra_rules.table_view.seat_document] from the last
+        moves (see ``allegra_rules.table_view.recent``), the same document the table in
+        the browser sends: ``log`` names no card the seat has not seen; with ``svg``
+        also the picture and, for a seat, ``action_texts``.
         """
-        state = self.state
-        data = observe(state, seat).to_dict() if seat is not None else public_view(state)
-        data["version"] = self.version
-        data["log"] = worded(recent(self.moves, self.version, self.record), seat, lang)
-        if svg:
-            data["svg"] = seat_svg(state, seat, lang)
-            if seat is not None:
-                data["action_texts"] = list(action_texts(state, seat, lang=lang))
-        return data
+        moves = recent(self.moves, self.version, self.record)
+        return seat_document(
+            self.state, seat, version=self.version, moves=moves, svg=svg, lang=lang
+        )
 
     def text(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> str:
         """``body`` plus ``stand_in`` (the seats a stand-in bot plays) as JSON text.
@@ -534,7 +390,7 @@ class Tables:
                 f"players must be {config.min_players}..{config.max_players} for these rules; "
                 f"got {players}",
             )
-        bots = self._bots(data.get("bots", {}), players)
+        bots = self._bots(data.get("bots", {}), players, config)
         seed = data.get("seed")
         if seed is None:
             seed = secrets.randbelow(_SEED_LIMIT)
@@ -612,7 +468,7 @@ class Tables:
             raise ApiError(422, "invalid_table", str(exc)) from None
 
     @staticmethod
-    def _bots(value: object, players: int) -> dict[int, tuple[str, int]]:
+    def _bots(value: object, players: int, config: RuleConfig) -> dict[int, tuple[str, int]]:
         if not isinstance(value, dict):
             raise ApiError(422, "invalid_table", 'bots must be an object {"<seat>": "<bot>"}')
         bots: dict[int, tuple[str, int]] = {}
@@ -629,6 +485,8 @@ class Tables:
                     "invalid_table",
                     f"bots: unknown bot {name!r:.40}; known bots: {', '.join(BOT_KINDS)}",
                 )
+            if (why := unavailable(name, config, players)) is not None:
+                raise ApiError(422, "invalid_table", f"bots: {name} cannot play here: {why}")
             bots[int(key)] = (name, secrets.randbelow(2**31))
         return bots
 
@@ -755,6 +613,8 @@ class Tables:
                 "invalid_bot",
                 f"unknown bot {name!r:.40}; known bots: {', '.join(BOT_KINDS)}",
             )
+        if (why := unavailable(name, table.config, table.num_players)) is not None:
+            raise ApiError(422, "invalid_bot", f"{name} cannot play here: {why}")
         if table.state.is_terminal:
             raise ApiError(409, "game_over", "the game is over")
         bot_seed = secrets.randbelow(2**31)
@@ -897,13 +757,17 @@ class Tables:
 
         ``row``: the table as just read, if it was.
         """
+        known = table.version
         if row is None:
-            row = self.store.load(table.id)
+            # The moves are never changed once stored: read only those after ours.
+            row = self.store.load(table.id, actions_from=known)
+        else:
+            known = 0
         if row is None:  # pragma: no cover - a table is never deleted
             return
         table.state = _row_state(row, table.config)
-        actions = [action_from_dict(a, num_players=row.num_players) for a in row.actions]
-        table.actions = actions
+        added = [action_from_dict(a, num_players=row.num_players) for a in row.actions]
+        table.actions = table.actions[:known] + added
         table.tokens = row.seats
         if row.bots != table.bots:
             table.bots = row.bots

@@ -1,5 +1,7 @@
 // The page of the Allegra table server: create or join a table, then play it.
 // It only ever reads the views the server sends (GET .../view and the WebSocket).
+// The same page is the docs' play page (<html data-backend="browser">): there the
+// table runs in this page, in Pyodide, and sends the same views (see "local" below).
 "use strict";
 
 const TEXT = {
@@ -42,6 +44,10 @@ const TEXT = {
     badgeStandIn: "bot stands in", badgeWaiting: "to move", seatsLabel: "Seats",
     freeSeatTurn: "{who} is still free: waiting for someone to take it (share the link).",
     offline: "Cannot reach the server; retrying…", refused: "The server refused this ({code}).",
+    "search-easy": "search bot (easy)", policy: "learned bot (policy)",
+    loading: "Loading the game into this page…", loadFailed: "The game could not be loaded in this page ({code}).",
+    localNote: "You play here, in this page, against bots: nothing is sent anywhere.",
+    refusedLocal: "The table refused this ({code}).", newGame: "New game",
   },
   de: {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
@@ -82,6 +88,10 @@ const TEXT = {
     badgeStandIn: "Bot vertritt", badgeWaiting: "am Zug", seatsLabel: "Plätze",
     freeSeatTurn: "{who} ist noch frei: warte, bis jemand den Platz nimmt (teile den Link).",
     offline: "Der Server ist nicht erreichbar; neuer Versuch …", refused: "Der Server hat das abgelehnt ({code}).",
+    "search-easy": "Such-Bot (leicht)", policy: "gelernter Bot (Strategie)",
+    loading: "Das Spiel wird in diese Seite geladen …", loadFailed: "Das Spiel ließ sich nicht in diese Seite laden ({code}).",
+    localNote: "Du spielst hier, in dieser Seite, gegen Bots: nichts wird irgendwohin gesendet.",
+    refusedLocal: "Der Tisch hat das abgelehnt ({code}).", newGame: "Neue Partie",
   },
   pl: {
     title: "Allegra", language: "Język", newTable: "Nowy stół", players: "Gracze",
@@ -122,6 +132,10 @@ const TEXT = {
     badgeStandIn: "zastępuje bot", badgeWaiting: "ma ruch", seatsLabel: "Miejsca",
     freeSeatTurn: "{who} jest wolne: czekamy, aż ktoś je zajmie (udostępnij link).",
     offline: "Brak połączenia z serwerem; ponawiam…", refused: "Serwer odrzucił żądanie ({code}).",
+    "search-easy": "bot szukający (łatwy)", policy: "bot wyuczony (strategia)",
+    loading: "Gra wczytuje się do tej strony…", loadFailed: "Nie udało się wczytać gry do tej strony ({code}).",
+    localNote: "Grasz tutaj, na tej stronie, z botami: nic nie jest nigdzie wysyłane.",
+    refusedLocal: "Stół odrzucił ten ruch ({code}).", newGame: "Nowa gra",
   },
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
@@ -162,6 +176,10 @@ const TEXT = {
     badgeStandIn: "un bot remplace", badgeWaiting: "doit jouer", seatsLabel: "Places",
     freeSeatTurn: "{who} est encore libre : on attend que quelqu’un la prenne (partagez le lien).",
     offline: "Le serveur est injoignable ; nouvel essai…", refused: "Le serveur a refusé ({code}).",
+    "search-easy": "bot chercheur (facile)", policy: "bot appris (stratégie)",
+    loading: "Le jeu se charge dans cette page…", loadFailed: "Le jeu n’a pas pu se charger dans cette page ({code}).",
+    localNote: "Vous jouez ici, dans cette page, contre des bots : rien n’est envoyé nulle part.",
+    refusedLocal: "La table a refusé ({code}).", newGame: "Nouvelle partie",
   },
 };
 
@@ -293,14 +311,18 @@ const ERRORS = {
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
+// The play page also reads #lang=, #scene= and #record= (a link's fragment).
+const hashParams = new URLSearchParams(location.hash.slice(1));
 const page = {
   lang: "en", table: params.get("table"), seat: null, token: null, info: null,
   view: null, socket: null, busy: false, retry: 0, seenRound: 0, infoVersion: -1, logSince: 0,
   narrow: window.matchMedia("(max-width: 700px)"),
+  local: document.documentElement.dataset.backend === "browser",
+  botChoices: ["greedy", "search-easy"],
 };
 
 function chooseLang() {
-  const asked = params.get("lang") || localStorage.getItem("allegra:lang") ||
+  const asked = params.get("lang") || hashParams.get("lang") || localStorage.getItem("allegra:lang") ||
     (navigator.language || "en").slice(0, 2);
   return TEXT[asked] ? asked : "en";
 }
@@ -377,6 +399,115 @@ async function api(method, path, body, { retry = method === "GET" } = {}) {
   }
 }
 
+
+// ------------------------------------------------- the table in this page (local)
+
+// On the docs' play page the engine runs here: Pyodide (served by the site itself,
+// from its npm package) with the wheels the docs build made, named by the <html>
+// element's data-wheels. allegra_rules.browser_table answers with the documents the
+// server sends, so everything below "the table" is the same for both back ends.
+const local = { ready: null, table: false, glue: null, pause: 400 };
+
+// The page's one table lives in Python; "create" makes a new one.
+const GLUE = `
+import json
+from allegra_rules.browser_table import BrowserTable, TableError, bot_choices
+
+table = None
+
+def call(name, *args):
+    global table
+    try:
+        if name == "create":
+            table = BrowserTable.create(*args)
+            return json.dumps({"ok": None})
+        return json.dumps({"ok": getattr(table, name)(*args)})
+    except TableError as error:
+        return json.dumps({"error": error.code, "message": str(error)})
+`;
+
+function localLoad() {
+  if (local.ready) return local.ready;
+  local.ready = (async () => {
+    const base = new URL("pyodide/", document.baseURI).href;
+    // The wheels download while Python starts.
+    const names = (document.documentElement.dataset.wheels || "").split(" ").filter(Boolean);
+    const downloads = Promise.all(names.map(async (name) => {
+      const response = await fetch(new URL(`wheels/${name}`, document.baseURI));
+      if (!response.ok) throw new Error(`${name}: ${response.status}`);
+      return response.arrayBuffer();
+    }));
+    const { loadPyodide } = await import(`${base}pyodide.mjs`);
+    performance.mark("allegra:pyodide");
+    const py = await loadPyodide({ indexURL: base });
+    performance.mark("allegra:python");
+    (await downloads).forEach((data) => py.unpackArchive(data, "wheel"));
+    performance.mark("allegra:wheels");
+    py.runPython(GLUE);
+    performance.mark("allegra:ready");
+    local.glue = py.globals.get("call");
+    page.botChoices = JSON.parse(py.runPython("json.dumps(bot_choices())"));
+    if (!$("lobby").hidden) buildSeatChoices();
+    return py;
+  })();
+  return local.ready;
+}
+
+// One call of the table in this page; a refusal throws like the server's.
+function localCall(name, ...args) {
+  const answer = JSON.parse(local.glue(name, ...args));
+  if (answer.error) {
+    const error = new Error(answer.message);
+    error.code = answer.error;
+    error.local = true;
+    throw error;
+  }
+  return answer.ok;
+}
+
+async function localCreate(request) {
+  await localLoad();
+  local.table = false;
+  localCall("create", JSON.stringify(request));
+  local.table = true;
+  page.table = "local";
+  page.seat = JSON.parse(localCall("view_json", page.lang)).viewer;
+  page.info = JSON.parse(localCall("info_json"));
+}
+
+function localView() {
+  return JSON.parse(localCall("view_json", page.lang));
+}
+
+// The bots of the other seats, one move at a time, each shown for a moment.
+async function localBots() {
+  while (local.table && localCall("bot_to_move")) {
+    await sleep(local.pause);
+    if (!local.table) return;
+    localCall("bot_move");
+    render(localView());
+  }
+}
+
+function localRecordLink(link) {
+  const blob = new Blob([localCall("record_json")], { type: "application/json" });
+  link.href = URL.createObjectURL(blob);
+  link.download = "allegra-game.json";
+}
+
+// A position to start from, in the address: #record=<a game record's JSON, URL-encoded>,
+// or #scene=<name> for a picture of the docs ("Play from here": scenes.json, written
+// by the docs build, holds each picture's record).
+async function localStartRecord() {
+  const record = hashParams.get("record");
+  if (record) return record;
+  const scene = hashParams.get("scene");
+  if (!scene) return null;
+  const response = await fetch(new URL("scenes.json", document.baseURI));
+  const records = response.ok ? await response.json() : {};
+  return records[scene] ?? null;
+}
+
 // ------------------------------------------------------------------- the lobby
 
 function buildSeatChoices() {
@@ -390,13 +521,14 @@ function buildSeatChoices() {
     span.textContent = t("seatN", { n: p });
     const select = document.createElement("select");
     select.id = `seat-${p}`;
-    for (const kind of ["greedy", "search", "random", "person"]) {
+    const kinds = page.local ? page.botChoices : ["greedy", "search", "random", "person"];
+    for (const kind of kinds) {
       const option = document.createElement("option");
       option.value = kind;
       option.textContent = t(kind);
       select.append(option);
     }
-    select.value = kept[p - 1] || "greedy";
+    select.value = kinds.includes(kept[p - 1]) ? kept[p - 1] : "greedy";
     label.append(span, select);
     box.append(label);
   }
@@ -415,6 +547,17 @@ async function createTable(event) {
   const turns = $("max-turns").value.trim();
   if (turns) body.max_turns = Number(turns);
   $("create-button").disabled = true;
+  if (page.local) {
+    try {
+      await localCreate(body);
+      $("lobby").hidden = true;
+      openTable();
+    } catch (error) {
+      showError(t("loadFailed", { code: error.code || error.message }));
+    }
+    $("create-button").disabled = false;
+    return;
+  }
   try {
     const table = await api("POST", "/api/tables", body);
     page.table = table.table;
@@ -469,6 +612,14 @@ async function claimSeat(seat) {
 function openTable() {
   $("join").hidden = true;
   $("table").hidden = false;
+  if (page.local) {
+    $("share").hidden = true;
+    page.view = null;
+    page.seenRound = 0;
+    render(localView());
+    localBots();
+    return;
+  }
   $("share-link").value = `${location.origin}/?table=${page.table}`;
   page.seenRound = Number(localStorage.getItem(`allegra:${page.table}:round`) || 0);
   connect();
@@ -522,7 +673,7 @@ async function forgetSeat() {
 // The seats' facts (bot, taken) change without a move when someone takes a seat: they
 // are read again with each new version while a seat is free.
 async function refreshInfo(view) {
-  if (!page.info || page.infoVersion === view.version) return;
+  if (page.local || !page.info || page.infoVersion === view.version) return;
   if (page.info.seats.every((s) => s.taken)) return;
   page.infoVersion = view.version;
   try {
@@ -639,10 +790,27 @@ function render(view) {
     over.replaceChildren();
     over.append(statusText(view), " ");
     const link = document.createElement("a");
-    link.href = `/api/tables/${page.table}/record`;
-    link.download = `allegra-${page.table}.json`;
+    link.id = "record";
     link.textContent = t("record");
-    over.append(link);
+    if (page.local) {
+      localRecordLink(link);
+      const again = document.createElement("button");
+      again.type = "button";
+      again.id = "new-game";
+      again.textContent = t("newGame");
+      again.addEventListener("click", () => {
+        local.table = false;
+        page.view = null;
+        $("table").hidden = true;
+        $("lobby").hidden = false;
+        translatePage();
+      });
+      over.append(link, " ", again);
+    } else {
+      link.href = `/api/tables/${page.table}/record`;
+      link.download = `allegra-${page.table}.json`;
+      over.append(link);
+    }
   }
   renderLog(view, before);
   renderScores(view);
@@ -677,7 +845,7 @@ function renderSeats(view) {
     item.classList.toggle("turn", view.phase !== "over" && view.current_player === p);
     list.append(item);
   }
-  $("share").hidden = Boolean(page.info) && page.info.seats.every((s) => s.taken);
+  $("share").hidden = page.local || (Boolean(page.info) && page.info.seats.every((s) => s.taken));
 }
 
 // ----------------------------------------------------------- the table picture
@@ -910,10 +1078,16 @@ async function play(action) {
   showError("");
   for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
   try {
-    const view = await api("POST", `/api/tables/${page.table}/moves?svg=1&lang=${page.lang}`,
-      { action, version: page.view.version }, { retry: true });
+    const view = page.local
+      ? JSON.parse(localCall("move_json", JSON.stringify(action), page.view.version, page.lang))
+      : await api("POST", `/api/tables/${page.table}/moves?svg=1&lang=${page.lang}`,
+        { action, version: page.view.version }, { retry: true });
     render(view);
   } catch (error) {
+    if (error.local) {
+      showError(t("refusedLocal", { code: error.code }));
+      return;
+    }
     showError(errorText(error));
     if (error.status === 409) {
       render(await api("GET", `/api/tables/${page.table}/view?svg=1&lang=${page.lang}`));
@@ -922,6 +1096,7 @@ async function play(action) {
     page.busy = false;
     if (page.view) render(page.view);
   }
+  if (page.local) localBots();
 }
 
 // ----------------------------------------------------------------------- start
@@ -936,6 +1111,7 @@ async function start() {
     history.replaceState(null, "", url);
     translatePage();
     if (page.socket) connect();
+    if (page.local && local.table) render(localView());
   });
   $("picture").addEventListener("click", clickCell);
   $("reveal-continue").addEventListener("click", continueGame);
@@ -948,6 +1124,27 @@ async function start() {
   $("players").addEventListener("change", buildSeatChoices);
   $("create").addEventListener("submit", createTable);
   $("watch").addEventListener("click", openTable);
+  if (page.local) {
+    page.table = null;
+    $("local-note").hidden = false;
+    $("lobby").hidden = false;
+    translatePage();
+    $("loading").hidden = false;
+    try {
+      const from = await localStartRecord();
+      await localLoad();
+      $("loading").hidden = true;
+      if (from) {
+        await localCreate({ record: from });
+        $("lobby").hidden = true;
+        openTable();
+      }
+    } catch (error) {
+      $("loading").hidden = true;
+      showError(t("loadFailed", { code: error.code || error.message }));
+    }
+    return;
+  }
   if (!page.table) {
     $("lobby").hidden = false;
     translatePage();

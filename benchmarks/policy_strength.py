@@ -1,0 +1,259 @@
+"""How strong is PolicyBot? Against GreedyBot, and as the search's guide.
+
+Run from the repository root::
+
+    python benchmarks/policy_strength.py --jobs 2 --json policy-strength.json
+    python benchmarks/policy_strength.py --random-weights 64,64 --games 20 --four-games 8 \\
+        --search-games 4                          # a quick check that it runs
+
+Arms (each on fixed deals, ``game_seed(--seed, d)``; bots seeded by seat,
+``bot_seed(deal, seat)``, as ``allegra-rules tournament`` seeds them):
+
+- ``heads-up``: ``PolicyBot`` against ``GreedyBot``, 2 players, ``--games`` games: each
+  deal played twice with the seats swapped (goal: at least 80 % of 1,000 games).
+- ``one-vs-three``: one ``PolicyBot`` against three ``GreedyBot``, 4 players,
+  ``--four-games`` games: each deal played four times, the policy once at every seat
+  (par 25 %; goal at least 50 %).
+- ``guided-vs-search``: the guided search level (``search-guided``: ``SearchBot`` led by
+  the policy, [`GUIDED_LEVEL`] simulations unless ``--guided-simulations``) against the
+  default level (``search``: 64 simulations of three candidates, GreedyBot's playouts),
+  heads-up, seats swapped, ``--search-games`` games (goal: at least 60 % of 200 games at
+  no more time per move). The mean and median seconds per move of both are printed: the
+  comparison is fair only when the guided level's mean is not above the default's.
+
+A game's share is the bot's part of the win: the lowest total wins, and tied winners
+split the win (a heads-up tie counts half; in a four-seat game shared by two winners,
+each gets half). The interval is the 95 % Wilson interval of the mean share over the
+games. The margin is the others' mean total minus the bot's (points, positive: the bot
+did better), with its standard error. Times per move count the decisions with a choice,
+in wall time; the machine's load average is printed with them.
+
+``--weights FILE`` plays a weights file instead of the shipped one; ``--random-weights
+H1,H2`` a random network (to check that the script runs before there are weights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import math
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from allegra_rules import GameState, GreedyBot, legal_actions, preset
+from allegra_rules.actions import Action
+from allegra_rules.bots import Bot
+from allegra_rules.policy import PolicyBot
+from allegra_rules.search import GUIDED_LEVEL, SearchBot, search_level
+from allegra_rules.simulate import game_seed
+from allegra_rules.tournament import Fixture, TournamentGame, play_fixture, wilson_interval
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_speed import weights_argument
+
+
+class Timed:
+    """A bot that records the wall seconds of each of its decisions with a choice."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.times: list[float] = []
+
+    def choose(self, state: GameState) -> Action:
+        start = time.perf_counter()
+        action = self.bot.choose(state)
+        if len(legal_actions(state)) > 1:
+            self.times.append(time.perf_counter() - start)
+        return action
+
+
+def policy_bot(weights: str | None, seed: int) -> Bot:
+    return PolicyBot(seed, weights=weights)
+
+
+def guided_bot(weights: str | None, simulations: int, seed: int) -> Bot:
+    _, candidates = GUIDED_LEVEL
+    guide = PolicyBot(seed, weights=weights)
+    return SearchBot(seed, simulations=simulations, candidates=candidates, guide=guide)
+
+
+def default_search(seed: int) -> Bot:
+    return search_level("medium", seed)
+
+
+def play(makers: dict[str, Callable[[int], Bot]], fixture: Fixture) -> dict[str, Any]:
+    """One game, with every bot's seconds per decision (by bot name)."""
+    built: list[tuple[str, Timed]] = []
+
+    def track(name: str) -> Callable[[int], Bot]:
+        def build(seed: int) -> Bot:
+            bot = Timed(makers[name](seed))
+            built.append((name, bot))
+            return bot
+
+        return build
+
+    game = play_fixture(
+        len(fixture.bots), preset("seeds"), fixture, {name: track(name) for name in makers}
+    )
+    times: dict[str, list[float]] = {}
+    for name, bot in built:
+        times.setdefault(name, []).extend(bot.times)
+    return {"game": game, "times": times}
+
+
+def paired(a: str, b: str, players: int, games: int, seed: int) -> list[Fixture]:
+    """Deals played once with ``a`` at every seat (the others ``b``), ``games`` in all.
+
+    Heads-up, that is each deal twice with the seats swapped. ``games`` is rounded up to
+    whole deals.
+    """
+    out: list[Fixture] = []
+    deals = math.ceil(games / players)
+    for d in range(deals):
+        deal = game_seed(seed, d)
+        for seat in range(players):
+            bots = tuple(a if p == seat else b for p in range(players))
+            out.append(Fixture(len(out), deal, bots))
+    return out
+
+
+def run_arm(
+    name: str,
+    subject: str,
+    fixtures: Sequence[Fixture],
+    makers: dict[str, Callable[[int], Bot]],
+    jobs: int,
+) -> dict[str, Any]:
+    """Play the fixtures; the subject's share, interval, margin and every bot's times."""
+    start = time.perf_counter()
+    task = functools.partial(play, makers)
+    if jobs > 1:
+        with multiprocessing.get_context("forkserver").Pool(jobs) as pool:
+            results = list(pool.imap(task, fixtures))
+    else:
+        results = [task(f) for f in fixtures]
+    games: list[TournamentGame] = [r["game"] for r in results]
+    n = len(games)
+    wins = sum(g.share(subject) for g in games)
+    margins = [g.margin(subject) for g in games]
+    mean = sum(margins) / n
+    stderr = math.sqrt(sum((m - mean) ** 2 for m in margins) / (n - 1) / n) if n > 1 else 0.0
+    low, high = wilson_interval(wins, n)
+    times: dict[str, list[float]] = {}
+    for r in results:
+        for bot, seconds in r["times"].items():
+            times.setdefault(bot, []).extend(seconds)
+    per_move = {
+        bot: {
+            "decisions": len(seconds),
+            "ms_mean": round(1000 * statistics.fmean(seconds), 3) if seconds else None,
+            "ms_median": round(1000 * statistics.median(seconds), 3) if seconds else None,
+        }
+        for bot, seconds in sorted(times.items())
+    }
+    row = {
+        "arm": name,
+        "subject": subject,
+        "players": len(fixtures[0].bots),
+        "games": n,
+        "share": round(wins / n, 4),
+        "low": round(low, 4),
+        "high": round(high, 4),
+        "margin": round(mean, 2),
+        "margin_stderr": round(stderr, 2),
+        "time_per_move": per_move,
+        "seconds": round(time.perf_counter() - start, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    timing = "; ".join(
+        f"{bot} {t['ms_mean']} ms/move (median {t['ms_median']})" for bot, t in per_move.items()
+    )
+    print(
+        f"{name}: {subject} {n} games, share {100 * wins / n:.1f} % "
+        f"[{100 * low:.1f}, {100 * high:.1f}], margin {mean:+.1f} ± {stderr:.1f}; {timing}; "
+        f"{row['seconds']} s, load {row['load_average']}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return row
+
+
+def table(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as a Markdown table (the docs page's shape)."""
+    lines = [
+        "| arm | players | games | share | 95 % interval | margin | ms a move |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        times = ", ".join(
+            f"{bot} {t['ms_mean']}" for bot, t in row["time_per_move"].items() if t["ms_mean"]
+        )
+        lines.append(
+            f"| {row['arm']} | {row['players']} | {row['games']} | "
+            f"{100 * row['share']:.1f} % | {100 * row['low']:.1f}-{100 * row['high']:.1f} % | "
+            f"{row['margin']:+.1f} ± {row['margin_stderr']:.1f} | {times} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--weights", type=Path, default=None, help="default: the shipped one")
+    parser.add_argument("--random-weights", default=None, metavar="H1,H2")
+    parser.add_argument("--arms", default="heads-up,one-vs-three,guided-vs-search")
+    parser.add_argument("--games", type=int, default=1000, help="heads-up games")
+    parser.add_argument("--four-games", type=int, default=1000, help="one-vs-three games")
+    parser.add_argument("--search-games", type=int, default=200, help="guided-vs-search games")
+    parser.add_argument(
+        "--guided-simulations",
+        type=int,
+        default=GUIDED_LEVEL[0],
+        help=f"the guided search's simulations (default: the level's, {GUIDED_LEVEL[0]})",
+    )
+    parser.add_argument("--seed", type=int, default=36)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--json", default=None, help="write the rows to this file")
+    args = parser.parse_args(argv)
+    weights = weights_argument(args)
+    PolicyBot(0, weights=weights)  # a bad file fails here, before any game
+    makers: dict[str, Callable[[int], Bot]] = {
+        "policy": functools.partial(policy_bot, weights),
+        "greedy": GreedyBot,
+        "search-guided": functools.partial(guided_bot, weights, args.guided_simulations),
+        "search": default_search,
+    }
+    arms = args.arms.split(",")
+    rows = []
+    if "heads-up" in arms:
+        fixtures = paired("policy", "greedy", 2, args.games, args.seed)
+        rows.append(run_arm("heads-up", "policy", fixtures, makers, args.jobs))
+    if "one-vs-three" in arms:
+        fixtures = paired("policy", "greedy", 4, args.four_games, args.seed)
+        rows.append(run_arm("one-vs-three", "policy", fixtures, makers, args.jobs))
+    if "guided-vs-search" in arms:
+        fixtures = paired("search-guided", "search", 2, args.search_games, args.seed)
+        rows.append(run_arm("guided-vs-search", "search-guided", fixtures, makers, args.jobs))
+    print(table(rows))
+    if args.json:
+        settings = {
+            "weights": weights or "shipped",
+            "seed": args.seed,
+            "guided_simulations": args.guided_simulations,
+            "guided_candidates": GUIDED_LEVEL[1],
+        }
+        Path(args.json).write_text(
+            json.dumps({**settings, "rows": rows}, indent=2) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""The play page's table: the server's page with the game running in the browser.
+
+``python docs/generate.py`` calls :func:`build_play` (``python docs/play_site.py`` runs
+it alone). It writes ``docs/_generated/play/``, which the site serves at
+``/_generated/play/`` and the "Play now" pages (``docs/play.md`` and its translations)
+show:
+
+- ``index.html``, ``app.js``, ``style.css``: the table server's own page
+  (``src/allegra_rules/server/static/``), marked ``data-backend="browser"`` so that it
+  plays through ``allegra_rules.browser_table`` instead of the server's API, with a
+  Content-Security-Policy that lets it load nothing from any other host;
+- ``pyodide/``: CPython for the browser, from the npm package ``pyodide`` pinned in
+  ``package.json`` and ``package-lock.json`` at the repository root (``npm ci``
+  installs it into ``node_modules/``);
+- ``wheels/``: the wheel of this repository, built now, and the pure wheel of its one
+  dependency, attrs (the npm package carries no Python packages), at the version
+  installed here, downloaded once by pip into ``build/play-wheels/``.
+
+Without ``node_modules/pyodide`` the page is written with no game in it (it says so);
+``ALLEGRA_REQUIRE_PLAY=1`` (set by CI) makes that an error instead.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+STATIC = ROOT / "src" / "allegra_rules" / "server" / "static"
+PYODIDE = ROOT / "node_modules" / "pyodide"
+WHEEL_CACHE = ROOT / "build" / "play-wheels"
+
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+"""What ``loadPyodide`` fetches for a page that loads no package of Pyodide's own."""
+
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'self'; form-action 'none'"
+)
+"""The play page's Content-Security-Policy: everything from the site itself.
+
+WebAssembly needs ``'wasm-unsafe-eval'``; the table picture's SVG carries ``style``
+attributes (``'unsafe-inline'`` for styles only); the record is downloaded from a
+``blob:`` address.
+"""
+
+
+def pyodide_version() -> str | None:
+    """The installed npm package's version, or ``None`` when ``npm ci`` has not run."""
+    manifest = PYODIDE / "package.json"
+    if not manifest.is_file():
+        return None
+    return str(json.loads(manifest.read_text(encoding="utf-8"))["version"])
+
+
+def pinned_pyodide() -> str:
+    """The version of ``pyodide`` that ``package.json`` pins."""
+    manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    return str(manifest["dependencies"]["pyodide"])
+
+
+def build_wheel(out: Path) -> Path:
+    """Build this repository's wheel into ``out`` (no build isolation: no download)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
+            + ["--no-build-isolation", "--wheel-dir", tmp, str(ROOT)],
+            check=True,
+        )
+        (built,) = Path(tmp).glob("allegra_rules-*.whl")
+        return Path(shutil.copy2(built, out / built.name))
+
+
+def attrs_wheel(out: Path) -> Path:
+    """The pure wheel of attrs, at the installed version, copied into ``out``."""
+    version = importlib.metadata.version("attrs")
+    cached = sorted(WHEEL_CACHE.glob(f"attrs-{version}-py3-none-any.whl"))
+    if not cached:
+        WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+            + ["--only-binary=:all:", "--dest", str(WHEEL_CACHE), f"attrs=={version}"],
+            check=True,
+        )
+        cached = sorted(WHEEL_CACHE.glob(f"attrs-{version}-py3-none-any.whl"))
+    out.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy2(cached[0], out / cached[0].name))
+
+
+def page_html(wheels: list[str]) -> str:
+    """The server's ``index.html`` as the play page: relative paths, the CSP, the wheels."""
+    text = (STATIC / "index.html").read_text(encoding="utf-8")
+    replacements = {
+        '<html lang="en">': (
+            f'<html lang="en" data-backend="browser" data-wheels="{" ".join(wheels)}">'
+        ),
+        '<meta charset="utf-8">': (
+            f'<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        ),
+        'href="/static/style.css"': 'href="style.css"',
+        'src="/static/app.js"': 'src="app.js"',
+        'href="/" id="home"': 'href="../../" id="home" target="_top"',
+        "<title>Allegra</title>": '<title>Allegra</title>\n<link rel="icon" href="data:,">',
+    }
+    for old, new in replacements.items():
+        if text.count(old) != 1:
+            raise SystemExit(f"src/allegra_rules/server/static/index.html: no single {old!r}")
+        text = text.replace(old, new)
+    return text
+
+
+def build_play(out: Path) -> bool:
+    """Write the play page's table into ``out``; ``False`` when Pyodide is not installed.
+
+    Raises:
+        SystemExit: Pyodide is missing while ``ALLEGRA_REQUIRE_PLAY=1``, or is not the
+            version ``package.json`` pins.
+    """
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    for name in ("app.js", "style.css"):
+        shutil.copy2(STATIC / name, out / name)
+    version = pyodide_version()
+    if version is None:
+        if os.environ.get("ALLEGRA_REQUIRE_PLAY") == "1":
+            raise SystemExit("node_modules/pyodide is missing: run `npm ci` first")
+        (out / "index.html").write_text(
+            page_html([]).replace(
+                '<p id="error" role="alert" hidden>',
+                '<p id="error" role="alert">This copy of the docs was built without the game '
+                "(run npm ci, then python docs/generate.py).",
+            ),
+            encoding="utf-8",
+        )
+        return False
+    if version != pinned_pyodide():
+        raise SystemExit(
+            f"node_modules has pyodide {version}, package.json pins {pinned_pyodide()}"
+        )
+    (out / "pyodide").mkdir()
+    for name in PYODIDE_FILES:
+        shutil.copy2(PYODIDE / name, out / "pyodide" / name)
+    wheels = [attrs_wheel(out / "wheels").name, build_wheel(out / "wheels").name]
+    (out / "index.html").write_text(page_html(wheels), encoding="utf-8")
+    return True
+
+
+def main() -> int:
+    """Write ``docs/_generated/play/``."""
+    out = DOCS / "_generated" / "play"
+    built = build_play(out)
+    print(f"{out.relative_to(ROOT)}: {'with' if built else 'without'} the game")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,469 @@
+"""A learned player: a policy network trained on the batched engine, played with NumPy.
+
+Public names:
+
+* [`PolicyBot`][allegra_rules.policy.PolicyBot]: the bot, ``PolicyBot(seed=0, *, weights=None)``;
+  the bot name ``policy``.
+* [`guided_search`][allegra_rules.policy.guided_search]: the search's guided level
+  ([`GUIDED_LEVEL`][allegra_rules.search.GUIDED_LEVEL]) led by a ``PolicyBot``; the bot name
+  ``search-guided``.
+* [`POLICY_FORMAT`][allegra_rules.policy.POLICY_FORMAT] and
+  [`SHIPPED_WEIGHTS`][allegra_rules.policy.SHIPPED_WEIGHTS]: the weights file's format
+  version and where the package keeps its own.
+
+How it decides: it encodes the seat's view, ``observe(state, state.current_player)``, with
+the features [`Encoder`][allegra_rules.features.Encoder] (the vector the batched engine's
+``State.observation`` holds), runs the network of the table's seat count
+(``relu(x @ w0 + b0)``, ``relu(h @ w1 + b1)``, ``h @ pi_w + pi_b``, in float32) and plays
+the legal action (ids of [`action_to_id`][allegra_rules.encoding.action_to_id]) with the
+highest logit; an exact tie goes to the bot's own seeded ``random.Random``. It reads
+nothing else of the state, so two states that look the same to the seat get the same move.
+
+The weights file is an ``.npz`` (``numpy.savez_compressed``): a ``meta`` entry, a JSON
+object with ``format``, ``preset``, ``config_fingerprint``, ``seat_counts``, ``hidden`` and
+the training command that made it, and for each seat count ``n`` the arrays ``"n/w0"``,
+``"n/b0"``, ``"n/w1"``, ``"n/b1"``, ``"n/pi_w"``, ``"n/pi_b"``, ``"n/v_w"`` and ``"n/v_b"``
+(float16 or float32). ``allegra-rules train`` writes it (the docs page "Train an agent").
+
+NumPy is the only package it needs (the extra ``policy``); it is imported when the first
+``PolicyBot`` is made, never by ``import allegra_rules``. A file's weights are read once per
+process and shared by every bot that plays them.
+
+Examples:
+    >>> from allegra_rules import new_game, legal_actions
+    >>> bot = PolicyBot(0)  # doctest: +SKIP
+    >>> bot.choose(new_game(2, seed=1)) in legal_actions(new_game(2, seed=1))  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+import json
+import math
+import os
+import random
+import zipfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from allegra_rules.actions import Action
+from allegra_rules.config import RuleConfig
+from allegra_rules.encoding import action_to_id, num_distinct_actions
+from allegra_rules.features import Encoder
+from allegra_rules.presets import PRESETS, preset
+from allegra_rules.search import SearchBot, guided_level
+from allegra_rules.state import GameState
+from allegra_rules.views import observe
+
+__all__ = [
+    "POLICY_FORMAT",
+    "SHIPPED_WEIGHTS",
+    "PolicyBot",
+    "cannot_play",
+    "guided_search",
+    "shipped_missing",
+]
+
+POLICY_FORMAT = 1
+"""The version of the weights file's layout that this module reads (``meta["format"]``)."""
+
+SHIPPED_WEIGHTS = "data/policy.npz"
+"""The shipped weights, a resource of the ``allegra_rules`` package (``weights=None``)."""
+
+_INSTALL_HINT = 'pip install "allegra-rules[policy]"'
+
+_LAYERS = ("w0", "b0", "w1", "b1", "pi_w", "pi_b", "v_w", "v_b")
+
+
+def _numpy() -> Any:
+    """NumPy, or an ImportError that says how to install it."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError as exc:
+        raise ImportError(f"PolicyBot needs NumPy, the extra 'policy': {_INSTALL_HINT}") from exc
+
+
+def shipped_missing() -> str | None:
+    """Why the shipped policy cannot play here (NumPy or the weights missing), or None.
+
+    It imports nothing: the command line asks it before it builds a ``policy`` bot.
+
+    Examples:
+        >>> shipped_missing() is None or "policy" in shipped_missing()
+        True
+    """
+    if importlib.util.find_spec("numpy") is None:
+        return f"PolicyBot needs NumPy, the extra 'policy': {_INSTALL_HINT}"
+    if not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
+        return f"this installation has no shipped policy (allegra_rules/{SHIPPED_WEIGHTS})"
+    return None
+
+
+def cannot_play(
+    config: RuleConfig, num_players: int, *, weights: str | os.PathLike[str] | None = None
+) -> str | None:
+    """Why a policy cannot play a game of ``num_players`` seats under ``config``, or None.
+
+    The reasons: NumPy or the shipped weights are missing (``shipped_missing``), the
+    weights file does not load, the rules are not those it was trained for, or it has no
+    network for that seat count. A server or a command asks this before it seats the bot,
+    rather than have it fail at its first move.
+
+    Examples:
+        >>> from allegra_rules import preset
+        >>> reason = cannot_play(preset("seeds"), 7)
+        >>> reason is not None
+        True
+    """
+    if weights is None:
+        missing = shipped_missing()
+        if missing is not None:
+            return missing
+    try:
+        policy = _load(weights)
+    except (ImportError, OSError, ValueError) as exc:
+        return str(exc)
+    if not policy.accepts(config):
+        return (
+            f"the policy was trained for the rules of preset {policy.preset!r}; these rules differ"
+        )
+    if num_players not in policy.seat_counts:
+        counts = ", ".join(map(str, policy.seat_counts))
+        return f"the policy plays {counts} seats, not {num_players}"
+    return None
+
+
+class _Network:
+    """One seat count's network, float32, and its action ids."""
+
+    def __init__(self, np: Any, arrays: dict[str, Any], num_players: int, where: str) -> None:
+        shapes = {name: tuple(arrays[name].shape) for name in _LAYERS}
+        size, h1 = _matrix(shapes, "w0", where)
+        h1b, h2 = _matrix(shapes, "w1", where)
+        h2b, actions = _matrix(shapes, "pi_w", where)
+        h2v, one = _matrix(shapes, "v_w", where)
+        want = num_distinct_actions(num_players)
+        if h1b != h1 or h2b != h2 or h2v != h2 or one != 1 or actions != want:
+            raise ValueError(
+                f"{where}: the network's shapes do not chain "
+                f"(w0 {shapes['w0']}, w1 {shapes['w1']}, pi_w {shapes['pi_w']}, "
+                f"v_w {shapes['v_w']}; {num_players} seats have {want} action ids)"
+            )
+        for bias, length in (("b0", h1), ("b1", h2), ("pi_b", actions), ("v_b", 1)):
+            if shapes[bias] != (length,):
+                raise ValueError(f"{where}: {num_players}/{bias} has shape {shapes[bias]}")
+        as32 = {name: np.ascontiguousarray(arrays[name], dtype=np.float32) for name in _LAYERS[:6]}
+        for name, array in as32.items():
+            if not np.isfinite(array).all():
+                raise ValueError(f"{where}: {num_players}/{name} holds a NaN or an infinity")
+        # NumPy's functions, not the module: a bot (and its weights) can then be pickled.
+        self._asarray, self._maximum, self._float32 = np.asarray, np.maximum, np.float32
+        self.num_players = num_players
+        self.size = size
+        self.hidden = (h1, h2)
+        self.w0, self.b0 = as32["w0"], as32["b0"]
+        self.w1, self.b1 = as32["w1"], as32["b1"]
+        self.pi_w, self.pi_b = as32["pi_w"], as32["pi_b"]
+        self.ids: dict[Action, int] = {}
+
+    def logits(self, features: list[float]) -> Any:
+        """The action logits (float32, one per action id) of one feature vector."""
+        x = self._asarray(features, dtype=self._float32)
+        h = x @ self.w0
+        h += self.b0
+        self._maximum(h, 0.0, out=h)
+        h = h @ self.w1
+        h += self.b1
+        self._maximum(h, 0.0, out=h)
+        out = h @ self.pi_w
+        out += self.pi_b
+        return out
+
+    def action_id(self, action: Action) -> int:
+        """``action_to_id`` of ``action`` at this seat count, remembered."""
+        found = self.ids.get(action)
+        if found is None:
+            found = self.ids[action] = action_to_id(action, self.num_players)
+        return found
+
+
+def _matrix(shapes: dict[str, tuple[int, ...]], name: str, where: str) -> tuple[int, int]:
+    shape = shapes[name]
+    if len(shape) != 2 or min(shape) < 1:
+        raise ValueError(f"{where}: {name} must be a non-empty matrix; its shape is {shape}")
+    return shape[0], shape[1]
+
+
+class _Policy:
+    """A weights file, read and checked: its meta and one network per seat count."""
+
+    def __init__(self, np: Any, arrays: dict[str, Any], where: str) -> None:
+        meta = _meta(arrays, where)
+        counts = meta.get("seat_counts")
+        if (
+            not isinstance(counts, list)
+            or not counts
+            or any(type(n) is not int or n < 2 for n in counts)
+        ):
+            raise ValueError(f"{where}: meta['seat_counts'] must be a list of seat counts")
+        fingerprint = meta.get("config_fingerprint")
+        if not isinstance(fingerprint, str):
+            raise ValueError(f"{where}: meta['config_fingerprint'] is missing")
+        self.where = where
+        self.meta = meta
+        self.fingerprint = fingerprint
+        self.preset = str(meta.get("preset", "?"))
+        self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
+        self.networks: dict[int, _Network] = {}
+        for n in self.seat_counts:
+            missing = [name for name in _LAYERS if f"{n}/{name}" not in arrays]
+            if missing:
+                raise ValueError(f"{where}: no {', '.join(f'{n}/{m}' for m in missing)}")
+            layers = {name: arrays[f"{n}/{name}"] for name in _LAYERS}
+            self.networks[n] = _Network(np, layers, n, where)
+        hidden = meta.get("hidden")
+        if hidden is not None:
+            for n, net in self.networks.items():
+                if list(net.hidden) != hidden:
+                    raise ValueError(
+                        f"{where}: meta['hidden'] is {hidden}; the {n}-seat network has "
+                        f"{list(net.hidden)}"
+                    )
+        self.encoders: dict[int, Encoder] = {}
+        self._configs: dict[RuleConfig, bool] = {}
+        config = _preset_config(self.preset, fingerprint)
+        self.trained_turns = None if config is None else config.max_turns_per_round
+        """The trained rules' turn cap (``None``: rules of no known preset)."""
+        if config is not None:  # a known preset: check the input sizes now
+            for n in self.seat_counts:
+                self.encoder(config, n)
+
+    def accepts(self, config: RuleConfig) -> bool:
+        """Whether ``config`` is the config the policy was trained for.
+
+        Up to ``max_turns_per_round``: a cap on a round's turns (a table's setting for a
+        short game) changes none of the features the network reads.
+        """
+        known = self._configs.get(config)
+        if known is None:
+            trained = self.trained_turns
+            same = config if trained is None else attrs.evolve(config, max_turns_per_round=trained)
+            known = self._configs[config] = same.fingerprint == self.fingerprint
+        return known
+
+    def encoder(self, config: RuleConfig, n: int) -> Encoder:
+        """The features encoder of ``n`` seats (checked against the network's input)."""
+        encoder = self.encoders.get(n)
+        if encoder is None:
+            encoder = Encoder(config, n)
+            size = self.networks[n].size
+            if encoder.size != size:
+                raise ValueError(
+                    f"{self.where}: the {n}-seat network reads {size} features; "
+                    f"the features of {n} seats are {encoder.size}"
+                )
+            self.encoders[n] = encoder
+        return encoder
+
+
+def _meta(arrays: dict[str, Any], where: str) -> dict[str, Any]:
+    if "meta" not in arrays:
+        raise ValueError(f"{where}: not a policy weights file (it has no 'meta' entry)")
+    raw = arrays["meta"]
+    try:
+        meta = json.loads(str(raw[()]))
+    except (ValueError, IndexError, TypeError) as exc:
+        raise ValueError(f"{where}: its 'meta' entry is not a JSON object ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise ValueError(f"{where}: its 'meta' entry is not a JSON object")
+    version = meta.get("format")
+    if version != POLICY_FORMAT:
+        raise ValueError(
+            f"{where}: weights format {version!r}; this version of allegra_rules reads "
+            f"format {POLICY_FORMAT}"
+        )
+    return meta
+
+
+def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:
+    base = name.split("@")[0]
+    if base not in PRESETS:
+        return None
+    try:
+        config = preset(name)
+    except (ValueError, IndexError):
+        return None
+    return config if config.fingerprint == fingerprint else None
+
+
+_CACHE: dict[str, tuple[object, _Policy]] = {}
+"""Read weights files, by path (``"<shipped>"`` for the package's), with the file's stamp."""
+
+
+def _load(weights: str | os.PathLike[str] | None) -> _Policy:
+    np = _numpy()
+    stamp: object
+    if weights is None:
+        key = where = f"allegra_rules/{SHIPPED_WEIGHTS}"
+        stamp = None
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached[1]
+        resource = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS)
+        if not resource.is_file():
+            raise FileNotFoundError(
+                f"this installation of allegra_rules has no shipped policy ({where}); "
+                "pass weights=<a weights file>"
+            )
+        source: Any = io.BytesIO(resource.read_bytes())
+    else:
+        if not isinstance(weights, (str, os.PathLike)):
+            raise ValueError(f"weights must be None or a file path; got {type(weights).__name__}")
+        path = Path(weights)
+        info = path.stat()  # FileNotFoundError names the path
+        key = str(path.resolve())
+        where = str(weights)
+        stamp = (info.st_mtime_ns, info.st_size)
+        cached = _CACHE.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        source = path
+    try:
+        with np.load(source, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, AttributeError) as exc:
+        raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
+    policy = _Policy(np, arrays, where)
+    _CACHE[key] = (stamp, policy)
+    return policy
+
+
+class PolicyBot:
+    """Plays a learned policy: the legal move its network likes best, from the seat's view.
+
+    It reads nothing of the state but ``observe(state, state.current_player)``: two states
+    that look the same to the seat get the same move for the same seed. The module's
+    description says how it decides and what the weights file holds; the docs page "How
+    strong are the bots" gives its measured strength.
+
+    Args:
+        seed: seeds the bot's own ``random.Random`` (used for exact ties only).
+        weights: a weights file (``allegra-rules train --out FILE``); None plays the
+            weights shipped in the package.
+
+    Raises:
+        ImportError: NumPy is not installed (``pip install "allegra-rules[policy]"``).
+        FileNotFoundError: ``weights`` names no file, or (None) the package has no weights.
+        ValueError: ``seed`` is not an int, or the file is not a weights file this version
+            reads (its format, its meta or an array's shape is wrong).
+
+    Examples:
+        >>> from allegra_rules import new_game, legal_actions
+        >>> state = new_game(4, seed=3)
+        >>> bot = PolicyBot(0)  # doctest: +SKIP
+        >>> bot.choose(state) in legal_actions(state)  # doctest: +SKIP
+        True
+    """
+
+    def __init__(self, seed: int = 0, *, weights: str | os.PathLike[str] | None = None) -> None:
+        if type(seed) is not int:
+            raise ValueError(f"a bot's seed must be an int; got {type(seed).__name__}")
+        self.seed = seed
+        self.weights = weights
+        self._policy = _load(weights)
+        self._rng = random.Random(seed)
+
+    def __repr__(self) -> str:
+        if self.weights is None:
+            return f"PolicyBot(seed={self.seed})"
+        return f"PolicyBot(seed={self.seed}, weights={os.fspath(self.weights)!r})"
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The weights file's ``meta`` object (a copy): preset, seat counts, training command..."""
+        return json.loads(json.dumps(self._policy.meta))  # type: ignore[no-any-return]
+
+    @property
+    def seat_counts(self) -> tuple[int, ...]:
+        """The seat counts the weights have a network for."""
+        return self._policy.seat_counts
+
+    def _legal_logits(self, state: GameState) -> tuple[tuple[Action, ...], list[float]]:
+        if not isinstance(state, GameState):
+            raise ValueError(f"state must be a GameState; got {type(state).__name__}")
+        seat = state.current_player
+        if seat is None or state.is_terminal:
+            raise ValueError("the game is over: there is no action to choose")
+        policy = self._policy
+        n = state.num_players
+        network = policy.networks.get(n)
+        if network is None:
+            counts = ", ".join(map(str, policy.seat_counts))
+            raise ValueError(
+                f"this policy plays tables of {counts} seats; the game has {n} ({policy.where})"
+            )
+        config = state.config
+        if not policy.accepts(config):
+            raise ValueError(
+                f"this policy was trained for preset {policy.preset!r} (config fingerprint "
+                f"{policy.fingerprint[:12]}...); the game's rules differ (fingerprint "
+                f"{config.fingerprint[:12]}...)"
+            )
+        view = observe(state, seat)
+        legal = view.legal_actions
+        if len(legal) <= 1:
+            return legal, [0.0] * len(legal)
+        logits = network.logits(policy.encoder(config, n).features(view))
+        ids = [network.action_id(action) for action in legal]
+        values: list[float] = logits[ids].tolist()
+        return legal, values
+
+    def choose(self, state: GameState) -> Action:
+        """The legal action of ``state`` with the highest logit (exact ties: a seeded draw).
+
+        Raises:
+            ValueError: ``state`` is not a ``GameState`` or is terminal, its seat count has
+                no network, or its rules are not those the policy was trained for.
+        """
+        legal, values = self._legal_logits(state)
+        if len(legal) == 1:
+            return legal[0]
+        best = max(values)
+        ties = [action for action, value in zip(legal, values, strict=True) if value >= best]
+        return ties[0] if len(ties) == 1 else self._rng.choice(ties)
+
+    def action_probabilities(self, state: GameState) -> dict[Action, float]:
+        """The policy's probability of each legal action of ``state`` (a softmax of the logits).
+
+        The keys are ``legal_actions(state)`` in their order; the values sum to 1. It uses
+        no randomness. This is what guides the search
+        ([`SearchGuide`][allegra_rules.search.SearchGuide]).
+
+        Raises:
+            ValueError: as [`choose`][allegra_rules.policy.PolicyBot.choose].
+        """
+        legal, values = self._legal_logits(state)
+        if len(legal) == 1:
+            return {legal[0]: 1.0}
+        top = max(values)
+        weights = [math.exp(value - top) for value in values]
+        total = sum(weights)
+        return {action: w / total for action, w in zip(legal, weights, strict=True)}
+
+
+def guided_search(seed: int = 0, *, weights: str | os.PathLike[str] | None = None) -> SearchBot:
+    """The search's guided level led by a [`PolicyBot`][allegra_rules.policy.PolicyBot].
+
+    [`GUIDED_LEVEL`][allegra_rules.search.GUIDED_LEVEL]'s simulations and candidates; the
+    bot name ``search-guided`` (the shipped weights).
+
+    Raises:
+        ImportError, FileNotFoundError, ValueError: as ``PolicyBot``.
+    """
+    return guided_level(PolicyBot(seed, weights=weights), seed)

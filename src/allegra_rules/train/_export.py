@@ -1,0 +1,140 @@
+"""The weights file, the checkpoints and the learning-curve picture of a training run."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+FORMAT = 1
+"""The weights file's format number (``meta["format"]``)."""
+
+
+def network_arrays(params: Any, num_players: int, dtype: Any = np.float16) -> dict[str, Any]:
+    """The weights file's arrays of one network: ``"{n}/w0"`` ... ``"{n}/v_b"``."""
+    p = params["params"]
+    names = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
+    names.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
+    out: dict[str, Any] = {}
+    for layer, (w, b) in names.items():
+        out[f"{num_players}/{w}"] = np.asarray(p[layer]["kernel"], dtype)
+        out[f"{num_players}/{b}"] = np.asarray(p[layer]["bias"], dtype)
+    return out
+
+
+def write_weights(path: Path, networks: dict[int, Any], meta: dict[str, Any]) -> int:
+    """Write the weights file (``numpy.savez_compressed``); returns its size in bytes."""
+    arrays: dict[str, Any] = {"meta": np.array(json.dumps(meta))}
+    for n, params in sorted(networks.items()):
+        arrays.update(network_arrays(params, n))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        np.savez_compressed(f, **arrays)
+    return path.stat().st_size
+
+
+def save_checkpoint(directory: Path, states: dict[int, Any], extra: dict[str, Any]) -> Path:
+    """Pickle every seat count's training state (as numpy arrays) and ``extra``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    leaves = {}
+    for n, ts in states.items():
+        flat = jax.tree_util.tree_leaves(ts)
+        leaves[n] = [
+            np.asarray(jax.random.key_data(x)) if _is_key(x) else np.asarray(x) for x in flat
+        ]
+    path = directory / "checkpoint.pkl"
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as f:
+        pickle.dump({"leaves": leaves, "extra": extra}, f)
+    tmp.replace(path)
+    return path
+
+
+def load_checkpoint(directory: Path, templates: dict[int, Any]) -> tuple[dict[int, Any], Any]:
+    """The training states saved in ``directory``, shaped as ``templates``; and ``extra``."""
+    with (directory / "checkpoint.pkl").open("rb") as f:
+        saved = pickle.load(f)
+    states = {}
+    for n, template in templates.items():
+        flat, tree = jax.tree_util.tree_flatten(template)
+        leaves = [
+            jax.random.wrap_key_data(new) if _is_key(old) else jax.numpy.asarray(new)
+            for old, new in zip(flat, saved["leaves"][n], strict=True)
+        ]
+        states[n] = jax.tree_util.tree_unflatten(tree, leaves)
+    return states, saved["extra"]
+
+
+def _is_key(x: Any) -> bool:
+    return isinstance(x, jax.Array) and bool(jax.numpy.issubdtype(x.dtype, jax.dtypes.prng_key))
+
+
+_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+
+
+def curve_svg(history: list[dict[str, Any]]) -> str:
+    """The learning curve: win rate against GreedyBot by minutes, one line per seat count.
+
+    ``history`` holds ``{"minutes": m, "win_rate": {"2": x, "4": y}}`` points; the dashed
+    line is the 50 % par.
+    """
+    width, height = 640, 360
+    left, right, top, bottom = 56, 110, 24, 44
+    pw, ph = width - left - right, height - top - bottom
+    seats = sorted({int(k) for point in history for k in point["win_rate"]})
+    most = max((float(p["minutes"]) for p in history), default=1.0) or 1.0
+
+    def x(m: float) -> float:
+        return left + pw * m / most
+
+    def y(v: float) -> float:
+        return top + ph * (1.0 - v)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="16">Win rate against GreedyBot by minutes of training</text>',
+    ]
+    for tick in range(0, 101, 25):
+        ty = y(tick / 100)
+        out.append(
+            f'<line x1="{left}" y1="{ty:.1f}" x2="{left + pw}" y2="{ty:.1f}" stroke="#ddd"/>'
+        )
+        out.append(f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">{tick} %</text>')
+    for i in range(5):
+        m = most * i / 4
+        out.append(f'<text x="{x(m):.1f}" y="{top + ph + 16}" text-anchor="middle">{m:.0f}</text>')
+    out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">minutes</text>')
+    par = f'<line x1="{left}" y1="{y(0.5):.1f}" x2="{left + pw}" y2="{y(0.5):.1f}" '
+    out.append(par + 'stroke="#555" stroke-dasharray="6 4"/>')
+    out.append(f'<text x="{left + pw + 6}" y="{y(0.5) + 4:.1f}">50 % par</text>')
+    for k, n in enumerate(seats):
+        colour = _COLOURS[k % len(_COLOURS)]
+        points = [
+            (x(float(p["minutes"])), y(float(p["win_rate"][str(n)])))
+            for p in history
+            if str(n) in p["win_rate"]
+        ]
+        if not points:
+            continue
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        lx, ly = points[-1]
+        out.append(f'<text x="{lx + 6:.1f}" y="{ly + 4:.1f}" fill="{colour}">{n} seats</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+__all__ = [
+    "FORMAT",
+    "curve_svg",
+    "load_checkpoint",
+    "network_arrays",
+    "save_checkpoint",
+    "write_weights",
+]

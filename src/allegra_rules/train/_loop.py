@@ -1,0 +1,298 @@
+"""The host side of a training run: chunks, progress, evaluation, checkpoints, export."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jax
+
+from allegra_rules.presets import preset
+from allegra_rules.train._export import (
+    FORMAT,
+    curve_svg,
+    load_checkpoint,
+    save_checkpoint,
+    write_weights,
+)
+from allegra_rules.train._ppo import PPOConfig, Trainer, TrainState, trainer
+
+IMITATE_STEPS = 6000
+"""The imitation warm start's default supervised steps per seat count (a few minutes on a
+2-core CPU with 256 tables)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainOptions:
+    """What ``allegra-rules train`` was asked to do.
+
+    Attributes:
+        seats: the seat counts, one network each.
+        ppo: the hyper-parameters.
+        seed: the run's seed (the same seed and ``updates`` give the same weights on CPU).
+        updates: PPO updates per seat count (``None``: until ``minutes`` are up).
+        minutes: a cap on the wall time (``None``: none).
+        chunk: updates between two evaluations and checkpoints.
+        out: the weights file to write, or ``None``.
+        checkpoint: a directory for checkpoints, or ``None``.
+        resume: carry on from ``checkpoint``.
+        curve, history: the learning curve's SVG and JSON files, or ``None``.
+        command: the command line recorded in the weights file.
+        imitate: supervised steps per seat count of the imitation warm start before PPO
+            (0: none; skipped on ``resume``, the checkpoint holds its result).
+        imitate_chunk: imitation steps between two progress reports.
+    """
+
+    seats: tuple[int, ...] = (2, 4)
+    ppo: PPOConfig = PPOConfig()
+    seed: int = 0
+    updates: int | None = None
+    minutes: float | None = None
+    chunk: int = 10
+    out: Path | None = None
+    checkpoint: Path | None = None
+    resume: bool = False
+    curve: Path | None = None
+    history: Path | None = None
+    command: str = "allegra-rules train"
+    imitate: int = IMITATE_STEPS
+    imitate_chunk: int = 500
+
+
+@dataclasses.dataclass
+class TrainResult:
+    """What a run did: updates per seat count, engine steps, minutes, last win rates.
+
+    ``imitated`` is the imitation warm start's steps per seat count (0: none).
+    """
+
+    updates: int
+    env_steps: int
+    minutes: float
+    win_rate: dict[str, float]
+    history: list[dict[str, Any]]
+    params: dict[int, Any]
+    size: int | None = None
+    imitated: int = 0
+
+
+def train(
+    options: TrainOptions, report: Callable[[dict[str, Any]], None] | None = None
+) -> TrainResult:
+    """Run masked PPO for every seat count of ``options``; write what it asks for.
+
+    First, unless ``options.imitate`` is 0 or the run resumes, the imitation warm start
+    (see [`Trainer.imitate`][allegra_rules.train.Trainer]): the network learns to choose
+    GreedyBot's action at tables where every seat plays GreedyBot's rule, then PPO starts
+    from those weights. Its minutes count towards ``options.minutes`` and its last point
+    (``"phase": "imitation"``, with the win rate after it) opens the history.
+
+    ``report`` is called after every chunk with ``{"phase", "updates", "imitation",
+    "env_steps", "minutes", "steps_per_s", "win_rate", "agreement"}`` (the progress bar's
+    figures; ``phase`` is ``"imitation"`` or ``"ppo"``).
+    """
+    trainers = {n: trainer(n, options.ppo) for n in options.seats}
+    keys = jax.random.split(jax.random.key(options.seed), len(options.seats) + 1)
+    eval_key = keys[-1]
+    states = {n: trainers[n].init(keys[i]) for i, n in enumerate(options.seats)}
+    done, env_steps, minutes, imitated = 0, 0, 0.0, 0
+    history: list[dict[str, Any]] = []
+    if options.resume:
+        if options.checkpoint is None:
+            raise ValueError("resume needs a checkpoint directory")
+        states, extra = load_checkpoint(options.checkpoint, states)
+        done, env_steps = int(extra["updates"]), int(extra["env_steps"])
+        minutes, history = float(extra["minutes"]), list(extra["history"])
+        imitated = int(extra.get("imitated", 0))
+    start = time.monotonic() - minutes * 60
+    win: dict[str, float] = dict(history[-1]["win_rate"]) if history else {}
+    if options.imitate > 0 and not options.resume:
+        imitation_keys = [jax.random.fold_in(keys[i], 1) for i in range(len(options.seats))]
+        imitated, env_steps, win = _imitate(
+            options, trainers, states, imitation_keys, eval_key, start, history, report
+        )
+        minutes = (time.monotonic() - start) / 60
+        if options.checkpoint is not None:
+            save_checkpoint(
+                options.checkpoint,
+                states,
+                {
+                    "updates": 0,
+                    "env_steps": env_steps,
+                    "minutes": minutes,
+                    "history": history,
+                    "imitated": imitated,
+                },
+            )
+    while True:
+        left = None if options.updates is None else options.updates - done
+        if left is not None and left <= 0:
+            break
+        if options.minutes is not None and time.monotonic() - start >= options.minutes * 60:
+            break
+        size = options.chunk if left is None else min(options.chunk, left)
+        t0 = time.monotonic()
+        for n in options.seats:
+            states[n], _ = trainers[n].run(states[n], size)
+        jax.block_until_ready([s.params for s in states.values()])  # type: ignore[no-untyped-call]
+        spent = time.monotonic() - t0
+        steps = size * sum(trainers[n].steps_per_update() for n in options.seats)
+        done += size
+        env_steps += steps
+        win = {
+            str(n): float(trainers[n].evaluate(states[n].params, eval_key)) for n in options.seats
+        }
+        minutes = (time.monotonic() - start) / 60
+        history.append(
+            {"phase": "ppo", "minutes": round(minutes, 3), "updates": done, "win_rate": win}
+        )
+        if options.checkpoint is not None:
+            save_checkpoint(
+                options.checkpoint,
+                states,
+                {
+                    "updates": done,
+                    "env_steps": env_steps,
+                    "minutes": minutes,
+                    "history": history,
+                    "imitated": imitated,
+                },
+            )
+        _write_curves(options, history)
+        if report is not None:
+            report(
+                {
+                    "phase": "ppo",
+                    "updates": done,
+                    "imitation": imitated,
+                    "env_steps": env_steps,
+                    "minutes": minutes,
+                    "steps_per_s": steps / max(spent, 1e-9),
+                    "win_rate": win,
+                    "agreement": {},
+                }
+            )
+    params = {n: states[n].params for n in options.seats}
+    result = TrainResult(done, env_steps, minutes, win, history, params, imitated=imitated)
+    if options.out is not None:
+        result.size = write_weights(options.out, params, weights_meta(options, result, trainers))
+    return result
+
+
+def _imitate(
+    options: TrainOptions,
+    trainers: dict[int, Trainer],
+    states: dict[int, TrainState],
+    keys: list[jax.Array],
+    eval_key: jax.Array,
+    start: float,
+    history: list[dict[str, Any]],
+    report: Callable[[dict[str, Any]], None] | None,
+) -> tuple[int, int, dict[str, float]]:
+    """The imitation warm start, chunk by chunk; ``states`` get its weights.
+
+    Returns the steps done per seat count, the engine steps and the win rates after it.
+    """
+    seats = options.seats
+    runs = {n: trainers[n].imitation_init(states[n].params, keys[i]) for i, n in enumerate(seats)}
+    done, env_steps = 0, 0
+    agreement: dict[str, float] = {}
+    while done < options.imitate:
+        if options.minutes is not None and time.monotonic() - start >= options.minutes * 60:
+            break
+        size = min(options.imitate_chunk, options.imitate - done)
+        t0 = time.monotonic()
+        stats = {}
+        for n in seats:
+            runs[n], stats[n] = trainers[n].imitate(runs[n], size)
+        jax.block_until_ready([r.params for r in runs.values()])  # type: ignore[no-untyped-call]
+        spent = time.monotonic() - t0
+        steps = size * sum(trainers[n].imitation_steps_per_step() for n in seats)
+        done += size
+        env_steps += steps
+        tail = max(1, size // 5)
+        agreement = {str(n): float(stats[n]["agreement"][-tail:].mean()) for n in seats}
+        if report is not None:
+            report(
+                {
+                    "phase": "imitation",
+                    "updates": 0,
+                    "imitation": done,
+                    "env_steps": env_steps,
+                    "minutes": (time.monotonic() - start) / 60,
+                    "steps_per_s": steps / max(spent, 1e-9),
+                    "win_rate": {},
+                    "agreement": agreement,
+                }
+            )
+    for n in seats:
+        states[n] = trainers[n].warm_start(states[n], runs[n].params)
+    win = {str(n): float(trainers[n].evaluate(states[n].params, eval_key)) for n in seats}
+    minutes = (time.monotonic() - start) / 60
+    history.append(
+        {
+            "phase": "imitation",
+            "minutes": round(minutes, 3),
+            "updates": 0,
+            "imitation": done,
+            "agreement": agreement,
+            "win_rate": win,
+        }
+    )
+    _write_curves(options, history)
+    if report is not None:
+        report(
+            {
+                "phase": "imitation",
+                "updates": 0,
+                "imitation": done,
+                "env_steps": env_steps,
+                "minutes": minutes,
+                "steps_per_s": 0.0,
+                "win_rate": win,
+                "agreement": agreement,
+            }
+        )
+    return done, env_steps, win
+
+
+def weights_meta(
+    options: TrainOptions, result: TrainResult, trainers: dict[int, Trainer]
+) -> dict[str, Any]:
+    """The weights file's ``meta`` (the format file's keys)."""
+    import allegra_rules
+
+    return {
+        "format": FORMAT,
+        "preset": "seeds",
+        "config_fingerprint": preset("seeds").fingerprint,
+        "seat_counts": list(options.seats),
+        "hidden": list(options.ppo.hidden),
+        "activation": "relu",
+        "command": options.command,
+        "seed": options.seed,
+        "updates": result.updates,
+        "imitation_steps": result.imitated,
+        "env_steps": result.env_steps,
+        "minutes": round(result.minutes, 3),
+        "package_version": allegra_rules.__version__,
+        "win_rate_vs_greedy": result.win_rate,
+        "obs_size": {str(n): t.obs_size for n, t in trainers.items()},
+        "ppo": dataclasses.asdict(options.ppo),
+    }
+
+
+def _write_curves(options: TrainOptions, history: list[dict[str, Any]]) -> None:
+    if options.history is not None:
+        options.history.parent.mkdir(parents=True, exist_ok=True)
+        options.history.write_text(json.dumps(history, indent=1) + "\n")
+    if options.curve is not None:
+        options.curve.parent.mkdir(parents=True, exist_ok=True)
+        options.curve.write_text(curve_svg(history))
+
+
+__all__ = ["IMITATE_STEPS", "TrainOptions", "TrainResult", "train", "weights_meta"]

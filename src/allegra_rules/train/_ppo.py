@@ -1,0 +1,487 @@
+"""Masked PPO over the batched engine, the whole rollout-and-update loop in one ``jit``.
+
+One [`Trainer`][allegra_rules.train._ppo.Trainer] trains the network of one seat count.
+Its ``run(state, updates)`` is a ``jax.lax.scan`` over PPO updates, each a ``scan`` over
+``num_steps`` engine steps of ``num_envs`` tables and then ``epochs`` passes of minibatch
+updates; the host calls it chunk by chunk to print progress and save checkpoints.
+
+At every table one seat is the learner (drawn again at every new game); the other seats
+are played, by the table's place in the batch, by GreedyBot's rule (the JAX greedy of
+``_greedy``), by a snapshot of the learner's past self (a fixed-size pool of parameters,
+one slot overwritten every ``pool_every`` updates), or by the current policy. Only the
+learner's own decisions are trained on. The learner sees ``State.observation`` (the
+features ``Encoder`` vector of the acting seat's view) and nothing else.
+
+Reward: the engine's scaled round rewards of the learner's seat (a game's rewards add up
+to its final total mapped onto ``[+1, -1]``) plus ``win_bonus`` at the end of a game the
+learner wins (the lowest total, ties included).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+
+from allegra_rules.jax import Env, State
+from allegra_rules.jax._state import observe
+from allegra_rules.jax._tables import SETUP
+from allegra_rules.train._greedy import greedy_action
+
+F32 = jnp.float32
+_NEG = -1e9
+EVAL_STEPS_PER_SEAT = 800
+"""The evaluation's step limit per seat of a game (a usual game takes 150-250 a seat)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+    """The hyper-parameters of one training run (the same for every seat count).
+
+    Attributes:
+        num_envs: tables played at once per seat count.
+        num_steps: engine steps per table in one update's rollout.
+        hidden: the two hidden layers' widths.
+        lr: Adam's learning rate (linearly annealed to 10 % over ``total_updates``).
+        gamma, gae_lambda: discount and GAE's lambda, per learner decision.
+        clip: PPO's ratio clip.
+        ent_coef, vf_coef: the entropy bonus's and the value loss's weights.
+        epochs, minibatches: passes over a rollout, and minibatches per pass.
+        max_grad_norm: gradient clipping.
+        win_bonus: the reward for winning a game, added at its end.
+        greedy_share, pool_share: the fractions of tables whose other seats are played
+            by GreedyBot's rule and by the pool of past selves (the rest: the current
+            policy).
+        pool_size, pool_every: the pool's slots, and updates between two snapshots.
+        total_updates: the horizon of the learning-rate schedule.
+        eval_envs: games of the evaluation against GreedyBot's rule.
+        imitate_lr: Adam's learning rate of the imitation warm start.
+    """
+
+    num_envs: int = 512
+    num_steps: int = 64
+    hidden: tuple[int, int] = (256, 256)
+    lr: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    epochs: int = 4
+    minibatches: int = 4
+    max_grad_norm: float = 0.5
+    win_bonus: float = 1.0
+    greedy_share: float = 0.5
+    pool_share: float = 0.25
+    pool_size: int = 4
+    pool_every: int = 20
+    total_updates: int = 2000
+    eval_envs: int = 512
+    imitate_lr: float = 1e-3
+
+
+class PolicyNetwork(nn.Module):
+    """Two ReLU layers, then the action logits and the value (the weights file's network)."""
+
+    num_actions: int
+    hidden: tuple[int, int]
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Logits ``(..., num_actions)`` and value ``(...)`` of observations ``x``."""
+        h = nn.relu(nn.Dense(self.hidden[0], name="hidden_0")(x))
+        h = nn.relu(nn.Dense(self.hidden[1], name="hidden_1")(h))
+        logits = nn.Dense(
+            self.num_actions, name="policy", kernel_init=nn.initializers.normal(0.01)
+        )(h)
+        value = nn.Dense(1, name="value")(h)
+        return logits, value[..., 0]
+
+
+def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    """``logits`` with the illegal ids set very low."""
+    return jnp.where(mask, logits, _NEG)
+
+
+def learner_input(state: State) -> jax.Array:
+    """What the network reads of a state: the acting seat's features, nothing else."""
+    return state.observation
+
+
+class TableState(NamedTuple):
+    """The rollout's carry for the tables of one seat count."""
+
+    env: State
+    learner: jax.Array
+    returns: jax.Array
+
+
+class TrainState(NamedTuple):
+    """Everything one seat count's training carries from update to update."""
+
+    params: Any
+    opt_state: Any
+    pool: Any
+    tables: TableState
+    key: jax.Array
+    update: jax.Array
+
+
+class ImitationState(NamedTuple):
+    """The imitation warm start's carry: weights, its own optimizer state, tables, key."""
+
+    params: Any
+    opt_state: Any
+    env: State
+    key: jax.Array
+
+
+class Trainer:
+    """Masked PPO for the network of ``num_players`` seats (see the module docs).
+
+    Args:
+        num_players: the seat count.
+        config: the hyper-parameters.
+    """
+
+    def __init__(self, num_players: int, config: PPOConfig) -> None:
+        self.n = num_players
+        self.config = config
+        self.env = Env(num_players)
+        self.tables = self.env.tables
+        self.network = PolicyNetwork(self.env.num_actions, config.hidden)
+        self.obs_size = int(
+            observe(self.tables, self.env.init(jax.random.key(0)), jnp.asarray(0)).shape[0]
+        )
+        b = config.num_envs
+        self.num_greedy = int(b * config.greedy_share)
+        pool = int(b * config.pool_share) // config.pool_size * config.pool_size
+        self.num_pool = pool
+        schedule = optax.linear_schedule(config.lr, config.lr * 0.1, config.total_updates)
+        chain: list[optax.GradientTransformation] = [
+            optax.clip_by_global_norm(config.max_grad_norm),
+            optax.adam(
+                lambda count: schedule(count // (config.epochs * config.minibatches)), eps=1e-5
+            ),
+        ]
+        self.optimizer = optax.chain(*chain)
+        self.imitation_optimizer = optax.chain(
+            optax.clip_by_global_norm(1.0), optax.adam(config.imitate_lr)
+        )
+        self.run = jax.jit(self._run, static_argnums=1)
+        self.imitate = jax.jit(self._imitate, static_argnums=1)
+        self.evaluate = jax.jit(self._evaluate)
+
+    # ------------------------------------------------------------------ setup
+
+    def init(self, key: jax.Array) -> TrainState:
+        """A fresh training state: new weights, a pool of copies, tables dealt."""
+        k_net, k_env, k_seat, key = jax.random.split(key, 4)
+        params = self.network.init(k_net, jnp.zeros((self.obs_size,), F32))
+        pool = jax.tree_util.tree_map(
+            lambda x: jnp.broadcast_to(x, (self.config.pool_size, *x.shape)), params
+        )
+        b = self.config.num_envs
+        env = jax.vmap(self.env.init)(jax.random.split(k_env, b))
+        learner = jax.random.randint(k_seat, (b,), 0, self.n)
+        tables = TableState(env, learner, jnp.zeros((b, self.n), F32))
+        return TrainState(
+            params, self.optimizer.init(params), pool, tables, key, jnp.asarray(0, jnp.int32)
+        )
+
+    def apply(self, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """The network's logits and value."""
+        out: tuple[jax.Array, jax.Array] = self.network.apply(params, obs)  # type: ignore[assignment]
+        return out
+
+    # ---------------------------------------------------------------- rollout
+
+    def _opponents(self, pool: Any, env: State, obs: jax.Array, key: jax.Array) -> jax.Array:
+        """The opponents' action at every table (greedy, pool, then current slices)."""
+        g, p = self.num_greedy, self.num_pool
+        k_g, k_p = jax.random.split(key)
+        greedy_env = jax.tree_util.tree_map(lambda x: x[:g], env)
+        keys = jax.random.split(k_g, g)
+        greedy = jax.vmap(lambda s, k: greedy_action(self.tables, s, k))(greedy_env, keys)
+        size = self.config.pool_size
+        if p == 0:
+            return greedy
+        pool_obs = obs[g : g + p].reshape(size, p // size, -1)
+        pool_logits, _ = jax.vmap(self.apply)(pool, pool_obs)
+        pool_logits = masked_logits(pool_logits.reshape(p, -1), env.legal_action_mask[g : g + p])
+        pooled = jax.random.categorical(k_p, pool_logits).astype(jnp.int32)
+        return jnp.concatenate([greedy, pooled])
+
+    def _step(
+        self, params: Any, pool: Any, tables: TableState, key: jax.Array
+    ) -> tuple[TableState, dict[str, jax.Array]]:
+        cfg = self.config
+        b, n = cfg.num_envs, self.n
+        env = tables.env
+        k_act, k_opp, k_step, k_seat = jax.random.split(key, 4)
+        obs = learner_input(env)
+        logits, value = self.apply(params, obs)
+        logits = masked_logits(logits, env.legal_action_mask)
+        action = jax.random.categorical(k_act, logits).astype(jnp.int32)
+        logp = jax.nn.log_softmax(logits)[jnp.arange(b), action]
+        opp = self._opponents(pool, env, obs, k_opp)
+        actor = env.current_player.astype(jnp.int32)
+        mine = actor == tables.learner
+        g_p = opp.shape[0]
+        chosen = jnp.where(mine | (jnp.arange(b) >= g_p), action, jnp.pad(opp, (0, b - g_p)))
+        after = jax.vmap(self.env.step_auto_reset)(env, chosen, jax.random.split(k_step, b))
+        returns = tables.returns + after.rewards
+        ended = (after._phase == SETUP) & (after._round == 1) & (after._setup_reveals == 0)
+        own = jnp.take_along_axis(returns, tables.learner[:, None], axis=1)[:, 0]
+        won = own >= returns.max(axis=1) - 1e-5
+        reward = after.rewards[jnp.arange(b), tables.learner] + jnp.where(
+            ended & won, cfg.win_bonus, 0.0
+        )
+        new_seat = jax.random.randint(k_seat, (b,), 0, n)
+        learner = jnp.where(ended, new_seat, tables.learner)
+        returns = jnp.where(ended[:, None], 0.0, returns)
+        record = {
+            "obs": obs,
+            "mask": env.legal_action_mask,
+            "action": action,
+            "logp": logp,
+            "value": value,
+            "mine": mine,
+            "reward": reward,
+            "ended": ended,
+            "won": ended & won,
+        }
+        return TableState(after, learner, returns), record
+
+    def _advantages(
+        self, rec: dict[str, jax.Array], last_value: jax.Array
+    ) -> tuple[jax.Array, jax.Array]:
+        cfg = self.config
+
+        def back(
+            carry: tuple[jax.Array, jax.Array, jax.Array, jax.Array], x: dict[str, jax.Array]
+        ) -> tuple[tuple[jax.Array, jax.Array, jax.Array, jax.Array], jax.Array]:
+            nv, na, acc, cut = carry
+            r = x["reward"] + jnp.where(x["ended"], 0.0, acc)
+            d = x["ended"] | cut
+            keep = 1.0 - d.astype(F32)
+            delta = r + cfg.gamma * keep * nv - x["value"]
+            adv = delta + cfg.gamma * cfg.gae_lambda * keep * na
+            mine = x["mine"]
+            out = (
+                jnp.where(mine, x["value"], nv),
+                jnp.where(mine, adv, na),
+                jnp.where(mine, 0.0, r),
+                jnp.where(mine, False, d),
+            )
+            return out, jnp.where(mine, adv, 0.0)
+
+        b = cfg.num_envs
+        init = (last_value, jnp.zeros(b, F32), jnp.zeros(b, F32), jnp.zeros(b, bool))
+        _, adv = jax.lax.scan(back, init, rec, reverse=True)
+        return adv, adv + rec["value"]
+
+    # ----------------------------------------------------------------- update
+
+    def _loss(self, params: Any, batch: dict[str, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        cfg = self.config
+        logits, value = self.apply(params, batch["obs"])
+        logits = masked_logits(logits, batch["mask"])
+        logp_all = jax.nn.log_softmax(logits)
+        logp = jnp.take_along_axis(logp_all, batch["action"][:, None], axis=1)[:, 0]
+        w = batch["mine"].astype(F32)
+        count = jnp.maximum(w.sum(), 1.0)
+        adv = batch["adv"]
+        ratio = jnp.exp(logp - batch["logp"])
+        pg = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
+        v_loss = 0.5 * (value - batch["target"]) ** 2
+        probs = jnp.exp(logp_all)
+        entropy = -(jnp.where(batch["mask"], probs * logp_all, 0.0)).sum(axis=1)
+        total = (pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy) * w
+        return total.sum() / count, (entropy * w).sum() / count
+
+    def _update(self, ts: TrainState, _: Any) -> tuple[TrainState, dict[str, jax.Array]]:
+        cfg = self.config
+        key, k_roll, k_perm = jax.random.split(ts.key, 3)
+
+        def body(tables: TableState, k: jax.Array) -> tuple[TableState, dict[str, jax.Array]]:
+            return self._step(ts.params, ts.pool, tables, k)
+
+        tables, rec = jax.lax.scan(body, ts.tables, jax.random.split(k_roll, cfg.num_steps))
+        last_obs = jax.vmap(observe, in_axes=(None, 0, 0))(self.tables, tables.env, tables.learner)
+        _, last_value = self.apply(ts.params, last_obs)
+        adv, target = self._advantages(rec, last_value)
+        mine = rec["mine"]
+        w = mine.astype(F32)
+        count = jnp.maximum(w.sum(), 1.0)
+        mean = (adv * w).sum() / count
+        std = jnp.sqrt((((adv - mean) ** 2) * w).sum() / count) + 1e-8
+        flat = {
+            "obs": rec["obs"],
+            "mask": rec["mask"],
+            "action": rec["action"],
+            "logp": rec["logp"],
+            "mine": mine,
+            "adv": (adv - mean) / std,
+            "target": target,
+        }
+        total = cfg.num_steps * cfg.num_envs
+        flat = jax.tree_util.tree_map(lambda x: x.reshape(total, *x.shape[2:]), flat)
+        grad_fn = jax.value_and_grad(self._loss, has_aux=True)
+
+        def epoch(carry: tuple[Any, Any], k: jax.Array) -> tuple[tuple[Any, Any], jax.Array]:
+            perm = jax.random.permutation(k, total)
+            shuffled = jax.tree_util.tree_map(
+                lambda x: x[perm].reshape(cfg.minibatches, -1, *x.shape[1:]), flat
+            )
+
+            def minibatch(
+                c: tuple[Any, Any], batch: dict[str, jax.Array]
+            ) -> tuple[tuple[Any, Any], jax.Array]:
+                params, opt_state = c
+                (_, entropy), grads = grad_fn(params, batch)
+                updates, opt_state = self.optimizer.update(grads, opt_state, params)
+                return (optax.apply_updates(params, updates), opt_state), entropy
+
+            return jax.lax.scan(minibatch, carry, shuffled)
+
+        (params, opt_state), entropy = jax.lax.scan(
+            epoch, (ts.params, ts.opt_state), jax.random.split(k_perm, cfg.epochs)
+        )
+        update = ts.update + 1
+        slot = (update // cfg.pool_every) % cfg.pool_size
+        refresh = update % cfg.pool_every == 0
+        pool = jax.tree_util.tree_map(
+            lambda p, x: jnp.where(refresh, p.at[slot].set(x), p), ts.pool, params
+        )
+        stats = {
+            "games": rec["ended"].sum(),
+            "wins": rec["won"].sum(),
+            "decisions": w.sum(),
+            "entropy": entropy.mean(),
+        }
+        return TrainState(params, opt_state, pool, tables, key, update), stats
+
+    def _run(self, ts: TrainState, updates: int) -> tuple[TrainState, dict[str, jax.Array]]:
+        return jax.lax.scan(self._update, ts, None, length=updates)
+
+    def steps_per_update(self) -> int:
+        """Engine steps (all seats' moves) of one update's rollout."""
+        return self.config.num_steps * self.config.num_envs
+
+    # ------------------------------------------------------ imitation warm start
+
+    def imitation_init(self, params: Any, key: jax.Array) -> ImitationState:
+        """The imitation's start from ``params``: a fresh optimizer state, tables dealt."""
+        k_env, key = jax.random.split(key)
+        env = jax.vmap(self.env.init)(jax.random.split(k_env, self.config.num_envs))
+        return ImitationState(params, self.imitation_optimizer.init(params), env, key)
+
+    def _imitation_loss(
+        self, params: Any, obs: jax.Array, mask: jax.Array, target: jax.Array
+    ) -> tuple[jax.Array, jax.Array]:
+        """Masked cross-entropy towards ``target``; and how often the argmax agrees."""
+        logits, _ = self.apply(params, obs)
+        logits = masked_logits(logits, mask)
+        logp = jax.nn.log_softmax(logits)
+        nll = -jnp.take_along_axis(logp, target[:, None], axis=1)[:, 0]
+        agree = (jnp.argmax(logits, axis=1) == target).astype(F32)
+        return nll.mean(), agree.mean()
+
+    def _imitation_step(
+        self, st: ImitationState, _: Any
+    ) -> tuple[ImitationState, dict[str, jax.Array]]:
+        b = self.config.num_envs
+        key, k_g, k_s = jax.random.split(st.key, 3)
+        env = st.env
+        target = jax.vmap(lambda s, k: greedy_action(self.tables, s, k))(
+            env, jax.random.split(k_g, b)
+        )
+        grad_fn = jax.value_and_grad(self._imitation_loss, has_aux=True)
+        (loss, agree), grads = grad_fn(st.params, learner_input(env), env.legal_action_mask, target)
+        updates, opt_state = self.imitation_optimizer.update(grads, st.opt_state, st.params)
+        params = optax.apply_updates(st.params, updates)
+        env = jax.vmap(self.env.step_auto_reset)(env, target, jax.random.split(k_s, b))
+        return ImitationState(params, opt_state, env, key), {"loss": loss, "agreement": agree}
+
+    def _imitate(
+        self, st: ImitationState, steps: int
+    ) -> tuple[ImitationState, dict[str, jax.Array]]:
+        """``steps`` supervised steps towards GreedyBot's rule (every seat plays it).
+
+        Each step reads the acting seat's observation at every table, takes one Adam step
+        of the masked cross-entropy towards the greedy action (the value head gets no
+        gradient, so it is left as it was), then plays that action at every table.
+        """
+        return jax.lax.scan(self._imitation_step, st, None, length=steps)
+
+    def warm_start(self, ts: TrainState, params: Any) -> TrainState:
+        """``ts`` with ``params`` as the learner, every pool slot and a fresh optimizer."""
+        pool = jax.tree_util.tree_map(
+            lambda x: jnp.broadcast_to(x, (self.config.pool_size, *x.shape)), params
+        )
+        return ts._replace(params=params, opt_state=self.optimizer.init(params), pool=pool)
+
+    def imitation_steps_per_step(self) -> int:
+        """Engine steps of one imitation step (one move at every table)."""
+        return self.config.num_envs
+
+    # ------------------------------------------------------------- evaluation
+
+    def _evaluate(self, params: Any, key: jax.Array) -> jax.Array:
+        """The win rate of the argmax policy against GreedyBot's rule (one game a table).
+
+        A game still going after ``EVAL_STEPS_PER_SEAT`` engine steps a seat (about four
+        times a usual game's length) counts as lost: a policy that stalls does not win.
+        """
+        e = self.config.eval_envs
+        k_env, k_seat, key = jax.random.split(key, 3)
+        env = jax.vmap(self.env.init)(jax.random.split(k_env, e))
+        learner = jax.random.randint(k_seat, (e,), 0, self.n)
+        limit = EVAL_STEPS_PER_SEAT * self.n
+
+        def cond(c: tuple[State, jax.Array, jax.Array]) -> jax.Array:
+            return (~c[0].terminated).any() & (c[2] < limit)
+
+        def body(c: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
+            s, k, i = c
+            k, k_g, k_s = jax.random.split(k, 3)
+            logits, _ = self.apply(params, learner_input(s))
+            mine = jnp.argmax(masked_logits(logits, s.legal_action_mask), axis=1)
+            greedy = jax.vmap(lambda x, kk: greedy_action(self.tables, x, kk))(
+                s, jax.random.split(k_g, e)
+            )
+            act = jnp.where(s.current_player == learner, mine, greedy).astype(jnp.int32)
+            s = jax.vmap(self.env.step)(s, act, jax.random.split(k_s, e))
+            return s, k, i + 1
+
+        final, _, _ = jax.lax.while_loop(cond, body, (env, key, jnp.asarray(0)))
+        totals = final._totals.astype(F32)
+        own = jnp.take_along_axis(totals, learner[:, None], axis=1)[:, 0]
+        won = (own <= totals.min(axis=1)) & final.terminated
+        out: jax.Array = won.mean()
+        return out
+
+
+@functools.cache
+def trainer(num_players: int, config: PPOConfig) -> Trainer:
+    """The ``Trainer`` of a seat count and config, built once (its programs compile once)."""
+    return Trainer(num_players, config)
+
+
+__all__ = [
+    "ImitationState",
+    "PPOConfig",
+    "PolicyNetwork",
+    "TableState",
+    "TrainState",
+    "Trainer",
+    "learner_input",
+    "masked_logits",
+    "trainer",
+]

@@ -1,0 +1,253 @@
+"""The docs' play page in headless Chromium: a whole game against a bot, with no server.
+
+The built site (``tests/conftest.py``'s ``built_site``, the same as
+``tests/test_docs_browser.py``'s) is served on 127.0.0.1 by a plain static file
+server that logs every request, and loaded cold (a fresh profile, the cache off) in
+one Chromium (``tests/cdp.py``). The test prints the time until the table is shown
+and the bytes the page transferred (speed is judged by ``benchmarks/play_page.py``,
+not here), plays a whole game by clicks, downloads the game's record and replays it
+with the library and the command line. Every request of the page goes to the site.
+
+Skipped when Chromium is not installed or the site was built without the game
+(``npm ci`` not run: ``docs/play_site.py``), unless ``ALLEGRA_REQUIRE_BROWSER=1`` and
+``ALLEGRA_REQUIRE_PLAY=1`` (as in CI). ``ALLEGRA_SCREENSHOTS=DIR`` saves screenshots;
+``ALLEGRA_PLAY_SITE=DIR`` tests a site built before into ``DIR`` instead of building one.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
+
+from allegra_rules import GameRecord
+from allegra_rules.records import replay
+from cdp import Browser, require_chromium, save_screenshot
+
+CHROMIUM = require_chromium()
+
+PLAY = "_generated/play/"
+CLICKABLE = "#actions button:not([disabled]), #picture g.card.highlighted"
+REVEAL_OPEN = "!document.getElementById('reveal').hidden"
+
+
+class _LoggingHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {  # noqa: RUF012 - the base class's attribute, extended
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+    }
+    requests: list[str]
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def send_head(self):  # type: ignore[no-untyped-def]
+        self.requests.append(self.path)
+        return super().send_head()
+
+
+@pytest.fixture(scope="module")
+def built(request: pytest.FixtureRequest) -> Path:
+    """The built site: ``ALLEGRA_PLAY_SITE`` (a folder built before), else built now."""
+    given = os.environ.get("ALLEGRA_PLAY_SITE")
+    if given:
+        return Path(given)
+    site: Path = request.getfixturevalue("built_site")
+    return site
+
+
+@pytest.fixture(scope="module")
+def site(built: Path) -> Iterator[tuple[str, list[str]]]:
+    built_site = built
+    if not (built_site / PLAY / "pyodide" / "pyodide.mjs").is_file():
+        if os.environ.get("ALLEGRA_REQUIRE_PLAY") == "1":
+            pytest.fail("ALLEGRA_REQUIRE_PLAY=1 but the site was built without the game")
+        pytest.skip("the site was built without the game (run npm ci; see docs/play_site.py)")
+    requests: list[str] = []
+    handler = functools.partial(
+        type("Handler", (_LoggingHandler,), {"requests": requests}), directory=str(built_site)
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    with Browser(CHROMIUM, tmp_path_factory.mktemp("profile"), timeout=60) as opened:
+        opened.send("Network.enable")
+        opened.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        yield opened
+
+
+def click(browser: Browser, element: str) -> None:
+    """A real mouse click (pressed and released) at the middle of the element."""
+    x, y = browser.evaluate(
+        f"(() => {{ const el = {element}; el.scrollIntoView({{block: 'center'}});"
+        " const r = el.getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
+    for kind in ("mousePressed", "mouseReleased"):
+        browser.send(
+            "Input.dispatchMouseEvent",
+            {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+        )
+
+
+def play_to_the_end(browser: Browser, rng: random.Random) -> int:
+    """Random clicks until the game is over (Continue at each round's end); the clicks."""
+    clicks = 0
+    deadline = time.monotonic() + 240
+    while True:
+        assert time.monotonic() < deadline, "the game did not end in time"
+        browser.wait_until(
+            "!document.getElementById('over').hidden || "
+            f"({REVEAL_OPEN} && !document.getElementById('reveal-continue').hidden) || "
+            f"(!page.busy && document.querySelector('{CLICKABLE}'))",
+            timeout=30,
+        )
+        if not browser.evaluate("document.getElementById('over').hidden"):
+            return clicks
+        if browser.evaluate(REVEAL_OPEN):
+            click(browser, "document.getElementById('reveal-continue')")
+            browser.wait_until(f"!({REVEAL_OPEN})")
+            continue
+        version = browser.evaluate("page.view.version")
+        count = browser.evaluate(f"document.querySelectorAll('{CLICKABLE}').length")
+        click(browser, f"document.querySelectorAll('{CLICKABLE}')[{rng.randrange(count)}]")
+        clicks += 1
+        assert clicks < 300
+        browser.wait_until(f"page.view.version > {version}", timeout=30)
+
+
+def test_a_whole_game_in_the_page_with_no_server(
+    browser: Browser, site: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    base, requests = site
+    requests.clear()
+    browser.load(f"{base}{PLAY}index.html?lang=en", width=1280, height=900)
+    csp = browser.evaluate(
+        "document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content"
+    )
+    assert "default-src 'self'" in csp and "connect-src 'self'" in csp
+    assert browser.evaluate("document.documentElement.dataset.backend") == "browser"
+    # A two-seat game, the other seat a greedy bot, two turns a round (a short game).
+    browser.evaluate(
+        "document.getElementById('players').value = '2';"
+        "document.getElementById('players').dispatchEvent(new Event('change'));"
+        "document.getElementById('max-turns').value = '2';"
+    )
+    click(browser, "document.getElementById('create-button')")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
+    shown = browser.evaluate("performance.now()") / 1000
+    transferred = browser.evaluate(
+        "performance.getEntriesByType('navigation').concat("
+        "performance.getEntriesByType('resource')).reduce((n, e) => n + e.transferSize, 0)"
+    )
+    print(f"\nplay page: table shown {shown:.2f} s after the navigation started (cold)")
+    print(f"play page: {transferred / 1e6:.2f} MB transferred (uncompressed, no gzip here)")
+    assert browser.evaluate("document.getElementById('share').hidden")
+    assert "you" in browser.evaluate("document.getElementById('seats').textContent")
+    save_screenshot(browser, "play-table-1280")
+
+    play_to_the_end(browser, random.Random(5))
+    over = browser.evaluate("document.getElementById('over').textContent")
+    assert over.startswith("Game over: ") and "Download the game record" in over
+    save_screenshot(browser, "play-over-1280")
+
+    # The record, downloaded as a person would, replays with the library and the CLI.
+    browser._call(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)}
+    )
+    click(browser, "document.getElementById('record')")
+    deadline = time.monotonic() + 20
+    while not list(tmp_path.glob("*.json")):
+        assert time.monotonic() < deadline, "the record was not downloaded"
+        time.sleep(0.1)
+    (path,) = tmp_path.glob("*.json")
+    time.sleep(0.2)  # the download's last write
+    record = GameRecord.from_json(path.read_text(encoding="utf-8"))
+    assert record.num_players == 2
+    assert len(record.actions) == browser.evaluate("page.view.version")
+    assert replay(record).is_terminal
+    done = subprocess.run(
+        [sys.executable, "-m", "allegra_rules", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+    # Nothing left the site: every resource the page fetched is the site's.
+    fetched = browser.evaluate(
+        "performance.getEntriesByType('resource').map(e => e.name).concat([location.href])"
+    )
+    assert fetched and all(url.startswith(base) or url.startswith("blob:") for url in fetched)
+    assert any(path.endswith("pyodide.asm.wasm") for path in requests)
+    assert any("/wheels/allegra_rules-" in path for path in requests)
+
+
+def test_the_page_speaks_the_chosen_language(browser: Browser, site: tuple[str, list[str]]) -> None:
+    base, _ = site
+    for lang, word in (("de", "Tisch eröffnen"), ("pl", "Załóż stół"), ("fr", "Créer la table")):
+        browser.load(f"{base}{PLAY}index.html?lang={lang}", width=390, height=844)
+        assert browser.evaluate("document.getElementById('create-button').textContent") == word
+        browser.wait_until("document.getElementById('loading').hidden", timeout=60)
+        options = browser.evaluate(
+            "[...document.querySelectorAll('#seat-1 option')].map(o => o.value)"
+        )
+        assert options[:2] == ["greedy", "search-easy"]
+        assert not browser.evaluate(
+            "document.documentElement.scrollWidth > document.documentElement.clientWidth + 1"
+        )
+    save_screenshot(browser, "play-lobby-390-fr")
+
+
+def test_play_from_here_opens_the_position(
+    browser: Browser, site: tuple[str, list[str]], built: Path
+) -> None:
+    """A record (``#record=``) or a picture (``#scene=``) opens that game's position."""
+    import json
+    from urllib.parse import quote
+
+    from allegra_rules import apply, legal_actions
+
+    record = GameRecord(num_players=3, seed=21)
+    state = record.initial_state()
+    for _ in range(4):
+        action = legal_actions(state)[0]
+        record = record.with_actions(action)
+        state = apply(state, action)
+    base, _ = site
+    browser.load(f"{base}{PLAY}index.html?lang=en#record={quote(record.to_json())}")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
+    view = browser.evaluate("page.view")
+    assert view["version"] >= 4
+    assert view["viewer"] == state.current_player
+    assert view["num_players"] == 3
+
+    # A picture of the guide: its record is in scenes.json, written by the docs build.
+    scenes = json.loads((built / PLAY / "scenes.json").read_text(encoding="utf-8"))
+    shown = GameRecord.from_json(scenes["guide-knock.svg"])
+    browser.load(f"{base}{PLAY}index.html?lang=de#scene=guide-knock.svg")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
+    view = browser.evaluate("page.view")
+    assert view["version"] >= len(shown.actions)
+    assert view["viewer"] == replay(shown).current_player

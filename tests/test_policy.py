@@ -1,0 +1,515 @@
+"""PolicyBot (allegra_rules.policy) and the search it guides, on generated weights files.
+
+The weights here are random networks in the shipped file's format: they test the player
+(legal moves, determinism, the view-only contract, the file checks), not its strength.
+The tests marked "shipped" read the package's own weights and skip only when the package
+has none.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from allegra_rules import (
+    Action,
+    GameState,
+    GreedyBot,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    preset,
+)
+from allegra_rules import policy as policy_module
+from allegra_rules.bot_kinds import BOT_KINDS
+from allegra_rules.encoding import action_to_id, num_distinct_actions
+from allegra_rules.features import Encoder
+from allegra_rules.policy import (
+    POLICY_FORMAT,
+    SHIPPED_WEIGHTS,
+    PolicyBot,
+    cannot_play,
+    guided_search,
+)
+from allegra_rules.search import GUIDED_LEVEL, SearchBot, SearchGuide, guided_level
+from allegra_rules.simulate import simulate
+from test_bots import _sample_states, hidden_variants
+
+SEEDS = preset("seeds")
+
+
+def write_weights(
+    path: Path,
+    *,
+    seat_counts: Sequence[int] = (2, 4),
+    hidden: tuple[int, int] = (16, 12),
+    seed: int = 0,
+    scale: float = 1.0,
+    dtype: Any = np.float16,
+    meta: dict[str, Any] | None = None,
+    drop: str | None = None,
+    reshape: str | None = None,
+) -> Path:
+    """A random network per seat count, in the weights file format (``policy.npz``)."""
+    rng = np.random.default_rng(seed)
+    info: dict[str, Any] = {
+        "format": POLICY_FORMAT,
+        "preset": "seeds",
+        "config_fingerprint": SEEDS.fingerprint,
+        "seat_counts": list(seat_counts),
+        "hidden": list(hidden),
+        "activation": "relu",
+        "command": "tests/test_policy.py write_weights (random)",
+        "seed": seed,
+    }
+    info.update(meta or {})
+    arrays: dict[str, Any] = {"meta": np.array(json.dumps(info))}
+    h1, h2 = hidden
+    for n in seat_counts:
+        size, actions = Encoder(SEEDS, n).size, num_distinct_actions(n)
+        shapes = {
+            "w0": (size, h1),
+            "b0": (h1,),
+            "w1": (h1, h2),
+            "b1": (h2,),
+            "pi_w": (h2, actions),
+            "pi_b": (actions,),
+            "v_w": (h2, 1),
+            "v_b": (1,),
+        }
+        for name, shape in shapes.items():
+            if reshape == f"{n}/{name}":
+                shape = (shape[0] + 1, *shape[1:])
+            if drop != f"{n}/{name}":
+                arrays[f"{n}/{name}"] = (scale * rng.standard_normal(shape)).astype(dtype)
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Random weights for 2 to 5 seats (the hidden-information sample has all four)."""
+    return write_weights(tmp_path_factory.mktemp("policy") / "policy.npz", seat_counts=(2, 3, 4, 5))
+
+
+@functools.cache
+def _arrays(path: Path, n: int) -> dict[str, Any]:
+    with np.load(path) as data:
+        names = ("w0", "b0", "w1", "b1", "pi_w", "pi_b")
+        return {k: data[f"{n}/{k}"].astype(np.float32) for k in names}
+
+
+def _reference_logits(path: Path, state: GameState) -> Any:
+    """The network computed here, straight from the file (the format's formula)."""
+    n = state.num_players
+    w = _arrays(path, n)
+    pi_w, pi_b = w["pi_w"], w["pi_b"]
+    seat = state.current_player
+    assert seat is not None
+    x = np.array(Encoder(state.config, n).features(observe(state, seat)), dtype=np.float32)
+    h = np.maximum(x @ w["w0"] + w["b0"], 0)
+    h = np.maximum(h @ w["w1"] + w["b1"], 0)
+    return h @ pi_w + pi_b
+
+
+def _play(bots: Sequence[Any], state: GameState) -> tuple[GameState, list[Action]]:
+    chosen = []
+    while not state.is_terminal:
+        seat = state.current_player
+        assert seat is not None
+        action = bots[seat].choose(state)
+        assert action in legal_actions(state)
+        chosen.append(action)
+        state = apply(state, action)
+    return state, chosen
+
+
+# ------------------------------------------------------------------ playing
+
+
+@pytest.mark.parametrize(("n", "seed"), [(2, 1), (2, 2), (4, 3)])
+def test_policy_plays_legal_moves_to_the_end_of_seeded_games(
+    weights: Path, n: int, seed: int
+) -> None:
+    bots = [PolicyBot(p, weights=weights) for p in range(n)]
+    end, chosen = _play(bots, new_game(n, seed=seed))
+    assert end.is_terminal and len(end.round_scores) == 3
+    assert len(chosen) > 30
+
+
+def test_policy_plays_the_networks_best_legal_move(weights: Path) -> None:
+    bot = PolicyBot(0, weights=weights)
+    checked = 0
+    for n, seed in ((2, 5), (4, 6)):
+        state = new_game(n, seed=seed)
+        greedy = [GreedyBot(p) for p in range(n)]
+        while not state.is_terminal:
+            legal = legal_actions(state)
+            if len(legal) > 1:
+                logits = _reference_logits(weights, state)
+                ids = [action_to_id(a, n) for a in legal]
+                best = legal[int(np.argmax(logits[ids]))]
+                assert bot.choose(state) == best
+                probabilities = bot.action_probabilities(state)
+                assert list(probabilities) == list(legal)
+                assert sum(probabilities.values()) == pytest.approx(1.0)
+                assert max(probabilities, key=probabilities.__getitem__) == best
+                soft = np.exp(logits[ids] - logits[ids].max())
+                assert [probabilities[a] for a in legal] == pytest.approx(
+                    list(soft / soft.sum()), rel=1e-4
+                )
+                checked += 1
+            state = apply(state, greedy[state.current_player or 0].choose(state))
+    assert checked > 100
+
+
+def test_same_seed_same_choices_and_ties_go_to_the_seeded_generator(tmp_path: Path) -> None:
+    # All weights zero: every legal action ties, so the bot's generator picks.
+    flat = write_weights(tmp_path / "flat.npz", scale=0.0)
+    games: dict[int, list[list[Action]]] = {}
+    for seed in (7, 7, 8):
+        bots = [PolicyBot(seed + p, weights=flat) for p in range(2)]
+        games.setdefault(seed, []).append(_play(bots, new_game(2, seed=11))[1])
+    assert games[7][0] == games[7][1]
+    assert games[8][0] != games[7][0]
+    state = new_game(2, seed=11)
+    probabilities = PolicyBot(0, weights=flat).action_probabilities(state)
+    assert set(probabilities.values()) == {1 / len(legal_actions(state))}
+
+
+def test_same_seed_same_game_with_random_weights(weights: Path) -> None:
+    runs = [
+        _play([PolicyBot(s, weights=weights) for s in (3, 4, 5, 6)], new_game(4, seed=9))[1]
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+
+
+def same_view_variants(state: GameState) -> list[GameState]:
+    """``hidden_variants`` that the seat to act really cannot tell from ``state``.
+
+    After a refill the draw pile's contents are public, so a variant that trades a
+    face-down card with the pile's top changes what the seat sees: it is left out.
+    """
+    seat = state.current_player
+    view = observe(state, seat)
+    return [v for v in hidden_variants(state) if observe(v, seat) == view]
+
+
+def test_policy_never_reads_face_down_cards_or_the_draw_pile(weights: Path) -> None:
+    states = _sample_states(250)
+    assert {s.num_players for s in states} == {2, 3, 4, 5}
+    compared = 0
+    for state in states:
+        for variant in same_view_variants(state):
+            for seed in (0, 1):
+                a = PolicyBot(seed, weights=weights)
+                b = PolicyBot(seed, weights=weights)
+                assert a.choose(variant) == b.choose(state)
+                assert a.action_probabilities(variant) == b.action_probabilities(state)
+            compared += 1
+    assert compared > 200
+
+
+def test_loaded_weights_are_shared_and_reloaded_when_the_file_changes(tmp_path: Path) -> None:
+    path = write_weights(tmp_path / "w.npz", seed=1)
+    first, second = PolicyBot(0, weights=path), PolicyBot(1, weights=str(path))
+    assert first._policy is second._policy
+    assert first.seat_counts == (2, 4)
+    assert first.meta["command"] == "tests/test_policy.py write_weights (random)"
+    state = new_game(2, seed=3)
+    write_weights(path, seed=2, meta={"command": "again"})
+    third = PolicyBot(0, weights=path)
+    assert third._policy is not first._policy and third.meta["command"] == "again"
+    assert third.action_probabilities(state) != first.action_probabilities(state)
+
+
+def test_a_bot_survives_pickling_and_keeps_its_seed(weights: Path) -> None:
+    import pickle
+
+    state = new_game(4, seed=2)
+    bot = PolicyBot(6, weights=weights)
+    copy = pickle.loads(pickle.dumps(bot))
+    assert repr(copy) == repr(bot)
+    assert copy.action_probabilities(state) == bot.action_probabilities(state)
+    assert (
+        _play([copy, *[GreedyBot(p) for p in range(1, 4)]], state)[1]
+        == _play([bot, *[GreedyBot(p) for p in range(1, 4)]], state)[1]
+    )
+
+
+def test_repr_names_the_seed_and_the_file(weights: Path) -> None:
+    assert repr(PolicyBot(3, weights=weights)) == f"PolicyBot(seed=3, weights={str(weights)!r})"
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_a_seat_count_without_a_network_is_refused(tmp_path: Path) -> None:
+    bot = PolicyBot(0, weights=write_weights(tmp_path / "two.npz", seat_counts=(2,)))
+    with pytest.raises(ValueError, match=r"tables of 2 seats; the game has 4"):
+        bot.choose(new_game(4, seed=1))
+
+
+def test_cannot_play_names_what_the_policy_lacks(tmp_path: Path) -> None:
+    two = write_weights(tmp_path / "two.npz", seat_counts=(2,))
+    assert cannot_play(SEEDS, 2, weights=two) is None
+    assert "plays 2 seats, not 4" in (cannot_play(SEEDS, 4, weights=two) or "")
+    assert "trained for the rules of preset 'seeds'" in (
+        cannot_play(preset("fr"), 2, weights=two) or ""
+    )
+    # A table's cap on a round's turns is no other rules for the network.
+    short = attrs.evolve(SEEDS, max_turns_per_round=3)
+    assert cannot_play(short, 2, weights=two) is None
+    state = new_game(2, config=short, seed=1)
+    assert PolicyBot(0, weights=two).choose(state) in legal_actions(state)
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a zip")
+    assert "not a policy weights file" in (cannot_play(SEEDS, 2, weights=broken) or "")
+
+
+def test_only_the_policy_bots_ask_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    import allegra_rules.bot_kinds as kinds
+
+    monkeypatch.setattr(kinds, "cannot_play", lambda config, n: f"no {n} seats")
+    assert kinds.unavailable("greedy", SEEDS, 3) is None
+    assert kinds.unavailable("search-hard", SEEDS, 3) is None
+    assert kinds.unavailable("policy", SEEDS, 3) == "no 3 seats"
+    assert kinds.unavailable("search-guided", SEEDS, 3) == "no 3 seats"
+    with pytest.raises(KeyError):
+        kinds.unavailable("nobody", SEEDS, 3)
+
+
+def test_other_rules_are_refused(weights: Path) -> None:
+    bot = PolicyBot(0, weights=weights)
+    with pytest.raises(ValueError, match=r"trained for preset 'seeds'"):
+        bot.choose(new_game(2, config=preset("fr"), seed=1))
+
+
+def test_a_finished_game_and_a_non_state_are_refused(weights: Path) -> None:
+    bot = PolicyBot(0, weights=weights)
+    end, _ = _play([GreedyBot(0), GreedyBot(1)], new_game(2, seed=4))
+    with pytest.raises(ValueError, match="game is over"):
+        bot.choose(end)
+    with pytest.raises(ValueError, match="GameState"):
+        bot.action_probabilities("state")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        PolicyBot("0", weights=weights)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"meta": {"format": 2}}, "format 2"),
+        ({"meta": {"seat_counts": []}}, "seat_counts"),
+        ({"meta": {"hidden": [16, 13]}}, "hidden"),
+        ({"drop": "4/pi_w"}, "4/pi_w"),
+        ({"reshape": "2/w0"}, "reads 597 features"),
+        ({"reshape": "4/w1"}, "do not chain"),
+        ({"reshape": "2/pi_b"}, "2/pi_b"),
+    ],
+)
+def test_a_wrong_weights_file_is_refused(
+    tmp_path: Path, changes: dict[str, Any], match: str
+) -> None:
+    path = write_weights(tmp_path / "bad.npz", **changes)
+    with pytest.raises(ValueError, match=match):
+        PolicyBot(0, weights=path)
+
+
+def test_files_that_are_not_weights_are_refused(tmp_path: Path) -> None:
+    text = tmp_path / "notes.npz"
+    text.write_text("not an archive", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a policy weights file"):
+        PolicyBot(0, weights=text)
+    plain = tmp_path / "plain.npz"
+    np.savez(plain, w=np.zeros(3))
+    with pytest.raises(ValueError, match="no 'meta'"):
+        PolicyBot(0, weights=plain)
+    with pytest.raises(FileNotFoundError):
+        PolicyBot(0, weights=tmp_path / "missing.npz")
+    with pytest.raises(ValueError, match="weights must be"):
+        PolicyBot(0, weights=3)  # type: ignore[arg-type]
+
+
+def test_without_numpy_the_error_names_the_extra(weights: Path) -> None:
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from allegra_rules.bot_kinds import BOT_KINDS\n"
+        "from allegra_rules.policy import PolicyBot\n"
+        "assert 'policy' in BOT_KINDS\n"
+        "from allegra_rules.policy import shipped_missing\n"
+        "from allegra_rules.cli import main\n"
+        "print(shipped_missing())\n"
+        "print('exit', main(['demo', '--bots', 'greedy,policy', '--players', '2']))\n"
+        "try:\n"
+        f"    PolicyBot(0, weights={str(weights)!r})\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3, done.stdout
+    assert all('pip install "allegra-rules[policy]"' in lines[k] for k in (0, 2))
+    assert lines[1] == "exit 1"
+    assert "--bots policy" in done.stderr and "allegra-rules[policy]" in done.stderr
+
+
+def test_importing_the_bots_loads_no_numpy() -> None:
+    code = (
+        "import sys, allegra_rules.bot_kinds, allegra_rules.policy, allegra_rules.search; "
+        "print('numpy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["False"], done.stderr
+
+
+# ------------------------------------------------------------------ guided search
+
+
+class CountingGuide:
+    """A guide that prefers the last legal action and counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def action_probabilities(self, state: GameState) -> dict[Action, float]:
+        self.calls += 1
+        legal = legal_actions(state)
+        rest = 0.5 / max(1, len(legal) - 1)
+        return {a: (0.5 if k == len(legal) - 1 else rest) for k, a in enumerate(legal)}
+
+
+def _choice_states(n: int, seed: int, count: int) -> list[GameState]:
+    states: list[GameState] = []
+    state = new_game(n, seed=seed)
+    bots = [GreedyBot(p) for p in range(n)]
+    while not state.is_terminal and len(states) < count:
+        if len(legal_actions(state)) > 2:
+            states.append(state)
+        state = apply(state, bots[state.current_player or 0].choose(state))
+    return states
+
+
+def test_the_guide_picks_the_candidates_and_plays_the_playouts() -> None:
+    guide = CountingGuide()
+    assert isinstance(guide, SearchGuide)
+    for state in _choice_states(2, 3, 12):
+        if state.phase.value == "knock":
+            continue
+        one = SearchBot(1, simulations=2, candidates=1, guide=guide)
+        assert one.choose(state) == legal_actions(state)[-1]
+    before = guide.calls
+    state = _choice_states(4, 5, 20)[-1]
+    SearchBot(1, simulations=3, candidates=2, guide=guide).choose(state)
+    assert guide.calls - before > 3 * 2 * 4  # every seat's playout moves asked the guide
+
+
+def test_a_guide_must_give_probabilities() -> None:
+    with pytest.raises(ValueError, match="guide"):
+        SearchBot(0, simulations=2, guide=GreedyBot(0))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_guided_search_is_legal_and_deterministic(weights: Path, n: int) -> None:
+    states = _choice_states(n, 20 + n, 6)
+    for state in states:
+        first = SearchBot(4, simulations=3, guide=PolicyBot(4, weights=weights))
+        again = SearchBot(4, simulations=3, guide=PolicyBot(4, weights=weights))
+        action = first.choose(state)
+        assert action in legal_actions(state)
+        assert again.choose(state) == action
+    for variant in same_view_variants(states[-1]):
+        bot = SearchBot(4, simulations=3, guide=PolicyBot(4, weights=weights))
+        fresh = SearchBot(4, simulations=3, guide=PolicyBot(4, weights=weights))
+        assert bot.choose(variant) == fresh.choose(states[-1])
+
+
+def test_the_guided_level(weights: Path) -> None:
+    bot = guided_search(2, weights=weights)
+    assert (bot.simulations, bot.candidates) == GUIDED_LEVEL
+    assert isinstance(bot.guide, PolicyBot) and bot.seed == 2
+    assert repr(bot).startswith("SearchBot(seed=2, simulations=")
+    assert "guide=PolicyBot(seed=2" in repr(bot)
+    same = guided_level(PolicyBot(2, weights=weights), 2)
+    state = _choice_states(2, 8, 3)[-1]
+    assert bot.choose(state) == same.choose(state)
+
+
+# ------------------------------------------------------------------ by name
+
+
+def _shipped_from(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Let ``weights=None`` read ``path`` (the shipped file's place in the cache)."""
+    key = f"allegra_rules/{SHIPPED_WEIGHTS}"
+    monkeypatch.setitem(policy_module._CACHE, key, (None, policy_module._load(path)))
+
+
+def test_policy_and_guided_search_by_name_through_simulate(
+    weights: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _shipped_from(monkeypatch, weights)
+    assert isinstance(BOT_KINDS["policy"](5), PolicyBot)
+    guided = BOT_KINDS["search-guided"](5)
+    assert isinstance(guided, SearchBot) and isinstance(guided.guide, PolicyBot)
+    runs = [simulate(2, games=2, config=SEEDS, seed=4, bots=["policy", "greedy"]) for _ in range(2)]
+    assert [g.totals for g in runs[0]] == [g.totals for g in runs[1]]
+    assert all(len(g.totals) == 2 for g in runs[0])
+    other = simulate(2, games=2, config=SEEDS, seed=4, bots=["greedy", "policy"])
+    assert [g.totals for g in other] != [g.totals for g in runs[0]]
+
+
+# ------------------------------------------------------------------ the shipped weights
+
+_SHIPPED = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS)
+shipped = pytest.mark.skipif(
+    not _SHIPPED.is_file(), reason="the package has no shipped weights (data/policy.npz) yet"
+)
+
+
+@shipped
+def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
+    assert len(_SHIPPED.read_bytes()) <= 2 * 1024 * 1024
+    meta = PolicyBot(0).meta
+    assert meta["format"] == POLICY_FORMAT and meta["preset"] == "seeds"
+    assert meta["config_fingerprint"] == SEEDS.fingerprint
+    assert {2, 4} <= set(meta["seat_counts"])
+    assert meta["command"].startswith("allegra-rules train")
+
+
+@shipped
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_shipped_policy_plays_and_keeps_to_the_view(n: int) -> None:
+    bots = [PolicyBot(p) for p in range(n)]
+    end, _ = _play(bots, new_game(n, seed=n))
+    assert end.is_terminal
+    states = [s for s in _sample_states(250) if s.num_players == n]
+    for state in states:
+        for variant in same_view_variants(state):
+            assert PolicyBot(1).choose(variant) == PolicyBot(1).choose(state)
+
+
+@shipped
+def test_the_shipped_policy_beats_random_play() -> None:
+    wins = 0.0
+    rng = random.Random(0)
+    for game in range(10):
+        seats = ["policy", "random"] if game % 2 == 0 else ["random", "policy"]
+        stats = simulate(2, games=1, config=SEEDS, seed=rng.randrange(10**6), bots=seats)
+        winners = stats[0].winners
+        wins += sum(seats[p] == "policy" for p in winners) / len(winners)
+    assert wins >= 8

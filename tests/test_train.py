@@ -1,0 +1,230 @@
+"""Tests of ``allegra_rules.train``: the JAX greedy rule, the learner's input, PPO runs."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("flax")
+pytest.importorskip("optax")
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from allegra_rules import GreedyBot, Phase, apply, legal_actions, new_game, observe, preset
+from allegra_rules.adapters.features import Encoder
+from allegra_rules.bots import SeatEstimate, deck_multiset
+from allegra_rules.cli import main
+from allegra_rules.encoding import KNOCK_ID, action_to_id, num_distinct_actions
+from allegra_rules.jax import Env, State
+from allegra_rules.train import (
+    PPOConfig,
+    TrainOptions,
+    greedy_action,
+    greedy_scores,
+    learner_input,
+    train,
+)
+from allegra_rules.train._ppo import trainer
+
+TINY = PPOConfig(
+    num_envs=16,
+    num_steps=8,
+    hidden=(16, 8),
+    epochs=1,
+    minibatches=2,
+    pool_size=2,
+    pool_every=1,
+    eval_envs=16,
+)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_jax_greedy_scores_every_action_as_greedybot_does(players: int) -> None:
+    env = Env(players)
+    scores = jax.jit(lambda s: greedy_scores(env.tables, s))
+    choose = jax.jit(lambda s, k: greedy_action(env.tables, s, k))
+    checked = 0
+    for seed in range(2):
+        state = new_game(players, seed=seed)
+        bot, rng = GreedyBot(seed), random.Random(seed)
+        while not state.is_terminal:
+            legal = legal_actions(state)
+            seat = state.current_player
+            assert seat is not None
+            if len(legal) > 1:
+                table = env.from_state(state)
+                got = np.asarray(scores(table))
+                choice = int(choose(table, jax.random.key(checked)))
+                if state.phase is Phase.KNOCK:
+                    assert (got[KNOCK_ID] > 0) == bot._wants_to_knock(state, seat)
+                    assert choice == action_to_id(bot.choose(state), players)
+                else:
+                    view = SeatEstimate(
+                        observe(state, seat), state.geometry, deck_multiset(state.config)
+                    )
+                    want = {action_to_id(a, players): bot.score(view, state, a) for a in legal}
+                    for action_id, value in want.items():
+                        if value == float("-inf"):
+                            assert got[action_id] < -1e8
+                        else:
+                            assert got[action_id] == pytest.approx(value, abs=1e-3)
+                    assert want[choice] >= max(want.values()) - 1e-3
+                checked += 1
+            # Mostly GreedyBot's own games, with random moves for varied positions.
+            action = bot.choose(state) if rng.random() < 0.7 else rng.choice(legal)
+            state = apply(state, action)
+    assert checked > 100
+
+
+def _hidden_twin(players: int) -> tuple[object, object, int]:
+    """Two tables that the acting seat cannot tell apart, and that seat.
+
+    The second one has the draw pile's order reversed and one face-down card of another
+    seat exchanged with a draw-pile card of another value.
+    """
+    env = Env(players)
+    state = env.from_state(new_game(players, seed=3))
+    seat = int(state.current_player)
+    draw_len = int(state._draw_len)
+    draw = np.asarray(state._draw).copy()
+    draw[:draw_len] = draw[:draw_len][::-1]
+    cells = np.asarray(state._cells).copy()
+    face_down = np.asarray(state._face_down)
+    other = next(
+        i for i in range(len(cells)) if i // 12 != seat and face_down[i] and cells[i] != draw[0]
+    )
+    cells[other], draw[0] = draw[0], cells[other]
+    twin = state.replace(_draw=jnp.asarray(draw), _cells=jnp.asarray(cells))
+    assert not np.array_equal(np.asarray(twin._cells), np.asarray(state._cells))
+    return state, twin, seat
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_learner_reads_only_what_its_seat_may_see(players: int) -> None:
+    state, twin, seat = _hidden_twin(players)
+    assert int(twin.current_player) == seat  # type: ignore[attr-defined]
+    a, b = learner_input(state), learner_input(twin)  # type: ignore[arg-type]
+    assert a.shape == (Encoder(preset("seeds"), players).size,)
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    t = trainer(players, TINY)
+    params = t.init(jax.random.key(0)).params
+    np.testing.assert_array_equal(
+        np.asarray(t.apply(params, a)[0]), np.asarray(t.apply(params, b)[0])
+    )
+    # The opponents' rule reads no hidden card either.
+    scores = jax.jit(lambda table: greedy_scores(Env(players).tables, table))
+    np.testing.assert_array_equal(np.asarray(scores(state)), np.asarray(scores(twin)))
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as f:
+        return {k: f[k] for k in f.files}
+
+
+def test_a_tiny_run_writes_the_weights_file_and_repeats_itself(tmp_path: Path) -> None:
+    options = TrainOptions(
+        seats=(2,), ppo=TINY, seed=5, updates=2, chunk=1, command="x", imitate=25, imitate_chunk=25
+    )
+    first = train(
+        TrainOptions(
+            **{**options.__dict__, "out": tmp_path / "a.npz", "history": tmp_path / "h.json"}
+        )
+    )
+    again = train(TrainOptions(**{**options.__dict__, "out": tmp_path / "b.npz"}))
+    a, b = _load(tmp_path / "a.npz"), _load(tmp_path / "b.npz")
+    meta = json.loads(str(a.pop("meta")))
+    b.pop("meta")
+    assert meta["format"] == 1 and meta["seat_counts"] == [2] and meta["updates"] == 2
+    assert meta["hidden"] == [16, 8] and meta["config_fingerprint"] == preset("seeds").fingerprint
+    assert meta["imitation_steps"] == first.imitated == 25
+    assert meta["env_steps"] == first.env_steps == 2 * 16 * 8 + 25 * 16
+    assert 0.0 <= meta["win_rate_vs_greedy"]["2"] <= 1.0
+    size, actions = Encoder(preset("seeds"), 2).size, num_distinct_actions(2)
+    shapes = {"w0": (size, 16), "b0": (16,), "w1": (16, 8), "b1": (8,)}
+    shapes |= {"pi_w": (8, actions), "pi_b": (actions,), "v_w": (8, 1), "v_b": (1,)}
+    assert {k: v.shape for k, v in a.items()} == {f"2/{k}": s for k, s in shapes.items()}
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    assert again.updates == 2
+    history = json.loads((tmp_path / "h.json").read_text())
+    assert [point["updates"] for point in history] == [0, 1, 2]
+    assert [point["phase"] for point in history] == ["imitation", "ppo", "ppo"]
+    assert history[0]["imitation"] == 25 and 0.0 <= history[0]["win_rate"]["2"] <= 1.0
+    # The trained network differs from its initial weights.
+    initial = trainer(2, TINY).init(jax.random.split(jax.random.key(5), 2)[0]).params
+    assert not np.array_equal(
+        np.asarray(initial["params"]["hidden_0"]["kernel"], np.float16), a["2/w0"]
+    )
+
+
+def test_a_resumed_run_ends_with_the_weights_of_an_unbroken_one(tmp_path: Path) -> None:
+    base = {
+        "seats": (2,),
+        "ppo": TINY,
+        "seed": 5,
+        "chunk": 1,
+        "command": "x",
+        "imitate": 25,
+        "imitate_chunk": 25,
+    }
+    train(TrainOptions(**base, updates=1, checkpoint=tmp_path / "c"))  # type: ignore[arg-type]
+    resumed = train(
+        TrainOptions(
+            **base, updates=2, checkpoint=tmp_path / "c", resume=True, out=tmp_path / "r.npz"
+        )  # type: ignore[arg-type]
+    )
+    straight = train(TrainOptions(**base, updates=2, out=tmp_path / "s.npz"))  # type: ignore[arg-type]
+    assert resumed.updates == straight.updates == 2
+    r, s = _load(tmp_path / "r.npz"), _load(tmp_path / "s.npz")
+    for key in r:
+        if key != "meta":
+            np.testing.assert_array_equal(r[key], s[key])
+
+
+def _agreement(players: int, params: object, tables: State, key: jax.Array) -> float:
+    """How often the network's greedy choice is GreedyBot's rule's at ``tables``."""
+    tr = trainer(players, TINY)
+    logits, _ = tr.apply(params, learner_input(tables))
+    mine = jnp.argmax(jnp.where(tables.legal_action_mask, logits, -1e9), axis=1)
+    keys = jax.random.split(key, mine.shape[0])
+    greedy = jax.vmap(lambda s, k: greedy_action(tr.tables, s, k))(tables, keys)
+    return float((mine == greedy).mean())
+
+
+def test_imitation_makes_the_network_choose_what_greedybot_chooses() -> None:
+    tr = trainer(2, TINY)
+    untrained = tr.init(jax.random.key(3)).params
+    # Held-out tables: 8 batches of 16 tables met while GreedyBot's rule plays every seat
+    # (the imitation's own tables, its weights thrown away).
+    held = tr.imitation_init(untrained, jax.random.key(11))
+    batches = []
+    for _ in range(8):
+        held, _ = tr.imitate(held, 25)
+        batches.append(held.env)
+    fixed = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *batches)
+    run = tr.imitation_init(untrained, jax.random.key(4))
+    for _ in range(12):
+        run, stats = tr.imitate(run, 25)
+    before = _agreement(2, untrained, fixed, jax.random.key(5))
+    after = _agreement(2, run.params, fixed, jax.random.key(5))
+    assert after >= before + 0.25, (before, after)
+    assert float(stats["agreement"][-5:].mean()) > before
+    # The value head gets no gradient: it is left as it was.
+    np.testing.assert_array_equal(
+        np.asarray(run.params["params"]["value"]["kernel"]),
+        np.asarray(untrained["params"]["value"]["kernel"]),
+    )
+
+
+def test_train_without_the_extra_names_the_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "allegra_rules.train", None)
+    assert main(["train", "--updates", "1"]) == 1
+    assert 'pip install "allegra-rules[train]"' in capsys.readouterr().err
