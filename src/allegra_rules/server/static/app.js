@@ -521,7 +521,9 @@ function buildSeatChoices() {
     span.textContent = t("seatN", { n: p });
     const select = document.createElement("select");
     select.id = `seat-${p}`;
-    const kinds = page.local ? page.botChoices : ["greedy", "search", "random", "person"];
+    // The learned policy plays 2 and 4 seats where the server has NumPy; elsewhere the
+    // server refuses it with a message (422).
+    const kinds = page.local ? page.botChoices : ["greedy", "search", "policy", "random", "person"];
     for (const kind of kinds) {
       const option = document.createElement("option");
       option.value = kind;
