@@ -8,6 +8,7 @@ _EXTRAS = {
     "src/allegra_rules/adapters/openspiel.py": ("pyspiel", "numpy"),
     "src/allegra_rules/server": ("starlette", "uvicorn"),
     "src/allegra_rules/jax": ("jax",),
+    "src/allegra_rules/train": ("jax", "flax", "optax"),
 }
 
 collect_ignore = [

@@ -364,9 +364,9 @@ def test_without_numpy_the_error_names_the_extra(weights: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 3, done.stdout
-    assert all('pip install "allegra-rules[policy]"' in lines[k] for k in (0, 2))
+    assert all('pip install ".[policy]"' in lines[k] for k in (0, 2))
     assert lines[1] == "exit 1"
-    assert "--bots policy" in done.stderr and "allegra-rules[policy]" in done.stderr
+    assert "--bots policy" in done.stderr and "[policy]" in done.stderr
 
 
 def test_importing_the_bots_loads_no_numpy() -> None:

@@ -227,4 +227,4 @@ def test_train_without_the_extra_names_the_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, "allegra_rules.train", None)
     assert main(["train", "--updates", "1"]) == 1
-    assert 'pip install "allegra-rules[train]"' in capsys.readouterr().err
+    assert 'pip install ".[train]"' in capsys.readouterr().err

@@ -76,7 +76,7 @@ POLICY_FORMAT = 1
 SHIPPED_WEIGHTS = "data/policy.npz"
 """The shipped weights, a resource of the ``allegra_rules`` package (``weights=None``)."""
 
-_INSTALL_HINT = 'pip install "allegra-rules[policy]"'
+_INSTALL_HINT = '(in a clone of the repository: pip install ".[policy]")'
 
 _LAYERS = ("w0", "b0", "w1", "b1", "pi_w", "pi_b", "v_w", "v_b")
 
@@ -86,7 +86,10 @@ def _numpy() -> Any:
     try:
         return importlib.import_module("numpy")
     except ImportError as exc:
-        raise ImportError(f"PolicyBot needs NumPy, the extra 'policy': {_INSTALL_HINT}") from exc
+        # A ModuleNotFoundError naming numpy, as an ImportError of numpy itself would be.
+        raise ModuleNotFoundError(
+            f"PolicyBot needs NumPy, the extra 'policy' {_INSTALL_HINT}", name="numpy"
+        ) from exc
 
 
 def shipped_missing() -> str | None:
@@ -99,7 +102,7 @@ def shipped_missing() -> str | None:
         True
     """
     if importlib.util.find_spec("numpy") is None:
-        return f"PolicyBot needs NumPy, the extra 'policy': {_INSTALL_HINT}"
+        return f"PolicyBot needs NumPy, the extra 'policy' {_INSTALL_HINT}"
     if not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
         return f"this installation has no shipped policy (allegra_rules/{SHIPPED_WEIGHTS})"
     return None
@@ -358,7 +361,7 @@ class PolicyBot:
             weights shipped in the package.
 
     Raises:
-        ImportError: NumPy is not installed (``pip install "allegra-rules[policy]"``).
+        ImportError: NumPy is not installed (in a clone: ``pip install ".[policy]"``).
         FileNotFoundError: ``weights`` names no file, or (None) the package has no weights.
         ValueError: ``seed`` is not an int, or the file is not a weights file this version
             reads (its format, its meta or an array's shape is wrong).

@@ -1,7 +1,7 @@
 """``allegra-rules train``: masked PPO on the batched engine (extra ``train``).
 
 JAX, Flax and Optax are imported only when the command runs; without them the command
-fails with one line naming ``pip install "allegra-rules[train]"``.
+fails with one line naming the extra (in a clone: ``pip install ".[train]"``).
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         from allegra_rules.train import IMITATE_STEPS, PPOConfig, TrainOptions, train
     except ImportError as exc:
         raise CommandError(
-            f"train needs the extra 'train': pip install \"allegra-rules[train]\" ({exc})"
+            f"train needs the extra 'train' (in a clone of the repository: "
+            f'pip install ".[train]") ({exc})'
         ) from None
     ppo = PPOConfig(
         num_envs=args.num_envs,
