@@ -262,3 +262,17 @@ def test_the_ppo_entrant_plays_the_models_masked_choice(
         assert obs.dtype == np.float32 and deterministic is True
         assert sorted(np.flatnonzero(mask)) == sorted(action_to_id(a, 2) for a in legal)
         state = apply(state, action)
+
+
+def test_bots_that_cannot_play_the_table_are_listed_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import allegra_rules.bot_kinds as kinds
+    from allegra_rules.cli._tournament import entrants
+
+    monkeypatch.setattr(kinds, "cannot_play", lambda config, n: None if n == 2 else f"not {n}")
+    makers, missing = entrants(2, "seeds", None)
+    assert {"policy", "search-guided"} <= set(makers)
+    makers, missing = entrants(3, "seeds", None)
+    assert missing["policy"] == missing["search-guided"] == "not 3"
+    assert not {"policy", "search-guided"} & set(makers) and "greedy" in makers

@@ -46,10 +46,6 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-_POLICY_BOTS = ("policy", "search-guided")
-"""The bot names that play the shipped policy (they need NumPy and the weights)."""
-
-
 def parse_bots(
     text: str,
     count: int,
@@ -65,8 +61,8 @@ def parse_bots(
 
     Raises:
         UsageError: an unknown name, or a number of names that is neither 1 nor ``count``.
-        CommandError: a bot of the shipped policy where NumPy or the weights are missing,
-            or that cannot play these rules or this many seats.
+        CommandError: a bot that cannot play this game (``bot_kinds.unavailable``: the
+            shipped policy without NumPy or its weights, or for other rules or seats).
     """
     names = [name.strip() for name in text.split(",")]
     unknown = [name for name in names if name not in BOT_KINDS]
@@ -74,17 +70,13 @@ def parse_bots(
         raise UsageError(
             f"unknown bot {unknown[0]!r} in --bots; known bots: {', '.join(BOT_KINDS)}"
         )
-    learned = [name for name in names if name in _POLICY_BOTS]
-    if learned:
-        from allegra_rules.policy import shipped_missing
+    if config is not None and players is not None:
+        from allegra_rules.bot_kinds import unavailable
 
-        missing = shipped_missing()
-        if missing is None and config is not None and players is not None:
-            from allegra_rules.bot_kinds import unavailable
-
-            missing = unavailable(learned[0], config, players)
-        if missing is not None:
-            raise CommandError(f"--bots {learned[0]}: {missing}")
+        for name in dict.fromkeys(names):
+            why = unavailable(name, config, players)
+            if why is not None:
+                raise CommandError(f"--bots {name}: {why}")
     if len(names) == 1:
         return names * count
     if len(names) != count:

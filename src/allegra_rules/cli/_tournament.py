@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from allegra_rules.actions import Action
 from allegra_rules.bots import Bot
+from allegra_rules.cli._common import load_config
 from allegra_rules.state import GameState
 from allegra_rules.tournament import PairResult, TournamentGame, pair_results
 from allegra_rules.transitions import legal_actions
@@ -115,13 +116,14 @@ def entrants(
 
     makers: dict[str, Callable[[int], Bot]] = dict(BOT_KINDS)
     missing: dict[str, str] = {}
-    from allegra_rules.policy import shipped_missing
+    from allegra_rules.bot_kinds import unavailable
 
-    policy_missing = shipped_missing()
-    if policy_missing is not None:
-        for name in ("policy", "search-guided"):
+    config = load_config(preset)
+    for name in list(makers):
+        why = unavailable(name, config, players)
+        if why is not None:
             del makers[name]
-            missing[name] = policy_missing
+            missing[name] = why
     if _have("pyspiel") and _have("numpy"):
         makers["ismcts"] = functools.partial(IsmctsBot, players=players, preset=preset)
     else:
