@@ -14,8 +14,9 @@ with a fresh profile and the cache off, ``--repeat`` times. For each load:
   installed, brotli-compressed (quality 11, what a site precompresses static files
   with); the WebAssembly and the stdlib zip count as they are compressed like any
   other file;
-- **bot move**: in the page, in Pyodide, the time of each move of a greedy and of a
-  ``search-easy`` bot (``BrowserTable.bot_move``, both seats of two-seat games played
+- **bot move**: in the page, in Pyodide, the time of each move of each bot the page
+  offers (greedy, ``search-easy``, and the learned ``policy``, which runs in plain Python
+  there) (``BrowserTable.bot_move``, both seats of two-seat games played
   by that bot, ``--moves`` moves), p50 / p95 / max.
 
 Goals (issue 37): the table within 5 s, at most 8 MB compressed, a bot move under 0.5 s.
@@ -45,9 +46,9 @@ PLAY = "_generated/play/index.html?lang=en"
 
 BOT_TIMES = """
 import json, time, statistics
-from allegra_rules.browser_table import BrowserTable
+from allegra_rules.browser_table import BrowserTable, bot_choices
 out = {}
-for bot in ("greedy", "search-easy"):
+for bot in bot_choices():
     times = []
     for seed in range(1000):
         if len(times) >= MOVES:

@@ -12,9 +12,10 @@ show:
 - ``pyodide/``: CPython for the browser, from the npm package ``pyodide`` pinned in
   ``package.json`` and ``package-lock.json`` at the repository root (``npm ci``
   installs it into ``node_modules/``);
-- ``wheels/``: the wheel of this repository, built now, and the pure wheel of its one
-  dependency, attrs (the npm package carries no Python packages), at the version
-  installed here, downloaded once by pip into ``build/play-wheels/``.
+- ``wheels/``: the wheel of this repository, built now (or the wheel file that
+  ``ALLEGRA_PLAY_WHEEL`` names: CI gives the very wheel it tested), and the pure wheel
+  of its one dependency, attrs (the npm package carries no Python packages), at the
+  version installed here, downloaded once by pip into ``build/play-wheels/``.
 
 Without ``node_modules/pyodide`` the page is written with no game in it (it says so);
 ``ALLEGRA_REQUIRE_PLAY=1`` (set by CI) makes that an error instead.
@@ -86,6 +87,22 @@ def build_wheel(out: Path) -> Path:
         return Path(shutil.copy2(built, out / built.name))
 
 
+def given_wheel(out: Path) -> Path | None:
+    """The wheel ``ALLEGRA_PLAY_WHEEL`` names, copied into ``out``; None when it is unset.
+
+    Raises:
+        SystemExit: the variable names no wheel of allegra_rules.
+    """
+    given = os.environ.get("ALLEGRA_PLAY_WHEEL")
+    if not given:
+        return None
+    path = Path(given)
+    if not (path.is_file() and path.name.startswith("allegra_rules-") and path.suffix == ".whl"):
+        raise SystemExit(f"ALLEGRA_PLAY_WHEEL={given}: not a wheel of allegra_rules")
+    out.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy2(path, out / path.name))
+
+
 def attrs_wheel(out: Path) -> Path:
     """The pure wheel of attrs, at the installed version, copied into ``out``."""
     version = importlib.metadata.version("attrs")
@@ -102,6 +119,30 @@ def attrs_wheel(out: Path) -> Path:
     return Path(shutil.copy2(cached[0], out / cached[0].name))
 
 
+def preloads(wheels: list[str]) -> str:
+    """``<link>`` lines that start every download of the game while the page is parsed.
+
+    Without them the browser learns of Pyodide's files only when ``app.js`` has run and
+    Pyodide's loader asks for them, one after the other. The wheels and Pyodide's
+    binary files are fetched (``as="fetch"``, same-origin ``crossorigin``: exactly the
+    requests ``app.js`` and the loader make, so the browser reuses these downloads),
+    the two JavaScript modules module-preloaded.
+    """
+    if not wheels:
+        return ""
+    modules = ("pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs")
+    files = (
+        "pyodide/pyodide.asm.wasm",
+        "pyodide/python_stdlib.zip",
+        "pyodide/pyodide-lock.json",
+        *(f"wheels/{name}" for name in wheels),
+    )
+    return "".join(
+        [f'\n<link rel="modulepreload" href="{path}">' for path in modules]
+        + [f'\n<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in files]
+    )
+
+
 def page_html(wheels: list[str]) -> str:
     """The server's ``index.html`` as the play page: relative paths, the CSP, the wheels."""
     text = (STATIC / "index.html").read_text(encoding="utf-8")
@@ -115,7 +156,9 @@ def page_html(wheels: list[str]) -> str:
         'href="/static/style.css"': 'href="style.css"',
         'src="/static/app.js"': 'src="app.js"',
         'href="/" id="home"': 'href="../../" id="home" target="_top"',
-        "<title>Allegra</title>": '<title>Allegra</title>\n<link rel="icon" href="data:,">',
+        "<title>Allegra</title>": (
+            '<title>Allegra</title>\n<link rel="icon" href="data:,">' + preloads(wheels)
+        ),
     }
     for old, new in replacements.items():
         if text.count(old) != 1:
@@ -156,7 +199,8 @@ def build_play(out: Path) -> bool:
     (out / "pyodide").mkdir()
     for name in PYODIDE_FILES:
         shutil.copy2(PYODIDE / name, out / "pyodide" / name)
-    wheels = [attrs_wheel(out / "wheels").name, build_wheel(out / "wheels").name]
+    ours = given_wheel(out / "wheels") or build_wheel(out / "wheels")
+    wheels = [attrs_wheel(out / "wheels").name, ours.name]
     (out / "index.html").write_text(page_html(wheels), encoding="utf-8")
     return True
 

@@ -123,6 +123,19 @@ def test_a_request_for_no_valid_game_is_refused(request_: dict[str, object], cod
     assert refused.value.code == code
 
 
+def test_a_bot_that_cannot_play_the_table_is_refused_before_the_game() -> None:
+    # The learned policy has networks for 2 and 4 seats: at 3 it is refused up front
+    # (where it runs at all; elsewhere it is not one of the page's bots).
+    request_ = {"players": 3, "bots": {"1": "policy", "2": "greedy"}}
+    with pytest.raises(TableError) as refused:
+        BrowserTable.create(json.dumps(request_))
+    assert refused.value.code == "invalid_table"
+    if "policy" in bot_choices():
+        assert "cannot play here" in str(refused.value) and "3" in str(refused.value)
+        table = BrowserTable.create(json.dumps({**request_, "players": 2, "bots": {"1": "policy"}}))
+        assert table.bots == {1: "policy"}
+
+
 def test_moves_are_checked_like_the_servers() -> None:
     table = new_table(5, {"1": "greedy"})
     view = json.loads(table.view_json())
@@ -141,3 +154,15 @@ def test_moves_are_checked_like_the_servers() -> None:
     with pytest.raises(TableError) as turn:
         table.move_json(action, view["version"])
     assert turn.value.code in {"not_your_turn", "invalid_action"}
+
+
+def test_the_page_imports_no_module_it_does_not_use() -> None:
+    # The play page pays for every module at its first load, compiled in the browser:
+    # the command line's argparse and the html module's table of every named entity
+    # cost it a fifth of a second there and are used by nothing it runs.
+    code = (
+        "import sys, allegra_rules.browser_table;"
+        "print(sorted(m for m in ('argparse', 'html', 'gettext') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -148,11 +148,15 @@ def test_a_whole_game_in_the_page_with_no_server(
     )
     assert "default-src 'self'" in csp and "connect-src 'self'" in csp
     assert browser.evaluate("document.documentElement.dataset.backend") == "browser"
-    # A two-seat game, the other seat a greedy bot, two turns a round (a short game).
+    # A two-seat game, the other seat the learned bot (it runs in plain Python here: the
+    # page has no NumPy), two turns a round (a short game).
+    choices = browser.evaluate("local.ready.then(() => page.botChoices)")
+    assert choices == ["greedy", "search-easy", "policy"]
     browser.evaluate(
         "document.getElementById('players').value = '2';"
         "document.getElementById('players').dispatchEvent(new Event('change'));"
         "document.getElementById('max-turns').value = '2';"
+        "document.getElementById('seat-1').value = 'policy';"
     )
     click(browser, "document.getElementById('create-button')")
     browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
@@ -163,8 +167,19 @@ def test_a_whole_game_in_the_page_with_no_server(
     )
     print(f"\nplay page: table shown {shown:.2f} s after the navigation started (cold)")
     print(f"play page: {transferred / 1e6:.2f} MB transferred (uncompressed, no gzip here)")
+    # The page's preload links start every download early, and the loader then uses
+    # them: no file of the game is fetched twice.
+    preloaded = browser.evaluate(
+        "[...document.querySelectorAll('link[rel=preload], link[rel=modulepreload]')]"
+        ".map(l => new URL(l.href).pathname)"
+    )
+    assert any(path.endswith("pyodide.asm.wasm") for path in preloaded)
+    game_files = [path.split("?")[0] for path in requests if "/play/" in path]
+    assert len(game_files) == len(set(game_files)), sorted(game_files)
+    assert set(preloaded) <= set(game_files)
     assert browser.evaluate("document.getElementById('share').hidden")
     assert "you" in browser.evaluate("document.getElementById('seats').textContent")
+    assert browser.evaluate("JSON.parse(localCall('info_json')).seats[1].bot") == "policy"
     save_screenshot(browser, "play-table-1280")
 
     play_to_the_end(browser, random.Random(5))

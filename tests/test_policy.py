@@ -310,27 +310,35 @@ def test_a_finished_game_and_a_non_state_are_refused(weights: Path) -> None:
         PolicyBot("0", weights=weights)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("changes", "match"),
-    [
-        ({"meta": {"format": 2}}, "format 2"),
-        ({"meta": {"seat_counts": []}}, "seat_counts"),
-        ({"meta": {"hidden": [16, 13]}}, "hidden"),
-        ({"drop": "4/pi_w"}, "4/pi_w"),
-        ({"reshape": "2/w0"}, "reads 597 features"),
-        ({"reshape": "4/w1"}, "do not chain"),
-        ({"reshape": "2/pi_b"}, "2/pi_b"),
-    ],
-)
+WRONG_FILES = [
+    ({"meta": {"format": 2}}, "format 2"),
+    ({"meta": {"seat_counts": []}}, "seat_counts"),
+    ({"meta": {"hidden": [16, 13]}}, "hidden"),
+    ({"drop": "4/pi_w"}, "4/pi_w"),
+    ({"reshape": "2/w0"}, "reads 597 features"),
+    ({"reshape": "4/w1"}, "do not chain"),
+    ({"reshape": "2/pi_b"}, "2/pi_b"),
+]
+
+
+@pytest.fixture(params=["numpy", "plain python"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each way a network runs: NumPy, or plain Python (the browser's, without NumPy)."""
+    name: str = request.param
+    monkeypatch.setattr(policy_module, "_plain_python", lambda: name == "plain python")
+    return name
+
+
+@pytest.mark.parametrize(("changes", "match"), WRONG_FILES)
 def test_a_wrong_weights_file_is_refused(
-    tmp_path: Path, changes: dict[str, Any], match: str
+    tmp_path: Path, changes: dict[str, Any], match: str, backend: str
 ) -> None:
     path = write_weights(tmp_path / "bad.npz", **changes)
     with pytest.raises(ValueError, match=match):
         PolicyBot(0, weights=path)
 
 
-def test_files_that_are_not_weights_are_refused(tmp_path: Path) -> None:
+def test_files_that_are_not_weights_are_refused(tmp_path: Path, backend: str) -> None:
     text = tmp_path / "notes.npz"
     text.write_text("not an archive", encoding="utf-8")
     with pytest.raises(ValueError, match="not a policy weights file"):
@@ -343,6 +351,66 @@ def test_files_that_are_not_weights_are_refused(tmp_path: Path) -> None:
         PolicyBot(0, weights=tmp_path / "missing.npz")
     with pytest.raises(ValueError, match="weights must be"):
         PolicyBot(0, weights=3)  # type: ignore[arg-type]
+    nan = write_weights(tmp_path / "nan.npz", scale=float("nan"))
+    with pytest.raises(ValueError, match="NaN"):
+        PolicyBot(0, weights=nan)
+
+
+@pytest.mark.parametrize("entry", ["fortran", "integers"])
+def test_plain_python_reads_only_what_training_writes(tmp_path: Path, entry: str) -> None:
+    write_weights(tmp_path / "good.npz")
+    with np.load(tmp_path / "good.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    if entry == "fortran":
+        arrays["2/w0"] = np.asfortranarray(arrays["2/w0"])
+    else:
+        arrays["2/b0"] = arrays["2/b0"].astype(np.int32)
+    np.savez(tmp_path / "odd.npz", **arrays)
+    raw = (tmp_path / "odd.npz").read_bytes()
+    with pytest.raises(ValueError, match="not a policy weights file"):
+        policy_module._read_npz(raw, "odd.npz")
+
+
+@pytest.mark.parametrize("shipped", [False, True])
+def test_the_plain_python_network_plays_as_numpy_does(
+    weights: Path, shipped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shipped and not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
+        pytest.skip("this installation has no shipped weights")
+    path = None if shipped else weights
+    with_numpy = PolicyBot(7, weights=path)
+    monkeypatch.setattr(policy_module, "_plain_python", lambda: True)
+    plain = PolicyBot(7, weights=path)
+    assert type(plain._policy.networks[2]).__name__ == "_PlainNetwork"
+    decisions = 0
+    for n, seed in ((2, 11), (4, 12)):
+        for state in _choice_states(n, seed, 60):
+            legal, expected = with_numpy._legal_logits(state)
+            legal_plain, values = plain._legal_logits(state)
+            assert legal_plain == legal
+            assert values == pytest.approx(expected, rel=1e-4, abs=1e-4)
+            assert plain.choose(state) == with_numpy.choose(state)
+            decisions += 1
+    assert decisions >= 60
+
+
+def test_in_the_browser_the_policy_plays_without_numpy() -> None:
+    # Pyodide (sys.platform "emscripten") without NumPy: the play page's case.
+    code = (
+        "import sys; sys.modules['numpy'] = None; sys.platform = 'emscripten'\n"
+        "from allegra_rules import legal_actions, new_game\n"
+        "from allegra_rules.policy import PolicyBot, shipped_missing\n"
+        "from allegra_rules.browser_table import bot_choices\n"
+        "print(shipped_missing(), 'policy' in bot_choices())\n"
+        "state = new_game(2, seed=4)\n"
+        "print(PolicyBot(0).choose(state) in legal_actions(state))\n"
+        "print(type(PolicyBot(0)._policy.networks[2]).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if "no shipped policy" in done.stderr:
+        pytest.skip("this installation has no shipped weights")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["None", "True", "True", "_PlainNetwork"]
 
 
 def test_without_numpy_the_error_names_the_extra(weights: Path) -> None:

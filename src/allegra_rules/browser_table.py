@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import Action
-from allegra_rules.bot_kinds import BOT_KINDS
+from allegra_rules.bot_kinds import BOT_KINDS, unavailable
 from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset, preset_id
@@ -107,6 +107,10 @@ class BrowserTable:
         unknown = sorted(set(bots.values()) - set(bot_choices()))
         if unknown:
             raise TableError("invalid_table", f"unknown bots {unknown}; known: {bot_choices()}")
+        for name in sorted(set(bots.values())):
+            why = unavailable(name, record.config, players)
+            if why is not None:
+                raise TableError("invalid_table", f"the {name} bot cannot play here: {why}")
         rng = random.Random(seed)
         self.seat = seat
         self.bots = dict(sorted(bots.items()))

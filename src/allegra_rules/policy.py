@@ -29,6 +29,12 @@ NumPy is the only package it needs (the extra ``policy``); it is imported when t
 ``PolicyBot`` is made, never by ``import allegra_rules``. A file's weights are read once per
 process and shared by every bot that plays them.
 
+In the browser (Pyodide, ``sys.platform == "emscripten"``), where the docs' play page has
+no NumPy, the same network runs in plain Python instead: the file is read with ``zipfile``
+and ``struct``, the network computed in double precision (a move can differ from NumPy's
+only where two legal moves' logits agree to float32's precision). Everywhere else a
+missing NumPy is an ``ImportError`` that says what to install.
+
 Examples:
     >>> from allegra_rules import new_game, legal_actions
     >>> bot = PolicyBot(0)  # doctest: +SKIP
@@ -43,8 +49,11 @@ import importlib.util
 import io
 import json
 import math
+import operator
 import os
 import random
+import struct
+import sys
 import zipfile
 from importlib import resources
 from pathlib import Path
@@ -92,6 +101,11 @@ def _numpy() -> Any:
         ) from exc
 
 
+def _plain_python() -> bool:
+    """Whether networks run in plain Python: in Pyodide, when NumPy is not installed."""
+    return sys.platform == "emscripten" and importlib.util.find_spec("numpy") is None
+
+
 def shipped_missing() -> str | None:
     """Why the shipped policy cannot play here (NumPy or the weights missing), or None.
 
@@ -101,7 +115,7 @@ def shipped_missing() -> str | None:
         >>> shipped_missing() is None or "policy" in shipped_missing()
         True
     """
-    if importlib.util.find_spec("numpy") is None:
+    if importlib.util.find_spec("numpy") is None and not _plain_python():
         return f"PolicyBot needs NumPy, the extra 'policy' {_INSTALL_HINT}"
     if not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
         return f"this installation has no shipped policy (allegra_rules/{SHIPPED_WEIGHTS})"
@@ -142,25 +156,47 @@ def cannot_play(
     return None
 
 
-class _Network:
-    """One seat count's network, float32, and its action ids."""
+def _shapes(
+    shapes: dict[str, tuple[int, ...]], num_players: int, where: str
+) -> tuple[int, int, int, int]:
+    """The sizes (features, hidden 1, hidden 2, actions) of a network, its shapes checked."""
+    size, h1 = _matrix(shapes, "w0", where)
+    h1b, h2 = _matrix(shapes, "w1", where)
+    h2b, actions = _matrix(shapes, "pi_w", where)
+    h2v, one = _matrix(shapes, "v_w", where)
+    want = num_distinct_actions(num_players)
+    if h1b != h1 or h2b != h2 or h2v != h2 or one != 1 or actions != want:
+        raise ValueError(
+            f"{where}: the network's shapes do not chain "
+            f"(w0 {shapes['w0']}, w1 {shapes['w1']}, pi_w {shapes['pi_w']}, "
+            f"v_w {shapes['v_w']}; {num_players} seats have {want} action ids)"
+        )
+    for bias, length in (("b0", h1), ("b1", h2), ("pi_b", actions), ("v_b", 1)):
+        if shapes[bias] != (length,):
+            raise ValueError(f"{where}: {num_players}/{bias} has shape {shapes[bias]}")
+    return size, h1, h2, actions
+
+
+class _ActionIds:
+    """A network's action ids: ``action_to_id`` at its seat count, remembered."""
+
+    num_players: int
+    ids: dict[Action, int]
+
+    def action_id(self, action: Action) -> int:
+        """``action_to_id`` of ``action`` at this seat count, remembered."""
+        found = self.ids.get(action)
+        if found is None:
+            found = self.ids[action] = action_to_id(action, self.num_players)
+        return found
+
+
+class _Network(_ActionIds):
+    """One seat count's network, float32 in NumPy, and its action ids."""
 
     def __init__(self, np: Any, arrays: dict[str, Any], num_players: int, where: str) -> None:
         shapes = {name: tuple(arrays[name].shape) for name in _LAYERS}
-        size, h1 = _matrix(shapes, "w0", where)
-        h1b, h2 = _matrix(shapes, "w1", where)
-        h2b, actions = _matrix(shapes, "pi_w", where)
-        h2v, one = _matrix(shapes, "v_w", where)
-        want = num_distinct_actions(num_players)
-        if h1b != h1 or h2b != h2 or h2v != h2 or one != 1 or actions != want:
-            raise ValueError(
-                f"{where}: the network's shapes do not chain "
-                f"(w0 {shapes['w0']}, w1 {shapes['w1']}, pi_w {shapes['pi_w']}, "
-                f"v_w {shapes['v_w']}; {num_players} seats have {want} action ids)"
-            )
-        for bias, length in (("b0", h1), ("b1", h2), ("pi_b", actions), ("v_b", 1)):
-            if shapes[bias] != (length,):
-                raise ValueError(f"{where}: {num_players}/{bias} has shape {shapes[bias]}")
+        size, h1, h2, _ = _shapes(shapes, num_players, where)
         as32 = {name: np.ascontiguousarray(arrays[name], dtype=np.float32) for name in _LAYERS[:6]}
         for name, array in as32.items():
             if not np.isfinite(array).all():
@@ -188,12 +224,122 @@ class _Network:
         out += self.pi_b
         return out
 
-    def action_id(self, action: Action) -> int:
-        """``action_to_id`` of ``action`` at this seat count, remembered."""
-        found = self.ids.get(action)
-        if found is None:
-            found = self.ids[action] = action_to_id(action, self.num_players)
-        return found
+    def legal_logits(self, features: list[float], ids: list[int]) -> list[float]:
+        """The logits of the action ids ``ids``, in their order."""
+        values: list[float] = self.logits(features)[ids].tolist()
+        return values
+
+
+class _Plain:
+    """An array of a weights file read without NumPy: its shape and its values, flat."""
+
+    def __init__(self, shape: tuple[int, ...], values: list[float] | str) -> None:
+        self.shape = shape
+        self.values = values
+
+    def __getitem__(self, index: tuple[()]) -> list[float] | str:
+        if index != ():
+            raise IndexError("only [()] is supported")
+        return self.values
+
+    def floats(self) -> list[float]:
+        """The values of a numeric array."""
+        values = self.values
+        assert isinstance(values, list)
+        return values
+
+    def rows(self) -> list[list[float]]:
+        """A matrix's rows."""
+        values, width = self.floats(), self.shape[1]
+        return [values[i : i + width] for i in range(0, len(values), width)]
+
+    def columns(self) -> list[list[float]]:
+        """A matrix's columns."""
+        values, width = self.floats(), self.shape[1]
+        return [values[j::width] for j in range(width)]
+
+
+_NPY_NUMBERS = {"<f2": "e", "<f4": "f", "<f8": "d"}
+
+
+def _read_npz(data: bytes, where: str) -> dict[str, _Plain]:
+    """The arrays of an ``.npz`` file, read with ``zipfile`` and ``struct`` (no NumPy).
+
+    Reads what ``allegra-rules train`` writes: little-endian float16/32/64 arrays in C
+    order and the ``meta`` string (a 0-d unicode array).
+
+    Raises:
+        ValueError: the file is not such an ``.npz``.
+    """
+    arrays: dict[str, _Plain] = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for member in archive.namelist():
+                if not member.endswith(".npy"):
+                    continue
+                arrays[member[: -len(".npy")]] = _read_npy(archive.read(member))
+    except (zipfile.BadZipFile, ValueError, KeyError, SyntaxError, struct.error) as exc:
+        raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
+    return arrays
+
+
+def _read_npy(data: bytes) -> _Plain:
+    """One ``.npy`` entry (format versions 1 to 3)."""
+    if data[:6] != b"\x93NUMPY":
+        raise ValueError("an entry is not a .npy array")
+    major = data[6]
+    if major == 1:
+        (length,), start = struct.unpack_from("<H", data, 8), 10
+    else:
+        (length,), start = struct.unpack_from("<I", data, 8), 12
+    import ast  # (here: only the browser's policy reads a header)
+
+    header = ast.literal_eval(data[start : start + length].decode("latin-1"))
+    body = data[start + length :]
+    descr, shape = header["descr"], tuple(header["shape"])
+    if header["fortran_order"]:
+        raise ValueError("a Fortran-order array")
+    count = math.prod(shape)
+    if descr in _NPY_NUMBERS:
+        code = _NPY_NUMBERS[descr]
+        values = list(struct.unpack_from(f"<{count}{code}", body))
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError("an array holds a NaN or an infinity")
+        return _Plain(shape, values)
+    if descr.startswith("<U") and shape == ():
+        return _Plain(shape, body[: 4 * int(descr[2:])].decode("utf-32-le").rstrip("\x00"))
+    raise ValueError(f"an array of type {descr}")
+
+
+class _PlainNetwork(_ActionIds):
+    """One seat count's network in plain Python (double precision), for the browser."""
+
+    def __init__(self, arrays: dict[str, _Plain], num_players: int, where: str) -> None:
+        shapes = {name: arrays[name].shape for name in _LAYERS}
+        size, h1, h2, _ = _shapes(shapes, num_players, where)
+        self.num_players = num_players
+        self.size = size
+        self.hidden = (h1, h2)
+        self.w0_rows = arrays["w0"].rows()
+        self.b0 = arrays["b0"].floats()
+        self.w1_columns = arrays["w1"].columns()
+        self.b1 = arrays["b1"].floats()
+        self.pi_columns = arrays["pi_w"].columns()
+        self.pi_b = arrays["pi_b"].floats()
+        self.ids: dict[Action, int] = {}
+
+    def legal_logits(self, features: list[float], ids: list[int]) -> list[float]:
+        """The logits of the action ids ``ids``, in their order."""
+        h = self.b0
+        for x, row in zip(features, self.w0_rows, strict=True):
+            if x:
+                h = [a + x * w for a, w in zip(h, row, strict=True)]
+        h = [a if a > 0.0 else 0.0 for a in h]
+        h = [
+            max(0.0, b + sum(map(operator.mul, h, column)))
+            for b, column in zip(self.b1, self.w1_columns, strict=True)
+        ]
+        return [self.pi_b[i] + sum(map(operator.mul, h, self.pi_columns[i])) for i in ids]
 
 
 def _matrix(shapes: dict[str, tuple[int, ...]], name: str, where: str) -> tuple[int, int]:
@@ -207,6 +353,7 @@ class _Policy:
     """A weights file, read and checked: its meta and one network per seat count."""
 
     def __init__(self, np: Any, arrays: dict[str, Any], where: str) -> None:
+        """``np``: NumPy, or ``None`` for networks in plain Python (``arrays`` of ``_Plain``)."""
         meta = _meta(arrays, where)
         counts = meta.get("seat_counts")
         if (
@@ -223,13 +370,15 @@ class _Policy:
         self.fingerprint = fingerprint
         self.preset = str(meta.get("preset", "?"))
         self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
-        self.networks: dict[int, _Network] = {}
+        self.networks: dict[int, _Network | _PlainNetwork] = {}
         for n in self.seat_counts:
             missing = [name for name in _LAYERS if f"{n}/{name}" not in arrays]
             if missing:
                 raise ValueError(f"{where}: no {', '.join(f'{n}/{m}' for m in missing)}")
             layers = {name: arrays[f"{n}/{name}"] for name in _LAYERS}
-            self.networks[n] = _Network(np, layers, n, where)
+            self.networks[n] = (
+                _PlainNetwork(layers, n, where) if np is None else _Network(np, layers, n, where)
+            )
         hidden = meta.get("hidden")
         if hidden is not None:
             for n, net in self.networks.items():
@@ -310,10 +459,12 @@ _CACHE: dict[str, tuple[object, _Policy]] = {}
 
 
 def _load(weights: str | os.PathLike[str] | None) -> _Policy:
-    np = _numpy()
+    np = None if _plain_python() else _numpy()
+    backend = "plain " if np is None else ""  # each backend keeps its own networks
     stamp: object
     if weights is None:
-        key = where = f"allegra_rules/{SHIPPED_WEIGHTS}"
+        where = f"allegra_rules/{SHIPPED_WEIGHTS}"
+        key = backend + where
         stamp = None
         cached = _CACHE.get(key)
         if cached is not None:
@@ -330,13 +481,18 @@ def _load(weights: str | os.PathLike[str] | None) -> _Policy:
             raise ValueError(f"weights must be None or a file path; got {type(weights).__name__}")
         path = Path(weights)
         info = path.stat()  # FileNotFoundError names the path
-        key = str(path.resolve())
+        key = backend + str(path.resolve())
         where = str(weights)
         stamp = (info.st_mtime_ns, info.st_size)
         cached = _CACHE.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         source = path
+    if np is None:
+        raw = source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
+        policy = _Policy(None, dict(_read_npz(raw, where)), where)
+        _CACHE[key] = (stamp, policy)
+        return policy
     try:
         with np.load(source, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
@@ -422,10 +578,8 @@ class PolicyBot:
         legal = view.legal_actions
         if len(legal) <= 1:
             return legal, [0.0] * len(legal)
-        logits = network.logits(policy.encoder(config, n).features(view))
         ids = [network.action_id(action) for action in legal]
-        values: list[float] = logits[ids].tolist()
-        return legal, values
+        return legal, network.legal_logits(policy.encoder(config, n).features(view), ids)
 
     def choose(self, state: GameState) -> Action:
         """The legal action of ``state`` with the highest logit (exact ties: a seeded draw).

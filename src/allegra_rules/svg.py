@@ -36,7 +36,6 @@ class ``highlighted`` and an outline ``<rect class="highlight">``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from collections import Counter
@@ -541,6 +540,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status, 0.
     """
+    import argparse  # (here: the play page imports this module and never runs main)
+
     parser = argparse.ArgumentParser(
         prog="python -m allegra_rules.svg",
         description="Write the SVG pictures of the allegra_rules documentation.",
