@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -247,3 +248,72 @@ def test_an_unreachable_postgresql_database_is_a_clear_error(tmp_path: Path) -> 
     message = str(caught.value)
     assert "cannot connect to the PostgreSQL database 'tables' as 'someone'" in message
     assert "secret" not in message
+
+
+def _two_processes(database: Path | str) -> tuple[Any, Any, Any, Any]:
+    """Two ``Tables`` on one database (two server processes), a table, its seats' tokens."""
+    from allegra_rules.server.tables import Tables
+
+    first, second = Tables(open_store(database)), Tables(open_store(database))
+    first.store.migrate()
+    table, _ = first.create_with_token({"players": 2, "seed": 5})
+    tokens = [first.claim(table, str(seat))[1] for seat in (0, 1)]
+    return first, second, table.id, tokens
+
+
+def _finished_game() -> Any:
+    from allegra_rules import apply, legal_actions, new_game
+
+    state = new_game(2, seed=1)
+    while not state.is_terminal:
+        state = apply(state, legal_actions(state)[0])
+    return state
+
+
+def _move(tables: Any, table_id: str, tokens: list[str], count: int) -> None:
+    """``count`` moves of the persons at ``table_id``, through ``tables``."""
+    table = tables.get(table_id)
+    for _ in range(count):
+        seat = table.state.current_player
+        tables.move(
+            table, seat, {"action": table.body(seat)["legal_actions"][0], "version": table.version}
+        )
+
+
+def test_a_process_follows_the_moves_another_stored(
+    database: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Process B hears of moves process A stored: it applies them to the table it has
+    # (no stored state decoded), and its log keeps the words it had already given.
+    from allegra_rules.server import tables as tables_module
+
+    first, second, table_id, tokens = _two_processes(database)
+    try:
+        _move(first, table_id, tokens, 3)
+        seen = second.get(table_id)  # loaded: the stored state, its log replayed
+        assert seen.version == 3 and seen.body(0)["log"]
+        worded = {move.version: move for move in seen.moves}
+        _move(first, table_id, tokens, 4)
+
+        def no_decoding(*args: object) -> None:
+            raise AssertionError("the stored state was decoded")
+
+        monkeypatch.setattr(tables_module, "_row_state", no_decoding)
+        second.notified(table_id, 7)
+        mover = first.get(table_id)
+        assert seen.version == 7 and seen.state == mover.state
+        assert seen.actions == mover.actions
+        assert [m.version for m in seen.moves] == [m.version for m in mover.moves]
+        assert all(worded[m.version] is m for m in seen.moves if m.version in worded)
+        assert seen.body(1) == mover.body(1)
+        monkeypatch.undo()
+
+        # A table in memory that is not the stored one (never, but) takes the stored state.
+        _move(first, table_id, tokens, 1)
+        seen.state = _finished_game()  # the next move cannot apply to it
+        second.notified(table_id, 8)
+        assert seen.version == 8 and seen.state == first.get(table_id).state
+        assert seen.body(0) == first.get(table_id).body(0)
+    finally:
+        first.close()
+        second.close()
