@@ -699,7 +699,8 @@ def scene_records() -> dict[str, str]:
     and each scene's chain of actions back to its deal becomes a
     [`GameRecord`][allegra_rules.records.GameRecord], checked to replay to the very
     state drawn. A scene drawn from a made-up table (the round's end, every card face
-    up) has no record and gets no link.
+    up) gets the record of its ``play_from`` position instead (for the scoring
+    picture, the next round's deal).
     """
     from allegra_rules.records import GameRecord, replay
 
@@ -732,7 +733,8 @@ def scene_records() -> dict[str, str]:
     out: dict[str, str] = {}
     for scene in drawn:
         actions = []
-        state: GameState | None = scene.state
+        target = scene.state if scene.play_from is None else scene.play_from
+        state: GameState | None = target
         start = None
         while state is not None and id(state) in made and made[id(state)][0] is state:
             _, before, action, start = made[id(state)]
@@ -743,7 +745,7 @@ def scene_records() -> dict[str, str]:
         if start is None:
             continue
         record = start.with_actions(*reversed(actions))  # type: ignore[arg-type]
-        if replay(record) != scene.state or scene.state.is_terminal:
+        if replay(record) != target or target.is_terminal:
             continue
         out[scene.name] = record.to_json()
     return out

@@ -63,6 +63,10 @@ class Scene:
     """Numbers the guide's text states about this picture (checked by the tests)."""
     first: int = ADA
     """The seat drawn on top in the picture for narrow screens: the one its caption is about."""
+    play_from: GameState | None = None
+    """Where the picture's "Play from here" opens the play page when the picture is not
+    itself a position of a game (None: ``state``): the scoring picture's finished table,
+    every card face up, goes on from the next round's deal."""
 
 
 def stacked_deck(
@@ -329,6 +333,7 @@ def scenes() -> tuple[Scene, ...]:
         Scene(
             "guide-scoring.svg",
             round_end_table(g.scored),
+            play_from=g.scored,
             seats=None,
             zone_sums=True,
             piles=False,

@@ -195,6 +195,20 @@ def test_includes_and_pictures_are_ones_the_generator_writes(page: Path) -> None
     assert "](img/" not in text, "the pictures are in _generated/img/ now"
 
 
+def test_every_picture_of_the_guide_and_the_rules_can_be_played_from() -> None:
+    """Each position picture of "How to play" and of the rules opens on the play page."""
+    from allegra_rules.records import GameRecord, replay
+
+    records = gen().scene_records()
+    for page in ("how-to-play.md", "rules.md"):
+        text = (DOCS / page).read_text(encoding="utf-8")
+        for picture in re.findall(r"\]\(_generated/img/(guide-[\w.-]+)\)", text):
+            assert picture in records, (page, picture)
+    scored = next(s for s in scenes().scenes() if s.name == "guide-scoring.svg")
+    assert scored.play_from is not None
+    assert replay(GameRecord.from_json(records["guide-scoring.svg"])) == scored.play_from
+
+
 def test_the_layers_picture_is_the_contract_ci_checks() -> None:
     """The architecture page's picture names every layer of pyproject.toml's contract."""
     import tomllib
