@@ -14,10 +14,10 @@ with a fresh profile and the cache off, ``--repeat`` times. For each load:
   installed, brotli-compressed (quality 11, what a site precompresses static files
   with); the WebAssembly and the stdlib zip count as they are compressed like any
   other file;
-- **bot move**: in the page, in Pyodide, the time of each move of each bot the page
-  offers (greedy, ``search-easy``, and the learned ``policy``, which runs in plain Python
-  there) (``BrowserTable.bot_move``, both seats of two-seat games played
-  by that bot, ``--moves`` moves), p50 / p95 / max.
+- **bot move**: in the page, in Pyodide, the time of each move (``BrowserTable.bot_move``,
+  both seats of two-seat games played by that bot, ``--moves`` moves) of each bot the
+  page offers: greedy, ``search-easy`` and the learned ``policy``, which runs in plain
+  Python there; p50 / p95 / max.
 
 Goals (issue 37): the table within 5 s, at most 8 MB compressed, a bot move under 0.5 s.
 

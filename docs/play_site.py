@@ -130,13 +130,9 @@ def preloads(wheels: list[str]) -> str:
     """
     if not wheels:
         return ""
-    modules = ("pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs")
-    files = (
-        "pyodide/pyodide.asm.wasm",
-        "pyodide/python_stdlib.zip",
-        "pyodide/pyodide-lock.json",
-        *(f"wheels/{name}" for name in wheels),
-    )
+    modules = [f"pyodide/{name}" for name in PYODIDE_FILES if name.endswith(".mjs")]
+    files = [f"pyodide/{name}" for name in PYODIDE_FILES if not name.endswith(".mjs")]
+    files += [f"wheels/{name}" for name in wheels]
     return "".join(
         [f'\n<link rel="modulepreload" href="{path}">' for path in modules]
         + [f'\n<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in files]

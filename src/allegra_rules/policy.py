@@ -488,16 +488,16 @@ def _load(weights: str | os.PathLike[str] | None) -> _Policy:
         if cached is not None and cached[0] == stamp:
             return cached[1]
         source = path
+    arrays: dict[str, Any]
     if np is None:
         raw = source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
-        policy = _Policy(None, dict(_read_npz(raw, where)), where)
-        _CACHE[key] = (stamp, policy)
-        return policy
-    try:
-        with np.load(source, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, AttributeError) as exc:
-        raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
+        arrays = dict(_read_npz(raw, where))
+    else:
+        try:
+            with np.load(source, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, AttributeError) as exc:
+            raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
     policy = _Policy(np, arrays, where)
     _CACHE[key] = (stamp, policy)
     return policy

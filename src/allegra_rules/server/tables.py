@@ -290,7 +290,7 @@ def _follow(table: Table, added: list[Action]) -> bool:
             seat = state.current_player
             if seat is None:
                 return False
-            after = apply(state, action, player=seat)
+            after = apply(state, action)
             remember(moves, k, seat, state, action, after)
             state = after
     except IllegalActionError:
@@ -783,6 +783,7 @@ class Tables:
         ``row``: the table as just read, if it was.
         """
         known = table.version
+        following = row is None  # only the moves after ours are read
         if row is None:
             # The moves are never changed once stored: read only those after ours.
             row = self.store.load(table.id, actions_from=known)
@@ -791,7 +792,7 @@ class Tables:
         if row is None:  # pragma: no cover - a table is never deleted
             return
         added = [action_from_dict(a, num_players=row.num_players) for a in row.actions]
-        if not (known and row.version == known + len(added) and _follow(table, added)):
+        if not (following and row.version == known + len(added) and _follow(table, added)):
             table.state = _row_state(row, table.config)
         table.actions = table.actions[:known] + added
         table.tokens = row.seats
