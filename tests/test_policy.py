@@ -209,7 +209,8 @@ def same_view_variants(state: GameState) -> list[GameState]:
     return [v for v in hidden_variants(state) if observe(v, seat) == view]
 
 
-def test_policy_never_reads_face_down_cards_or_the_draw_pile(weights: Path) -> None:
+def test_policy_never_reads_face_down_cards_or_the_draw_pile(weights: Path, backend: str) -> None:
+    # With NumPy, and in plain Python as on the play page.
     states = _sample_states(250)
     assert {s.num_players for s in states} == {2, 3, 4, 5}
     compared = 0
