@@ -11,6 +11,11 @@ view says it is its move, POSTs a random legal action with the view's version, a
 (``--think 0``: the server's saturation) or after a random pause (``--think T``: a mean
 of T seconds, uniform over 0..2T; people take longer).
 
+The tables are shared among ``--clients C`` client processes (4 by default; table k
+is played by client k mod C), so that no single client's event loop is the queue that
+is measured, and each client's garbage collector is off while the clock runs (its full
+collections, once it has read thousands of views, paused it for up to 0.6 s).
+
 Reports moves/s; the p50 and p99 latency of a move (POST sent to answer read) and of the
 push (POST sent to the other seat's socket reading the new view); the servers' CPU time
 per move; games completed; and checks every finished game's record against the moves
@@ -30,8 +35,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
+import multiprocessing
 import os
 import random
 import socket
@@ -231,9 +238,18 @@ def percentile(values: list[float], q: float) -> float:
     return 1000 * values[min(len(values) - 1, int(len(values) * q))]
 
 
-async def run(
-    ports: list[int], pids: list[int], tables: int, max_turns: int, think: float, seed: int
+async def play_tables(
+    ports: list[int],
+    numbers: list[int],
+    max_turns: int,
+    think: float,
+    seed: int,
+    barrier: Any,
 ) -> dict[str, Any]:
+    """One client process: tables ``numbers`` (table k's seats on processes k and k+1).
+
+    Waits at ``barrier`` once every table is made and every socket open, then plays.
+    """
     clock = Clock()
     go = asyncio.Event()
     ready: list[asyncio.Event] = []
@@ -244,45 +260,103 @@ async def run(
                 max_turns, think, seed * 100_000 + k, clock, go, ready,
             )
         )
-        for k in range(tables)
+        for k in numbers
     ]  # fmt: skip
     # Every table made and every socket open before the clock starts.
-    while len(ready) < 2 * tables or not all(e.is_set() for e in ready):
+    while len(ready) < 2 * len(numbers) or not all(e.is_set() for e in ready):
         await asyncio.sleep(0.05)
-    cpu_before = sum(cpu_seconds(pid) for pid in pids)
-    start = time.perf_counter()
+    await asyncio.to_thread(barrier.wait)
+    # The client's own garbage collector stays out of the measured window: its full
+    # collections (hundreds of ms once it has read thousands of views) would be
+    # counted as the servers' latency.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     clock.measuring = True
     go.set()
-    results = await asyncio.gather(*games)
-    wall = time.perf_counter() - start
-    server_cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+    try:
+        results = await asyncio.gather(*games)
+    finally:
+        gc.enable()
+        gc.unfreeze()
     moves = lost = extra = 0
     for result in results:
         m, lo, ex = check(result)
         moves += m
         lost += lo
         extra += ex
-    clock.moves.sort()
-    clock.pushes.sort()
+    return {
+        "games": len(results), "moves": moves, "lost": lost, "applied_twice": extra,
+        "move_latencies": clock.moves, "push_latencies": clock.pushes,
+    }  # fmt: skip
+
+
+def client(
+    ports: list[int],
+    numbers: list[int],
+    max_turns: int,
+    think: float,
+    seed: int,
+    barrier: Any,
+    answers: Any,
+) -> None:
+    """A client process's body: ``play_tables``, its result put on ``answers``."""
+    answers.put(asyncio.run(play_tables(ports, numbers, max_turns, think, seed, barrier)))
+
+
+def run(
+    ports: list[int],
+    pids: list[int],
+    tables: int,
+    max_turns: int,
+    think: float,
+    seed: int,
+    clients: int,
+) -> dict[str, Any]:
+    """Play ``tables`` tables from ``clients`` client processes; the run's figures."""
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(clients + 1)
+    answers = context.Queue()
+    workers = [
+        context.Process(
+            target=client,
+            args=(ports, list(range(i, tables, clients)), max_turns, think, seed, barrier, answers),
+        )
+        for i in range(clients)
+    ]
+    for worker in workers:
+        worker.start()
+    barrier.wait(timeout=1800)
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
+    start = time.perf_counter()
+    parts = [answers.get(timeout=7200) for _ in workers]
+    wall = time.perf_counter() - start
+    server_cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+    for worker in workers:
+        worker.join(timeout=60)
+    moves = sum(p["moves"] for p in parts)
+    move_latencies = sorted(x for p in parts for x in p["move_latencies"])
+    push_latencies = sorted(x for p in parts for x in p["push_latencies"])
     return {
         "processes": len(ports),
+        "clients": clients,
         "tables": tables,
         "think_s": think,
-        "games_completed": len(results),
+        "games_completed": sum(p["games"] for p in parts),
         "moves": moves,
         "seconds": wall,
         "moves_per_s": moves / wall,
-        "move_p50_ms": percentile(clock.moves, 0.50),
-        "move_p99_ms": percentile(clock.moves, 0.99),
-        "move_max_ms": 1000 * clock.moves[-1],
-        "push_p50_ms": percentile(clock.pushes, 0.50),
-        "push_p99_ms": percentile(clock.pushes, 0.99),
-        "push_max_ms": 1000 * clock.pushes[-1],
-        "pushes": len(clock.pushes),
+        "move_p50_ms": percentile(move_latencies, 0.50),
+        "move_p99_ms": percentile(move_latencies, 0.99),
+        "move_max_ms": 1000 * move_latencies[-1],
+        "push_p50_ms": percentile(push_latencies, 0.50),
+        "push_p99_ms": percentile(push_latencies, 0.99),
+        "push_max_ms": 1000 * push_latencies[-1],
+        "pushes": len(push_latencies),
         "server_cpu_ms_per_move": 1000 * server_cpu / max(1, moves),
         "load_average": os.getloadavg()[0],
-        "lost": lost,
-        "applied_twice": extra,
+        "lost": sum(p["lost"] for p in parts),
+        "applied_twice": sum(p["applied_twice"] for p in parts),
     }
 
 
@@ -354,6 +428,12 @@ def main() -> None:
         default=0.0,
         help="mean seconds a client waits before each move (uniform 0..2x); 0: none",
     )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=4,
+        help="client processes the tables are shared among (table k: client k mod N)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every run here")
     args = parser.parse_args()
     if args.store == "sqlite" and args.processes != [1]:
@@ -369,12 +449,11 @@ def main() -> None:
                     where = fresh()
                     servers = [start_server(where) for _ in range(processes)]
                     try:
-                        result = asyncio.run(
-                            run(
-                                [port for _, port in servers],
-                                [process.pid for process, _ in servers],
-                                n, args.max_turns, args.think, seed=r * 1000 + n,
-                            )
+                        result = run(
+                            [port for _, port in servers],
+                            [process.pid for process, _ in servers],
+                            n, args.max_turns, args.think, seed=r * 1000 + n,
+                            clients=args.clients,
                         )  # fmt: skip
                     finally:
                         for process, _ in servers:
