@@ -291,17 +291,9 @@ async def play_tables(
     }  # fmt: skip
 
 
-def client(
-    ports: list[int],
-    numbers: list[int],
-    max_turns: int,
-    think: float,
-    seed: int,
-    barrier: Any,
-    answers: Any,
-) -> None:
-    """A client process's body: ``play_tables``, its result put on ``answers``."""
-    answers.put(asyncio.run(play_tables(ports, numbers, max_turns, think, seed, barrier)))
+def client(answers: Any, *arguments: Any) -> None:
+    """A client process's body: ``play_tables(*arguments)``, its result put on ``answers``."""
+    answers.put(asyncio.run(play_tables(*arguments)))
 
 
 def run(
@@ -320,7 +312,7 @@ def run(
     workers = [
         context.Process(
             target=client,
-            args=(ports, list(range(i, tables, clients)), max_turns, think, seed, barrier, answers),
+            args=(answers, ports, list(range(i, tables, clients)), max_turns, think, seed, barrier),
         )
         for i in range(clients)
     ]
