@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -185,6 +186,42 @@ def test_a_resumed_run_ends_with_the_weights_of_an_unbroken_one(tmp_path: Path) 
     for key in r:
         if key != "meta":
             np.testing.assert_array_equal(r[key], s[key])
+
+
+def _moved(before: object, after: object) -> list[bool]:
+    """For every weight array of ``before``, whether ``after`` differs in it."""
+    pairs = zip(jax.tree_util.tree_leaves(before), jax.tree_util.tree_leaves(after), strict=True)
+    return [not np.array_equal(np.asarray(a), np.asarray(b)) for a, b in pairs]
+
+
+def test_the_critic_updates_move_the_value_head_alone() -> None:
+    tr = trainer(2, dataclasses.replace(TINY, critic_updates=2))
+    start = tr.init(jax.random.key(7))
+    fitted, _ = tr.run(start, 2)
+    held = ("hidden_0", "hidden_1", "policy")
+    for name in held:
+        assert not any(_moved(start.params["params"][name], fitted.params["params"][name])), name
+    assert all(_moved(start.params["params"]["value"], fitted.params["params"]["value"]))
+    # The next update is an ordinary one: the policy and the shared layers move too.
+    after, _ = tr.run(fitted, 1)
+    for name in held:
+        assert any(_moved(fitted.params["params"][name], after.params["params"][name])), name
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--critic-updates", "-1"], "--critic-updates must be 0 or more; got -1"),
+        (["--imitate", "-3"], "--imitate must be 0 or more; got -3"),
+        (["--num-envs", "12"], "--num-envs must be a multiple of 8, at least 8; got 12"),
+        (["--seats", "7"], "--seats must be 2..6; got [7]"),
+    ],
+)
+def test_train_refuses_wrong_options_with_the_reason(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "--updates", "1", *arguments]) == 2
+    assert message in capsys.readouterr().err
 
 
 def _agreement(players: int, params: object, tables: State, key: jax.Array) -> float:

@@ -65,6 +65,12 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="supervised steps a seat count imitating GreedyBot before PPO (0: none; default 6000)",
     )
     p.add_argument("--imitate-lr", type=float, default=1e-3, help="imitation's rate (1e-3)")
+    p.add_argument(
+        "--critic-updates",
+        type=int,
+        default=0,
+        help="first PPO updates that fit the value head alone, the policy held still (0)",
+    )
     p.add_argument("--horizon", type=int, default=2000, help="learning-rate schedule's updates")
     p.add_argument("--out", type=Path, default=None, help="the weights file to write")
     p.add_argument("--checkpoint", type=Path, default=None, help="checkpoint directory")
@@ -85,6 +91,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         raise UsageError("--resume needs --checkpoint DIR")
     if args.imitate is not None and args.imitate < 0:
         raise UsageError(f"--imitate must be 0 or more; got {args.imitate}")
+    if args.critic_updates < 0:
+        raise UsageError(f"--critic-updates must be 0 or more; got {args.critic_updates}")
     if args.num_envs < 8 or args.num_envs % 8:
         raise UsageError(f"--num-envs must be a multiple of 8, at least 8; got {args.num_envs}")
     try:
@@ -113,6 +121,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         total_updates=args.horizon,
         eval_envs=args.eval_envs,
         imitate_lr=args.imitate_lr,
+        critic_updates=args.critic_updates,
     )
     command = " ".join([PROG, *map(shlex.quote, sys.argv[1:])]) if sys.argv else PROG
     options = TrainOptions(

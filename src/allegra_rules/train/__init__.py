@@ -13,6 +13,8 @@ the command runs).
 Before PPO, an imitation warm start (``TrainOptions.imitate`` steps, ``--imitate``)
 trains the network with masked cross-entropy towards GreedyBot's action at tables where
 every seat plays GreedyBot's rule, so PPO starts from a policy close to GreedyBot.
+``PPOConfig.critic_updates`` (``--critic-updates``) then holds that policy still for
+PPO's first updates while the value head alone is fitted.
 
 Examples:
     >>> from allegra_rules.train import PPOConfig, TrainOptions

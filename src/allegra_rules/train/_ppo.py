@@ -15,6 +15,10 @@ features ``Encoder`` vector of the acting seat's view) and nothing else.
 Reward: the engine's scaled round rewards of the learner's seat (a game's rewards add up
 to its final total mapped onto ``[+1, -1]``) plus ``win_bonus`` at the end of a game the
 learner wins (the lowest total, ties included).
+
+The first ``critic_updates`` updates of a run fit the value head alone: the gradients of
+every other weight are zeroed, so the policy that plays (the imitation warm start's, say)
+is held still until its critic has learnt what its positions are worth.
 """
 
 from __future__ import annotations
@@ -61,6 +65,11 @@ class PPOConfig:
         total_updates: the horizon of the learning-rate schedule.
         eval_envs: games of the evaluation against GreedyBot's rule.
         imitate_lr: Adam's learning rate of the imitation warm start.
+        critic_updates: the first PPO updates of a run, in which the value head alone
+            learns (the policy's loss and entropy bonus move nothing; the shared layers
+            and the policy's weights stay as they were), so that PPO's first policy
+            steps are taken with a fitted critic rather than the one left by the
+            imitation warm start, which never trains it.
     """
 
     num_envs: int = 512
@@ -83,6 +92,7 @@ class PPOConfig:
     total_updates: int = 2000
     eval_envs: int = 512
     imitate_lr: float = 1e-3
+    critic_updates: int = 0
 
 
 class PolicyNetwork(nn.Module):
@@ -106,6 +116,17 @@ class PolicyNetwork(nn.Module):
 def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
     """``logits`` with the illegal ids set very low."""
     return jnp.where(mask, logits, _NEG)
+
+
+def value_head_only(grads: Any, policy_on: jax.Array) -> Any:
+    """``grads`` with every leaf outside the value head scaled by ``policy_on`` (0 or 1)."""
+
+    def scale(path: tuple[Any, ...], g: jax.Array) -> jax.Array:
+        if any(getattr(k, "key", None) == "value" for k in path):
+            return g
+        return g * policy_on
+
+    return jax.tree_util.tree_map_with_path(scale, grads)
 
 
 def learner_input(state: State) -> jax.Array:
@@ -333,6 +354,7 @@ class Trainer:
         total = cfg.num_steps * cfg.num_envs
         flat = jax.tree_util.tree_map(lambda x: x.reshape(total, *x.shape[2:]), flat)
         grad_fn = jax.value_and_grad(self._loss, has_aux=True)
+        policy_on = (ts.update >= cfg.critic_updates).astype(F32)
 
         def epoch(carry: tuple[Any, Any], k: jax.Array) -> tuple[tuple[Any, Any], jax.Array]:
             perm = jax.random.permutation(k, total)
@@ -345,6 +367,7 @@ class Trainer:
             ) -> tuple[tuple[Any, Any], jax.Array]:
                 params, opt_state = c
                 (_, entropy), grads = grad_fn(params, batch)
+                grads = value_head_only(grads, policy_on)
                 updates, opt_state = self.optimizer.update(grads, opt_state, params)
                 return (optax.apply_updates(params, updates), opt_state), entropy
 
@@ -484,4 +507,5 @@ __all__ = [
     "learner_input",
     "masked_logits",
     "trainer",
+    "value_head_only",
 ]
