@@ -224,6 +224,42 @@ def test_train_refuses_wrong_options_with_the_reason(
     assert message in capsys.readouterr().err
 
 
+def test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume(
+    tmp_path: Path,
+) -> None:
+    # A network big enough to win a game now and then, so that the win rates differ.
+    ppo = dataclasses.replace(TINY, eval_envs=64, hidden=(32, 32))
+    base = {"seats": (2,), "ppo": ppo, "seed": 2, "chunk": 1, "command": "x"}
+    base |= {"imitate": 200, "imitate_chunk": 200, "keep_best": True}
+    kept = train(
+        TrainOptions(**base, updates=4, out=tmp_path / "k.npz", history=tmp_path / "h.json")  # type: ignore[arg-type]
+    )
+    history = json.loads((tmp_path / "h.json").read_text())
+    rates = [point["win_rate"]["2"] for point in history]
+    best = history[rates.index(max(rates))]["updates"]  # the first of the best
+    # This seed's run is one where the kept network is neither the first nor the last.
+    assert best not in (0, 4), rates
+    meta = json.loads(str(_load(tmp_path / "k.npz")["meta"]))
+    assert meta["keep_best"] is True
+    assert meta["kept"] == {"2": {"updates": best, "win_rate": max(rates)}} == kept.kept
+    assert meta["win_rate_vs_greedy"] == {"2": max(rates)}
+    # The same run stopped at that update writes the same weights.
+    train(TrainOptions(**{**base, "keep_best": False}, updates=best, out=tmp_path / "s.npz"))  # type: ignore[arg-type]
+    # A run broken off after one update and resumed keeps the same network.
+    train(TrainOptions(**base, updates=1, checkpoint=tmp_path / "c"))  # type: ignore[arg-type]
+    train(
+        TrainOptions(
+            **base, updates=4, checkpoint=tmp_path / "c", resume=True, out=tmp_path / "r.npz"
+        )  # type: ignore[arg-type]
+    )
+    k, s, r = (_load(tmp_path / f"{name}.npz") for name in ("k", "s", "r"))
+    assert json.loads(str(r["meta"]))["kept"] == meta["kept"]
+    for key in k:
+        if key != "meta":
+            np.testing.assert_array_equal(k[key], s[key])
+            np.testing.assert_array_equal(k[key], r[key])
+
+
 def _agreement(players: int, params: object, tables: State, key: jax.Array) -> float:
     """How often the network's greedy choice is GreedyBot's rule's at ``tables``."""
     tr = trainer(players, TINY)

@@ -71,6 +71,11 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         default=0,
         help="first PPO updates that fit the value head alone, the policy held still (0)",
     )
+    p.add_argument(
+        "--keep-best",
+        action="store_true",
+        help="write each seat count's best evaluated network, not the last one",
+    )
     p.add_argument("--horizon", type=int, default=2000, help="learning-rate schedule's updates")
     p.add_argument("--out", type=Path, default=None, help="the weights file to write")
     p.add_argument("--checkpoint", type=Path, default=None, help="checkpoint directory")
@@ -138,6 +143,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         history=args.history,
         command=command,
         imitate=IMITATE_STEPS if args.imitate is None else args.imitate,
+        keep_best=args.keep_best,
     )
     report, close = _progress(args, sys.stderr)
     try:
@@ -150,6 +156,12 @@ def run_train_command(args: argparse.Namespace) -> int:
         f"{warm}{result.updates} updates, {result.env_steps} engine steps in {result.minutes:.1f} "
         f"minutes; win rate against GreedyBot: {rates}"
     )
+    if args.keep_best:
+        chosen = ", ".join(
+            f"{n} seats from update {int(k['updates'])} ({100 * k['win_rate']:.1f} %)"
+            for n, k in result.kept.items()
+        )
+        print(f"kept: {chosen}")
     if args.out is not None:
         print(f"weights: {args.out} ({result.size} bytes)")
     for label, path in (("history", args.history), ("curve", args.curve)):

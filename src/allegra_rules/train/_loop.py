@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import numpy as np
 
 from allegra_rules.presets import preset
 from allegra_rules.train._export import (
@@ -45,6 +46,11 @@ class TrainOptions:
         imitate: supervised steps per seat count of the imitation warm start before PPO
             (0: none; skipped on ``resume``, the checkpoint holds its result).
         imitate_chunk: imitation steps between two progress reports.
+        keep_best: write, per seat count, the evaluated network (the warm start's
+            included) with the highest win rate against GreedyBot's rule instead of the
+            last one; a tie keeps the earlier. The weights file's ``meta["kept"]`` says
+            which update each network is from. Checkpoints carry the kept networks, so a
+            resumed run keeps the same ones.
     """
 
     seats: tuple[int, ...] = (2, 4)
@@ -61,13 +67,16 @@ class TrainOptions:
     command: str = "allegra-rules train"
     imitate: int = IMITATE_STEPS
     imitate_chunk: int = 500
+    keep_best: bool = False
 
 
 @dataclasses.dataclass
 class TrainResult:
     """What a run did: updates per seat count, engine steps, minutes, last win rates.
 
-    ``imitated`` is the imitation warm start's steps per seat count (0: none).
+    ``imitated`` is the imitation warm start's steps per seat count (0: none). ``params``
+    are the networks written (with ``keep_best``, the kept ones); ``kept`` says, per seat
+    count, the update and win rate of each (without ``keep_best``: the last evaluation).
     """
 
     updates: int
@@ -78,6 +87,45 @@ class TrainResult:
     params: dict[int, Any]
     size: int | None = None
     imitated: int = 0
+    kept: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
+
+
+class _Kept:
+    """Per seat count, the best evaluated network so far (``keep_best``)."""
+
+    def __init__(self) -> None:
+        self.win: dict[int, float] = {}
+        self.updates: dict[int, int] = {}
+        self.params: dict[int, Any] = {}
+
+    def offer(self, n: int, win: float, updates: int, params: Any) -> None:
+        """Keep ``params`` if ``win`` beats the kept one (a tie keeps the earlier)."""
+        if n not in self.win or win > self.win[n]:
+            self.win[n], self.updates[n] = win, updates
+            self.params[n] = jax.tree_util.tree_map(np.asarray, params)
+
+    def to_extra(self) -> dict[str, Any]:
+        """The kept networks as a checkpoint's plain data."""
+        return {
+            str(n): {
+                "win": self.win[n],
+                "updates": self.updates[n],
+                "leaves": jax.tree_util.tree_leaves(self.params[n]),
+            }
+            for n in self.win
+        }
+
+    def load(self, saved: dict[str, Any], templates: dict[int, Any]) -> None:
+        """Restore what ``to_extra`` saved, shaped as ``templates`` (params per seat count)."""
+        for key, item in saved.items():
+            n = int(key)
+            tree = jax.tree_util.tree_structure(templates[n])
+            self.win[n], self.updates[n] = float(item["win"]), int(item["updates"])
+            self.params[n] = jax.tree_util.tree_unflatten(tree, list(item["leaves"]))
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        """``{seats: {"updates": u, "win_rate": w}}``."""
+        return {str(n): {"updates": self.updates[n], "win_rate": self.win[n]} for n in self.win}
 
 
 def train(
@@ -101,6 +149,7 @@ def train(
     states = {n: trainers[n].init(keys[i]) for i, n in enumerate(options.seats)}
     done, env_steps, minutes, imitated = 0, 0, 0.0, 0
     history: list[dict[str, Any]] = []
+    kept = _Kept()
     if options.resume:
         if options.checkpoint is None:
             raise ValueError("resume needs a checkpoint directory")
@@ -108,6 +157,7 @@ def train(
         done, env_steps = int(extra["updates"]), int(extra["env_steps"])
         minutes, history = float(extra["minutes"]), list(extra["history"])
         imitated = int(extra.get("imitated", 0))
+        kept.load(extra.get("kept", {}), {n: s.params for n, s in states.items()})
     start = time.monotonic() - minutes * 60
     win: dict[str, float] = dict(history[-1]["win_rate"]) if history else {}
     if options.imitate > 0 and not options.resume:
@@ -116,6 +166,8 @@ def train(
             options, trainers, states, imitation_keys, eval_key, start, history, report
         )
         minutes = (time.monotonic() - start) / 60
+        for n in options.seats:
+            kept.offer(n, win[str(n)], 0, states[n].params)
         if options.checkpoint is not None:
             save_checkpoint(
                 options.checkpoint,
@@ -126,6 +178,7 @@ def train(
                     "minutes": minutes,
                     "history": history,
                     "imitated": imitated,
+                    "kept": kept.to_extra(),
                 },
             )
     while True:
@@ -150,6 +203,8 @@ def train(
         history.append(
             {"phase": "ppo", "minutes": round(minutes, 3), "updates": done, "win_rate": win}
         )
+        for n in options.seats:
+            kept.offer(n, win[str(n)], done, states[n].params)
         if options.checkpoint is not None:
             save_checkpoint(
                 options.checkpoint,
@@ -160,6 +215,7 @@ def train(
                     "minutes": minutes,
                     "history": history,
                     "imitated": imitated,
+                    "kept": kept.to_extra(),
                 },
             )
         _write_curves(options, history)
@@ -176,8 +232,15 @@ def train(
                     "agreement": {},
                 }
             )
-    params = {n: states[n].params for n in options.seats}
-    result = TrainResult(done, env_steps, minutes, win, history, params, imitated=imitated)
+    if options.keep_best and kept.win:
+        params = {n: kept.params.get(n, states[n].params) for n in options.seats}
+        chosen = kept.summary()
+    else:
+        params = {n: states[n].params for n in options.seats}
+        chosen = {n: {"updates": done, "win_rate": w} for n, w in win.items()}
+    result = TrainResult(
+        done, env_steps, minutes, win, history, params, imitated=imitated, kept=chosen
+    )
     if options.out is not None:
         result.size = write_weights(options.out, params, weights_meta(options, result, trainers))
     return result
@@ -280,7 +343,9 @@ def weights_meta(
         "env_steps": result.env_steps,
         "minutes": round(result.minutes, 3),
         "package_version": allegra_rules.__version__,
-        "win_rate_vs_greedy": result.win_rate,
+        "win_rate_vs_greedy": {n: k["win_rate"] for n, k in result.kept.items()},
+        "kept": result.kept,
+        "keep_best": options.keep_best,
         "obs_size": {str(n): t.obs_size for n, t in trainers.items()},
         "ppo": dataclasses.asdict(options.ppo),
     }
