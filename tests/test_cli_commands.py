@@ -623,6 +623,10 @@ _LAST_OUTPUT: list[str] = []
 """What the last ``_interrupt_play`` wrote to standard output."""
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_play(
     wait: float = 0.0, *, at_prompt: bool = True, extra: tuple[str, ...] = (), typed: bytes = b""
 ) -> tuple[int, str]:
@@ -639,6 +643,10 @@ def _interrupt_play(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # As from a terminal: Ctrl-C's default action, even when this test run ignores
+        # SIGINT (a background job of a shell without job control), which the child
+        # would inherit and rightly keep ignoring.
+        preexec_fn=_sigint_default,
     )
     assert proc.stdout is not None and proc.stdin is not None
     seen = b""
