@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 import random
 import sys
 from pathlib import Path
@@ -175,6 +176,9 @@ def test_a_resumed_run_ends_with_the_weights_of_an_unbroken_one(tmp_path: Path) 
         "imitate_chunk": 25,
     }
     train(TrainOptions(**base, updates=1, checkpoint=tmp_path / "c"))  # type: ignore[arg-type]
+    # Without keep_best, no candidate network is copied into the checkpoint.
+    with (tmp_path / "c" / "checkpoint.pkl").open("rb") as f:
+        assert pickle.load(f)["extra"]["kept"] == {}
     resumed = train(
         TrainOptions(
             **base, updates=2, checkpoint=tmp_path / "c", resume=True, out=tmp_path / "r.npz"

@@ -90,29 +90,35 @@ class TrainResult:
     kept: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Best:
+    """One seat count's best evaluated network: its win rate, update and weights."""
+
+    win: float
+    updates: int
+    params: Any
+
+
 class _Kept:
     """Per seat count, the best evaluated network so far (``keep_best``)."""
 
     def __init__(self) -> None:
-        self.win: dict[int, float] = {}
-        self.updates: dict[int, int] = {}
-        self.params: dict[int, Any] = {}
+        self.best: dict[int, _Best] = {}
 
     def offer(self, n: int, win: float, updates: int, params: Any) -> None:
         """Keep ``params`` if ``win`` beats the kept one (a tie keeps the earlier)."""
-        if n not in self.win or win > self.win[n]:
-            self.win[n], self.updates[n] = win, updates
-            self.params[n] = jax.tree_util.tree_map(np.asarray, params)
+        if n not in self.best or win > self.best[n].win:
+            self.best[n] = _Best(win, updates, jax.tree_util.tree_map(np.asarray, params))
 
     def to_extra(self) -> dict[str, Any]:
         """The kept networks as a checkpoint's plain data."""
         return {
             str(n): {
-                "win": self.win[n],
-                "updates": self.updates[n],
-                "leaves": jax.tree_util.tree_leaves(self.params[n]),
+                "win": b.win,
+                "updates": b.updates,
+                "leaves": jax.tree_util.tree_leaves(b.params),
             }
-            for n in self.win
+            for n, b in self.best.items()
         }
 
     def load(self, saved: dict[str, Any], templates: dict[int, Any]) -> None:
@@ -120,12 +126,12 @@ class _Kept:
         for key, item in saved.items():
             n = int(key)
             tree = jax.tree_util.tree_structure(templates[n])
-            self.win[n], self.updates[n] = float(item["win"]), int(item["updates"])
-            self.params[n] = jax.tree_util.tree_unflatten(tree, list(item["leaves"]))
+            params = jax.tree_util.tree_unflatten(tree, list(item["leaves"]))
+            self.best[n] = _Best(float(item["win"]), int(item["updates"]), params)
 
     def summary(self) -> dict[str, dict[str, float]]:
         """``{seats: {"updates": u, "win_rate": w}}``."""
-        return {str(n): {"updates": self.updates[n], "win_rate": self.win[n]} for n in self.win}
+        return {str(n): {"updates": b.updates, "win_rate": b.win} for n, b in self.best.items()}
 
 
 def train(
@@ -166,21 +172,10 @@ def train(
             options, trainers, states, imitation_keys, eval_key, start, history, report
         )
         minutes = (time.monotonic() - start) / 60
-        for n in options.seats:
-            kept.offer(n, win[str(n)], 0, states[n].params)
-        if options.checkpoint is not None:
-            save_checkpoint(
-                options.checkpoint,
-                states,
-                {
-                    "updates": 0,
-                    "env_steps": env_steps,
-                    "minutes": minutes,
-                    "history": history,
-                    "imitated": imitated,
-                    "kept": kept.to_extra(),
-                },
-            )
+        if options.keep_best:
+            for n in options.seats:
+                kept.offer(n, win[str(n)], 0, states[n].params)
+        _save(options, states, 0, env_steps, minutes, history, imitated, kept)
     while True:
         left = None if options.updates is None else options.updates - done
         if left is not None and left <= 0:
@@ -203,21 +198,10 @@ def train(
         history.append(
             {"phase": "ppo", "minutes": round(minutes, 3), "updates": done, "win_rate": win}
         )
-        for n in options.seats:
-            kept.offer(n, win[str(n)], done, states[n].params)
-        if options.checkpoint is not None:
-            save_checkpoint(
-                options.checkpoint,
-                states,
-                {
-                    "updates": done,
-                    "env_steps": env_steps,
-                    "minutes": minutes,
-                    "history": history,
-                    "imitated": imitated,
-                    "kept": kept.to_extra(),
-                },
-            )
+        if options.keep_best:
+            for n in options.seats:
+                kept.offer(n, win[str(n)], done, states[n].params)
+        _save(options, states, done, env_steps, minutes, history, imitated, kept)
         _write_curves(options, history)
         if report is not None:
             report(
@@ -232,8 +216,10 @@ def train(
                     "agreement": {},
                 }
             )
-    if options.keep_best and kept.win:
-        params = {n: kept.params.get(n, states[n].params) for n in options.seats}
+    if options.keep_best and kept.best:
+        params = {
+            n: kept.best[n].params if n in kept.best else states[n].params for n in options.seats
+        }
         chosen = kept.summary()
     else:
         params = {n: states[n].params for n in options.seats}
@@ -244,6 +230,30 @@ def train(
     if options.out is not None:
         result.size = write_weights(options.out, params, weights_meta(options, result, trainers))
     return result
+
+
+def _save(
+    options: TrainOptions,
+    states: dict[int, TrainState],
+    updates: int,
+    env_steps: int,
+    minutes: float,
+    history: list[dict[str, Any]],
+    imitated: int,
+    kept: _Kept,
+) -> None:
+    """Write a checkpoint, if ``options`` name a directory (the kept networks with it)."""
+    if options.checkpoint is None:
+        return
+    extra = {
+        "updates": updates,
+        "env_steps": env_steps,
+        "minutes": minutes,
+        "history": history,
+        "imitated": imitated,
+        "kept": kept.to_extra(),
+    }
+    save_checkpoint(options.checkpoint, states, extra)
 
 
 def _imitate(

@@ -367,7 +367,8 @@ class Trainer:
             ) -> tuple[tuple[Any, Any], jax.Array]:
                 params, opt_state = c
                 (_, entropy), grads = grad_fn(params, batch)
-                grads = value_head_only(grads, policy_on)
+                if cfg.critic_updates:
+                    grads = value_head_only(grads, policy_on)
                 updates, opt_state = self.optimizer.update(grads, opt_state, params)
                 return (optax.apply_updates(params, updates), opt_state), entropy
 
