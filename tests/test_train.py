@@ -305,3 +305,26 @@ def test_train_without_the_extra_names_the_install(
     monkeypatch.setitem(sys.modules, "allegra_rules.train", None)
     assert main(["train", "--updates", "1"]) == 1
     assert 'pip install ".[train]"' in capsys.readouterr().err
+
+
+def test_the_curve_draws_each_seat_counts_par_in_its_colour() -> None:
+    from xml.etree import ElementTree
+
+    from allegra_rules.train._export import curve_svg
+
+    history = [
+        {"minutes": 1.0, "win_rate": {"2": 0.4, "4": 0.1}},
+        {"minutes": 2.0, "win_rate": {"2": 0.7, "4": 0.2}},
+    ]
+    root = ElementTree.fromstring(curve_svg(history))
+    ns = "{http://www.w3.org/2000/svg}"
+    dashed = [e for e in root.iter(f"{ns}line") if e.get("stroke-dasharray")]
+    lines = {e.get("stroke"): float(e.get("y1", "nan")) for e in dashed}
+    colours = {e.get("stroke") for e in root.iter(f"{ns}polyline")}  # a line a seat count
+    assert len(dashed) == 2 and set(lines) == set(colours)
+    labels = {e.text: e.get("fill") for e in root.iter(f"{ns}text")}
+    top, bottom = 24, 360 - 44  # the plot's edges: a win rate v is at top + (1 - v) * height
+    for n, par in ((2, 0.5), (4, 0.25)):
+        colour = labels[f"par, {n} seats"]
+        assert colour == labels[f"{n} seats"]
+        assert lines[colour] == pytest.approx(top + (bottom - top) * (1 - par), abs=0.1)

@@ -79,8 +79,8 @@ _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 def curve_svg(history: list[dict[str, Any]]) -> str:
     """The learning curve: win rate against GreedyBot by minutes, one line per seat count.
 
-    ``history`` holds ``{"minutes": m, "win_rate": {"2": x, "4": y}}`` points; the dashed
-    line is the 50 % par.
+    ``history`` holds ``{"minutes": m, "win_rate": {"2": x, "4": y}}`` points. Each seat
+    count's par, a fair share of the wins (``1 / seats``), is a dashed line in its colour.
     """
     width, height = 640, 360
     left, right, top, bottom = 56, 110, 24, 44
@@ -110,11 +110,16 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
         m = most * i / 4
         out.append(f'<text x="{x(m):.1f}" y="{top + ph + 16}" text-anchor="middle">{m:.0f}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">minutes</text>')
-    par = f'<line x1="{left}" y1="{y(0.5):.1f}" x2="{left + pw}" y2="{y(0.5):.1f}" '
-    out.append(par + 'stroke="#555" stroke-dasharray="6 4"/>')
-    out.append(f'<text x="{left + pw + 6}" y="{y(0.5) + 4:.1f}">50 % par</text>')
     for k, n in enumerate(seats):
         colour = _COLOURS[k % len(_COLOURS)]
+        py = y(1.0 / n)
+        out.append(
+            f'<line x1="{left}" y1="{py:.1f}" x2="{left + pw}" y2="{py:.1f}" '
+            f'stroke="{colour}" stroke-opacity="0.6" stroke-dasharray="6 4"/>'
+        )
+        out.append(
+            f'<text x="{left + pw + 6}" y="{py + 4:.1f}" fill="{colour}">par, {n} seats</text>'
+        )
         points = [
             (x(float(p["minutes"])), y(float(p["win_rate"][str(n)])))
             for p in history
