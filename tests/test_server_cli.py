@@ -53,3 +53,47 @@ def test_serve_on_postgresql_without_psycopg_says_how_to_install_it(
     assert main(["serve", "--port", "8123", "--database", "postgresql://a@127.0.0.1/b"]) == 1
     err = capsys.readouterr().err
     assert "the server needs the extra 'server' (psycopg is missing)" in err
+
+
+def _freeze_counts_while_serving(monkeypatch: pytest.MonkeyPatch, serve_app: bool) -> list[int]:
+    """Runs the application's start-up and shutdown as uvicorn would; the freeze counts."""
+    import asyncio
+    import gc
+
+    pytest.importorskip("starlette", reason="the server extra is not installed")
+    uvicorn = pytest.importorskip("uvicorn", reason="the server extra is not installed")
+    from allegra_rules.server import serve
+    from allegra_rules.server.app import create_app
+
+    counts: list[int] = []
+
+    async def lifespan(app: object) -> None:
+        counts.append(gc.get_freeze_count())
+        async with app.router.lifespan_context(app):  # type: ignore[attr-defined]
+            counts.append(gc.get_freeze_count())
+        counts.append(gc.get_freeze_count())
+
+    def run(app: object, **options: object) -> None:
+        asyncio.run(lifespan(app))
+
+    if serve_app:
+        monkeypatch.setattr(uvicorn, "run", run)
+        serve(db=":memory:")
+    else:
+        run(create_app())
+    return counts
+
+
+def test_serve_freezes_what_it_loaded_to_start_and_thaws_it_at_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before, serving, after = _freeze_counts_while_serving(monkeypatch, serve_app=True)
+    assert before == 0
+    assert serving > 10_000  # the imported modules at least
+    assert after == 0
+
+
+def test_an_embedded_application_leaves_the_collector_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _freeze_counts_while_serving(monkeypatch, serve_app=False) == [0, 0, 0]

@@ -141,6 +141,9 @@ def serve(
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
+    Each server process freezes what it loaded to start in the garbage collector's
+    permanent generation (``create_app``'s ``freeze_startup_objects``).
+
     Args:
         host: the address to listen on.
         port: the TCP port.
@@ -193,6 +196,7 @@ def serve(
         "bot_workers": bot_workers,
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,
+        "freeze_startup_objects": True,
     }
     served: Any
     if workers == 1:
