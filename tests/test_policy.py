@@ -62,11 +62,15 @@ def write_weights(
     meta: dict[str, Any] | None = None,
     drop: str | None = None,
     reshape: str | None = None,
+    eight_bit: bool = False,
 ) -> Path:
-    """A random network per seat count, in the weights file format (``policy.npz``)."""
+    """A random network per seat count, in the weights file format (``policy.npz``).
+
+    ``eight_bit``: the matrices are random int8 with random scales per column (format 2).
+    """
     rng = np.random.default_rng(seed)
     info: dict[str, Any] = {
-        "format": POLICY_FORMAT,
+        "format": POLICY_FORMAT if eight_bit else 1,
         "preset": "seeds",
         "config_fingerprint": SEEDS.fingerprint,
         "seat_counts": list(seat_counts),
@@ -93,7 +97,13 @@ def write_weights(
         for name, shape in shapes.items():
             if reshape == f"{n}/{name}":
                 shape = (shape[0] + 1, *shape[1:])
-            if drop != f"{n}/{name}":
+            if drop == f"{n}/{name}":
+                continue
+            if eight_bit and name in ("w0", "w1", "pi_w", "v_w"):
+                arrays[f"{n}/{name}"] = rng.integers(-127, 128, shape, dtype=np.int8)
+                columns = rng.uniform(0.0, scale / 40, shape[1]).astype(np.float32)
+                arrays[f"{n}/{name}_scale"] = columns
+            else:
                 arrays[f"{n}/{name}"] = (scale * rng.standard_normal(shape)).astype(dtype)
     np.savez_compressed(path, **arrays)
     return path
@@ -109,7 +119,11 @@ def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _arrays(path: Path, n: int) -> dict[str, Any]:
     with np.load(path) as data:
         names = ("w0", "b0", "w1", "b1", "pi_w", "pi_b")
-        return {k: data[f"{n}/{k}"].astype(np.float32) for k in names}
+        out = {k: data[f"{n}/{k}"].astype(np.float32) for k in names}
+        for k in ("w0", "w1", "pi_w"):  # format 2: an int8 matrix times its column scales
+            if f"{n}/{k}_scale" in data.files:
+                out[k] = out[k] * data[f"{n}/{k}_scale"][np.newaxis, :]
+        return out
 
 
 def _reference_logits(path: Path, state: GameState) -> Any:
@@ -150,7 +164,18 @@ def test_policy_plays_legal_moves_to_the_end_of_seeded_games(
     assert len(chosen) > 30
 
 
-def test_policy_plays_the_networks_best_legal_move(weights: Path) -> None:
+@pytest.fixture(scope="module")
+def weights_8bit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Random 8-bit weights (format 2) for 2 and 4 seats."""
+    return write_weights(tmp_path_factory.mktemp("policy") / "int8.npz", seed=3, eight_bit=True)
+
+
+@pytest.mark.parametrize("eight_bit", [False, True])
+def test_policy_plays_the_networks_best_legal_move(
+    weights: Path, weights_8bit: Path, eight_bit: bool
+) -> None:
+    if eight_bit:
+        weights = weights_8bit
     bot = PolicyBot(0, weights=weights)
     checked = 0
     for n, seed in ((2, 5), (4, 6)):
@@ -312,7 +337,9 @@ def test_a_finished_game_and_a_non_state_are_refused(weights: Path) -> None:
 
 
 WRONG_FILES = [
-    ({"meta": {"format": 2}}, "format 2"),
+    ({"meta": {"format": 3}}, "format 3; this version of allegra_rules reads formats 1 and 2"),
+    ({"meta": {"format": "2"}}, "format '2'"),
+    ({"meta": {"format": 1}, "eight_bit": True}, "format 1 has no 8-bit matrices"),
     ({"meta": {"seat_counts": []}}, "seat_counts"),
     ({"meta": {"hidden": [16, 13]}}, "hidden"),
     ({"drop": "4/pi_w"}, "4/pi_w"),
@@ -357,6 +384,39 @@ def test_files_that_are_not_weights_are_refused(tmp_path: Path, backend: str) ->
         PolicyBot(0, weights=nan)
 
 
+EIGHT_BIT_DAMAGE = [
+    ("no scales", "go together"),
+    ("float matrix with scales", "go together"),
+    ("scales of another shape", "2/w1_scale has shape"),
+    ("a negative scale", "float scales of 0 or more"),
+    ("integer scales", "float scales of 0 or more"),
+    ("an 8-bit bias", "2/b1 is int8"),
+]
+
+
+@pytest.mark.parametrize(("damage", "match"), EIGHT_BIT_DAMAGE)
+def test_a_damaged_8bit_file_is_refused(
+    weights_8bit: Path, tmp_path: Path, backend: str, damage: str, match: str
+) -> None:
+    with np.load(weights_8bit) as data:
+        arrays = {name: data[name] for name in data.files}
+    if damage == "no scales":
+        del arrays["2/w1_scale"]
+    elif damage == "float matrix with scales":
+        arrays["2/w1"] = arrays["2/w1"].astype(np.float16)
+    elif damage == "scales of another shape":
+        arrays["2/w1_scale"] = arrays["2/w1_scale"][:-1]
+    elif damage == "a negative scale":
+        arrays["2/w1_scale"][3] = -0.5
+    elif damage == "integer scales":
+        arrays["2/w1_scale"] = np.ones_like(arrays["2/w1_scale"], dtype=np.int8)
+    else:
+        arrays["2/b1"] = np.zeros_like(arrays["2/b1"], dtype=np.int8)
+    np.savez_compressed(tmp_path / "damaged.npz", **arrays)
+    with pytest.raises(ValueError, match=match):
+        PolicyBot(0, weights=tmp_path / "damaged.npz")
+
+
 @pytest.mark.parametrize("entry", ["fortran", "integers"])
 def test_plain_python_reads_only_what_training_writes(tmp_path: Path, entry: str) -> None:
     write_weights(tmp_path / "good.npz")
@@ -372,13 +432,14 @@ def test_plain_python_reads_only_what_training_writes(tmp_path: Path, entry: str
         policy_module._read_npz(raw, "odd.npz")
 
 
-@pytest.mark.parametrize("shipped", [False, True])
+@pytest.mark.parametrize("which", ["random", "random 8-bit", "shipped"])
 def test_the_plain_python_network_plays_as_numpy_does(
-    weights: Path, shipped: bool, monkeypatch: pytest.MonkeyPatch
+    weights: Path, weights_8bit: Path, which: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    shipped = which == "shipped"
     if shipped and not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
         pytest.skip("this installation has no shipped weights")
-    path = None if shipped else weights
+    path = None if shipped else weights_8bit if which == "random 8-bit" else weights
     with_numpy = PolicyBot(7, weights=path)
     monkeypatch.setattr(policy_module, "_plain_python", lambda: True)
     plain = PolicyBot(7, weights=path)
@@ -554,7 +615,8 @@ shipped = pytest.mark.skipif(
 def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
     assert len(_SHIPPED.read_bytes()) <= 2 * 1024 * 1024
     meta = PolicyBot(0).meta
-    assert meta["format"] == POLICY_FORMAT and meta["preset"] == "seeds"
+    assert meta["format"] == (POLICY_FORMAT if meta.get("precision") == "int8" else 1)
+    assert meta["preset"] == "seeds"
     assert meta["config_fingerprint"] == SEEDS.fingerprint
     assert {2, 4} <= set(meta["seat_counts"])
     assert meta["command"].startswith("allegra-rules train")

@@ -24,6 +24,7 @@ from allegra_rules.bots import SeatEstimate, deck_multiset
 from allegra_rules.cli import main
 from allegra_rules.encoding import KNOCK_ID, action_to_id, num_distinct_actions
 from allegra_rules.jax import Env, State
+from allegra_rules.policy import PolicyBot
 from allegra_rules.train import (
     PPOConfig,
     TrainOptions,
@@ -31,6 +32,7 @@ from allegra_rules.train import (
     greedy_scores,
     learner_input,
     train,
+    write_weights,
 )
 from allegra_rules.train._ppo import trainer
 
@@ -219,6 +221,7 @@ def test_the_critic_updates_move_the_value_head_alone() -> None:
         (["--imitate", "-3"], "--imitate must be 0 or more; got -3"),
         (["--num-envs", "12"], "--num-envs must be a multiple of 8, at least 8; got 12"),
         (["--seats", "7"], "--seats must be 2..6; got [7]"),
+        (["--precision", "int4"], "invalid choice: 'int4'"),
     ],
 )
 def test_train_refuses_wrong_options_with_the_reason(
@@ -226,6 +229,53 @@ def test_train_refuses_wrong_options_with_the_reason(
 ) -> None:
     assert main(["train", "--updates", "1", *arguments]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_8bit_weights_are_the_network_within_half_a_step_and_play_as_it_does(
+    tmp_path: Path,
+) -> None:
+    initial = trainer(2, dataclasses.replace(TINY, hidden=(64, 32))).init(jax.random.key(1)).params
+    # Weights of a trained network's size (the initial policy head is nearly zero).
+    rng = np.random.default_rng(0)
+    params = jax.tree_util.tree_map(
+        lambda x: rng.standard_normal(x.shape) / np.sqrt(x.shape[0]), initial
+    )
+    meta = {
+        "preset": "seeds",
+        "config_fingerprint": preset("seeds").fingerprint,
+        "seat_counts": [2],
+        "hidden": [64, 32],
+    }
+    sizes = {
+        precision: write_weights(tmp_path / f"{precision}.npz", {2: params}, meta, precision)
+        for precision in ("float32", "float16", "int8")
+    }
+    assert sizes["int8"] < 0.6 * sizes["float16"] < 0.6 * sizes["float32"]
+    eight = _load(tmp_path / "int8.npz")
+    assert json.loads(str(eight.pop("meta"))) == {**meta, "format": 2, "precision": "int8"}
+    layers = {"w0": "hidden_0", "w1": "hidden_1", "pi_w": "policy", "v_w": "value"}
+    for name, layer in layers.items():
+        kernel = np.asarray(params["params"][layer]["kernel"], np.float32)
+        q, scale = eight[f"2/{name}"], eight[f"2/{name}_scale"]
+        assert q.dtype == np.int8 and scale.dtype == np.float32
+        assert scale.shape == (kernel.shape[1],)
+        assert (np.abs(q).max(axis=0) == 127).all()  # each column uses the whole range
+        assert (np.abs(q * scale - kernel) <= scale / 2 + 1e-7).all()
+    float32 = PolicyBot(0, weights=tmp_path / "float32.npz")
+    int8 = PolicyBot(0, weights=tmp_path / "int8.npz")
+    assert json.loads(str(_load(tmp_path / "float16.npz")["meta"]))["format"] == 1
+    state, exact, near = new_game(2, seed=3), [], []
+    for _ in range(40):
+        if state.is_terminal:
+            break
+        legal, logits = float32._legal_logits(state)
+        exact += logits
+        near += int8._legal_logits(state)[1]
+        state = apply(state, legal[0])
+    error = np.linalg.norm(np.subtract(near, exact)) / np.linalg.norm(exact)
+    assert len(exact) > 100 and error < 0.03
+    with pytest.raises(ValueError, match="precision must be one of"):
+        TrainOptions(precision="int4")
 
 
 def test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume(

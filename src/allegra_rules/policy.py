@@ -23,7 +23,10 @@ The weights file is an ``.npz`` (``numpy.savez_compressed``): a ``meta`` entry, 
 object with ``format``, ``preset``, ``config_fingerprint``, ``seat_counts``, ``hidden`` and
 the training command that made it, and for each seat count ``n`` the arrays ``"n/w0"``,
 ``"n/b0"``, ``"n/w1"``, ``"n/b1"``, ``"n/pi_w"``, ``"n/pi_b"``, ``"n/v_w"`` and ``"n/v_b"``
-(float16 or float32). ``allegra-rules train`` writes it (the docs page "Train an agent").
+(float16 or float32). In format 2 a matrix may instead be int8 with a float32 scale per
+column, ``"n/w0_scale"`` and so on: the weight is the integer times its column's scale
+(``allegra-rules train --precision int8``, half the file). Formats 1 and 2 are both read.
+``allegra-rules train`` writes it (the docs page "Train an agent").
 
 NumPy is the only package it needs (the extra ``policy``); it is imported when the first
 ``PolicyBot`` is made, never by ``import allegra_rules``. A file's weights are read once per
@@ -79,8 +82,16 @@ __all__ = [
     "shipped_missing",
 ]
 
-POLICY_FORMAT = 1
-"""The version of the weights file's layout that this module reads (``meta["format"]``)."""
+POLICY_FORMAT = 2
+"""The newest version of the weights file's layout that this module reads (``meta["format"]``).
+
+Format 1 (float weights) is read as well; format 2 adds 8-bit matrices with a scale per
+column.
+"""
+
+_FORMATS = (1, POLICY_FORMAT)
+
+_MATRICES = ("w0", "w1", "pi_w", "v_w")
 
 SHIPPED_WEIGHTS = "data/policy.npz"
 """The shipped weights, a resource of the ``allegra_rules`` package (``weights=None``)."""
@@ -233,9 +244,12 @@ class _Network(_ActionIds):
 class _Plain:
     """An array of a weights file read without NumPy: its shape and its values, flat."""
 
-    def __init__(self, shape: tuple[int, ...], values: list[float] | str) -> None:
+    def __init__(
+        self, shape: tuple[int, ...], values: list[float] | str, int8: bool = False
+    ) -> None:
         self.shape = shape
         self.values = values
+        self.int8 = int8
 
     def __getitem__(self, index: tuple[()]) -> list[float] | str:
         if index != ():
@@ -259,14 +273,14 @@ class _Plain:
         return [values[j::width] for j in range(width)]
 
 
-_NPY_NUMBERS = {"<f2": "e", "<f4": "f", "<f8": "d"}
+_NPY_NUMBERS = {"<f2": "e", "<f4": "f", "<f8": "d", "|i1": "b"}
 
 
 def _read_npz(data: bytes, where: str) -> dict[str, _Plain]:
     """The arrays of an ``.npz`` file, read with ``zipfile`` and ``struct`` (no NumPy).
 
-    Reads what ``allegra-rules train`` writes: little-endian float16/32/64 arrays in C
-    order and the ``meta`` string (a 0-d unicode array).
+    Reads what ``allegra-rules train`` writes: little-endian float16/32/64 and int8
+    arrays in C order and the ``meta`` string (a 0-d unicode array).
 
     Raises:
         ValueError: the file is not such an ``.npz``.
@@ -305,7 +319,7 @@ def _read_npy(data: bytes) -> _Plain:
         values = list(struct.unpack_from(f"<{count}{code}", body))
         if not all(math.isfinite(v) for v in values):
             raise ValueError("an array holds a NaN or an infinity")
-        return _Plain(shape, values)
+        return _Plain(shape, values, int8=code == "b")
     if descr.startswith("<U") and shape == ():
         return _Plain(shape, body[: 4 * int(descr[2:])].decode("utf-32-le").rstrip("\x00"))
     raise ValueError(f"an array of type {descr}")
@@ -375,7 +389,7 @@ class _Policy:
             missing = [name for name in _LAYERS if f"{n}/{name}" not in arrays]
             if missing:
                 raise ValueError(f"{where}: no {', '.join(f'{n}/{m}' for m in missing)}")
-            layers = {name: arrays[f"{n}/{name}"] for name in _LAYERS}
+            layers = _layers(np, arrays, n, where, meta["format"])
             self.networks[n] = (
                 _PlainNetwork(layers, n, where) if np is None else _Network(np, layers, n, where)
             )
@@ -435,12 +449,59 @@ def _meta(arrays: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise ValueError(f"{where}: its 'meta' entry is not a JSON object")
     version = meta.get("format")
-    if version != POLICY_FORMAT:
+    if version not in _FORMATS or type(version) is not int:
         raise ValueError(
             f"{where}: weights format {version!r}; this version of allegra_rules reads "
-            f"format {POLICY_FORMAT}"
+            f"formats {' and '.join(map(str, _FORMATS))}"
         )
     return meta
+
+
+def _layers(np: Any, arrays: dict[str, Any], n: int, where: str, version: int) -> dict[str, Any]:
+    """The ``n``-seat network's layers with float values (8-bit matrices scaled back)."""
+    layers = {name: arrays[f"{n}/{name}"] for name in _LAYERS}
+    for name in _LAYERS:
+        if name not in _MATRICES and _is_int8(np, layers[name]):
+            raise ValueError(f"{where}: {n}/{name} is int8; biases are float")
+    for name in _MATRICES:
+        key = f"{n}/{name}"
+        scale = arrays.get(f"{key}_scale")
+        eight_bit = _is_int8(np, layers[name])
+        if scale is None and not eight_bit:
+            continue
+        if version < 2:
+            raise ValueError(f"{where}: format {version} has no 8-bit matrices ({key})")
+        if scale is None or not eight_bit:
+            raise ValueError(f"{where}: {key} and {key}_scale go together: int8 and its scales")
+        columns = layers[name].shape[-1:]
+        if len(layers[name].shape) != 2 or tuple(scale.shape) != columns:
+            raise ValueError(
+                f"{where}: {key}_scale has shape {tuple(scale.shape)}; "
+                f"{key} has shape {tuple(layers[name].shape)}"
+            )
+        layers[name] = _scaled(np, layers[name], scale, f"{where}: {key}_scale")
+    return layers
+
+
+def _is_int8(np: Any, array: Any) -> bool:
+    if np is None:
+        return bool(array.int8)
+    return bool(array.dtype == np.int8)
+
+
+def _scaled(np: Any, matrix: Any, scale: Any, what: str) -> Any:
+    """``matrix * scale`` by column, in float32 (NumPy) or double (plain Python)."""
+    if np is None:
+        factors = scale.floats()
+        if scale.int8 or not all(f >= 0.0 for f in factors):
+            raise ValueError(f"{what} must hold float scales of 0 or more")
+        width = len(factors)
+        values = matrix.floats()
+        return _Plain(matrix.shape, [v * factors[k % width] for k, v in enumerate(values)])
+    factors = np.asarray(scale)
+    if factors.dtype.kind != "f" or not bool((factors >= 0).all()):
+        raise ValueError(f"{what} must hold float scales of 0 or more")
+    return np.asarray(matrix, dtype=np.float32) * factors.astype(np.float32)
 
 
 def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:

@@ -78,6 +78,12 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     p.add_argument("--horizon", type=int, default=2000, help="learning-rate schedule's updates")
     p.add_argument("--out", type=Path, default=None, help="the weights file to write")
+    p.add_argument(
+        "--precision",
+        choices=("float16", "float32", "int8"),
+        default="float16",
+        help="how the weights file stores the weights (float16; int8: about half the size)",
+    )
     p.add_argument("--checkpoint", type=Path, default=None, help="checkpoint directory")
     p.add_argument("--resume", action="store_true", help="carry on from --checkpoint")
     p.add_argument("--curve", type=Path, default=None, help="learning curve SVG to write")
@@ -144,6 +150,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         command=command,
         imitate=IMITATE_STEPS if args.imitate is None else args.imitate,
         keep_best=args.keep_best,
+        precision=args.precision,
     )
     report, close = _progress(args, sys.stderr)
     try:

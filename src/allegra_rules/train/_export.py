@@ -11,26 +11,75 @@ import jax
 import numpy as np
 
 FORMAT = 1
-"""The weights file's format number (``meta["format"]``)."""
+"""The format number (``meta["format"]``) of a weights file with float16 or float32 weights."""
+
+FORMAT_8BIT = 2
+"""The format number of a weights file whose matrices are 8-bit (``--precision int8``).
+
+Each matrix ``"{n}/{w}"`` is then int8 with a float32 scale per column,
+``"{n}/{w}_scale"``: the weight is the integer times its column's scale. The biases stay
+float16. Versions of allegra_rules that read only format 1 refuse such a file instead of
+misreading it.
+"""
+
+PRECISIONS = ("float16", "float32", "int8")
+"""How a weights file may store the weights (``--precision``; float16 by default)."""
+
+_MATRICES = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
+_MATRICES.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
 
 
-def network_arrays(params: Any, num_players: int, dtype: Any = np.float16) -> dict[str, Any]:
-    """The weights file's arrays of one network: ``"{n}/w0"`` ... ``"{n}/v_b"``."""
+def file_format(precision: str) -> int:
+    """The format number of a weights file that stores its weights as ``precision``."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+    return FORMAT_8BIT if precision == "int8" else FORMAT
+
+
+def quantize(matrix: Any) -> tuple[Any, Any]:
+    """A matrix as int8 and a float32 scale per column (symmetric, round to nearest).
+
+    A column's scale is its largest magnitude over 127 (1 for a column of zeros), so
+    every weight is within half a scale step of ``q * scale``.
+    """
+    m = np.asarray(matrix, dtype=np.float32)
+    top = np.abs(m).max(axis=0)
+    scale = np.where(top > 0, top / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(m / scale), -127, 127).astype(np.int8)
+    return q, scale
+
+
+def network_arrays(params: Any, num_players: int, precision: str = "float16") -> dict[str, Any]:
+    """The weights file's arrays of one network: ``"{n}/w0"`` ... ``"{n}/v_b"``.
+
+    With ``precision="int8"`` each matrix is 8-bit with its ``"{n}/{w}_scale"`` (the
+    layout of format 2, ``FORMAT_8BIT``).
+    """
+    file_format(precision)
     p = params["params"]
-    names = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
-    names.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
+    floats = np.float32 if precision == "float32" else np.float16
     out: dict[str, Any] = {}
-    for layer, (w, b) in names.items():
-        out[f"{num_players}/{w}"] = np.asarray(p[layer]["kernel"], dtype)
-        out[f"{num_players}/{b}"] = np.asarray(p[layer]["bias"], dtype)
+    for layer, (w, b) in _MATRICES.items():
+        kernel = np.asarray(p[layer]["kernel"], np.float32)
+        if precision == "int8":
+            out[f"{num_players}/{w}"], out[f"{num_players}/{w}_scale"] = quantize(kernel)
+        else:
+            out[f"{num_players}/{w}"] = kernel.astype(floats)
+        out[f"{num_players}/{b}"] = np.asarray(p[layer]["bias"], floats)
     return out
 
 
-def write_weights(path: Path, networks: dict[int, Any], meta: dict[str, Any]) -> int:
-    """Write the weights file (``numpy.savez_compressed``); returns its size in bytes."""
+def write_weights(
+    path: Path, networks: dict[int, Any], meta: dict[str, Any], precision: str = "float16"
+) -> int:
+    """Write the weights file (``numpy.savez_compressed``); returns its size in bytes.
+
+    ``meta["format"]`` and ``meta["precision"]`` are set from ``precision``.
+    """
+    meta = {**meta, "format": file_format(precision), "precision": precision}
     arrays: dict[str, Any] = {"meta": np.array(json.dumps(meta))}
     for n, params in sorted(networks.items()):
-        arrays.update(network_arrays(params, n))
+        arrays.update(network_arrays(params, n, precision))
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         np.savez_compressed(f, **arrays)
@@ -137,9 +186,13 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
 
 __all__ = [
     "FORMAT",
+    "FORMAT_8BIT",
+    "PRECISIONS",
     "curve_svg",
+    "file_format",
     "load_checkpoint",
     "network_arrays",
+    "quantize",
     "save_checkpoint",
     "write_weights",
 ]

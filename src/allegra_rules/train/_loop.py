@@ -14,8 +14,8 @@ import numpy as np
 
 from allegra_rules.presets import preset
 from allegra_rules.train._export import (
-    FORMAT,
     curve_svg,
+    file_format,
     load_checkpoint,
     save_checkpoint,
     write_weights,
@@ -51,6 +51,9 @@ class TrainOptions:
             last one; a tie keeps the earlier. The weights file's ``meta["kept"]`` says
             which update each network is from. Checkpoints carry the kept networks, so a
             resumed run keeps the same ones.
+        precision: how the weights file stores the weights: ``"float16"`` (format 1),
+            ``"float32"`` (format 1) or ``"int8"`` (format 2: 8-bit matrices with a
+            scale per column, about half the file of float16).
     """
 
     seats: tuple[int, ...] = (2, 4)
@@ -68,6 +71,10 @@ class TrainOptions:
     imitate: int = IMITATE_STEPS
     imitate_chunk: int = 500
     keep_best: bool = False
+    precision: str = "float16"
+
+    def __post_init__(self) -> None:
+        file_format(self.precision)  # ValueError: not a precision the file can store
 
 
 @dataclasses.dataclass
@@ -228,7 +235,9 @@ def train(
         done, env_steps, minutes, win, history, params, imitated=imitated, kept=chosen
     )
     if options.out is not None:
-        result.size = write_weights(options.out, params, weights_meta(options, result, trainers))
+        result.size = write_weights(
+            options.out, params, weights_meta(options, result, trainers), options.precision
+        )
     return result
 
 
@@ -340,7 +349,8 @@ def weights_meta(
     import allegra_rules
 
     return {
-        "format": FORMAT,
+        "format": file_format(options.precision),
+        "precision": options.precision,
         "preset": "seeds",
         "config_fingerprint": preset("seeds").fingerprint,
         "seat_counts": list(options.seats),
