@@ -25,8 +25,8 @@ misreading it.
 PRECISIONS = ("float16", "float32", "int8")
 """How a weights file may store the weights (``--precision``; float16 by default)."""
 
-_MATRICES = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
-_MATRICES.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
+_LAYERS = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
+_LAYERS.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
 
 
 def file_format(precision: str) -> int:
@@ -59,7 +59,7 @@ def network_arrays(params: Any, num_players: int, precision: str = "float16") ->
     p = params["params"]
     floats = np.float32 if precision == "float32" else np.float16
     out: dict[str, Any] = {}
-    for layer, (w, b) in _MATRICES.items():
+    for layer, (w, b) in _LAYERS.items():
         kernel = np.asarray(p[layer]["kernel"], np.float32)
         if precision == "int8":
             out[f"{num_players}/{w}"], out[f"{num_players}/{w}_scale"] = quantize(kernel)

@@ -345,12 +345,10 @@ def _imitate(
 def weights_meta(
     options: TrainOptions, result: TrainResult, trainers: dict[int, Trainer]
 ) -> dict[str, Any]:
-    """The weights file's ``meta`` (the format file's keys)."""
+    """The weights file's ``meta`` (``write_weights`` adds ``format`` and ``precision``)."""
     import allegra_rules
 
     return {
-        "format": file_format(options.precision),
-        "precision": options.precision,
         "preset": "seeds",
         "config_fingerprint": preset("seeds").fingerprint,
         "seat_counts": list(options.seats),
