@@ -31,10 +31,11 @@ from allegra_rules.train import (
     greedy_action,
     greedy_scores,
     learner_input,
+    learner_reward,
     train,
     write_weights,
 )
-from allegra_rules.train._ppo import trainer
+from allegra_rules.train._ppo import TableState, trainer
 
 TINY = PPOConfig(
     num_envs=16,
@@ -194,6 +195,50 @@ def test_a_resumed_run_ends_with_the_weights_of_an_unbroken_one(tmp_path: Path) 
             np.testing.assert_array_equal(r[key], s[key])
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_relative_reward_takes_the_others_mean_off_the_learners_own(players: int) -> None:
+    rng = np.random.default_rng(players)
+    rewards = rng.normal(size=(32, players)).astype(np.float32)
+    learner = rng.integers(0, players, size=32).astype(np.int32)
+    for relative in (0.0, 0.5, 1.0):
+        got = np.asarray(learner_reward(jnp.asarray(rewards), jnp.asarray(learner), relative))
+        for t in range(32):
+            own = float(rewards[t, learner[t]])
+            others = [float(rewards[t, s]) for s in range(players) if s != learner[t]]
+            assert got[t] == pytest.approx(own - relative * sum(others) / len(others), abs=1e-5)
+    if players == 2:
+        # Heads-up with weight 1 the reward is zero-sum: the two seats' rewards cancel.
+        seat0 = learner_reward(jnp.asarray(rewards), jnp.zeros(32, jnp.int32), 1.0)
+        seat1 = learner_reward(jnp.asarray(rewards), jnp.ones(32, jnp.int32), 1.0)
+        np.testing.assert_allclose(np.asarray(seat0), -np.asarray(seat1), atol=1e-6)
+
+
+def test_the_rollout_rewards_the_learner_with_the_relative_reward_and_the_bonus() -> None:
+    config = dataclasses.replace(
+        TINY, relative=1.0, win_bonus=3.0, num_envs=32, greedy_share=0.0, pool_share=0.0
+    )
+    tr = trainer(3, config)
+    ts = tr.init(jax.random.key(3))
+
+    def one(tables: TableState, key: jax.Array) -> tuple[TableState, dict[str, jax.Array]]:
+        after, record = tr._step(ts.params, ts.pool, tables, key)
+        seen = {"rewards": after.env.rewards, "learner": tables.learner}
+        return after, {**record, **seen}
+
+    roll = jax.jit(lambda t, k: jax.lax.scan(one, t, jax.random.split(k, 600)))
+    _, out = roll(ts.tables, jax.random.key(4))
+    rewards = np.asarray(out["rewards"]).reshape(-1, 3)
+    learner = np.asarray(out["learner"]).reshape(-1)
+    own = rewards[np.arange(len(learner)), learner]
+    others = (rewards.sum(axis=1) - own) / 2
+    bonus = np.where(np.asarray(out["won"]).reshape(-1), 3.0, 0.0)
+    got = np.asarray(out["reward"]).reshape(-1)
+    np.testing.assert_allclose(got, own - others + bonus, atol=1e-5)
+    # The check saw rounds settled and games won, not only zeros.
+    assert (np.abs(rewards) > 0).any(axis=1).sum() > 0
+    assert bonus.sum() > 0
+
+
 def _moved(before: object, after: object) -> list[bool]:
     """For every weight array of ``before``, whether ``after`` differs in it."""
     pairs = zip(jax.tree_util.tree_leaves(before), jax.tree_util.tree_leaves(after), strict=True)
@@ -222,6 +267,8 @@ def test_the_critic_updates_move_the_value_head_alone() -> None:
         (["--num-envs", "12"], "--num-envs must be a multiple of 8, at least 8; got 12"),
         (["--seats", "7"], "--seats must be 2..6; got [7]"),
         (["--precision", "int4"], "invalid choice: 'int4'"),
+        (["--relative", "1.5"], "--relative must be between 0 and 1; got 1.5"),
+        (["--relative", "-0.1"], "--relative must be between 0 and 1; got -0.1"),
     ],
 )
 def test_train_refuses_wrong_options_with_the_reason(

@@ -52,6 +52,12 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     p.add_argument("--epochs", type=int, default=4, help="passes over a rollout (4)")
     p.add_argument("--minibatches", type=int, default=4, help="minibatches a pass (4)")
     p.add_argument("--win-bonus", type=float, default=1.0, help="reward for a won game")
+    p.add_argument(
+        "--relative",
+        type=float,
+        default=0.0,
+        help="weight of the others' mean score in the reward, 0 to 1 (0)",
+    )
     p.add_argument("--greedy-share", type=float, default=0.5, help="tables vs GreedyBot")
     p.add_argument("--pool-share", type=float, default=0.25, help="tables vs past selves")
     p.add_argument("--pool-size", type=int, default=4, help="past selves kept (4)")
@@ -104,6 +110,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--imitate must be 0 or more; got {args.imitate}")
     if args.critic_updates < 0:
         raise UsageError(f"--critic-updates must be 0 or more; got {args.critic_updates}")
+    if not 0.0 <= args.relative <= 1.0:
+        raise UsageError(f"--relative must be between 0 and 1; got {args.relative}")
     if args.num_envs < 8 or args.num_envs % 8:
         raise UsageError(f"--num-envs must be a multiple of 8, at least 8; got {args.num_envs}")
     try:
@@ -125,6 +133,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         minibatches=args.minibatches,
         win_bonus=args.win_bonus,
+        relative=args.relative,
         greedy_share=args.greedy_share,
         pool_share=args.pool_share,
         pool_size=args.pool_size,

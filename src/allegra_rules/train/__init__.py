@@ -27,7 +27,13 @@ from __future__ import annotations
 from allegra_rules.train._export import curve_svg, write_weights
 from allegra_rules.train._greedy import greedy_action, greedy_scores
 from allegra_rules.train._loop import IMITATE_STEPS, TrainOptions, TrainResult, train
-from allegra_rules.train._ppo import PolicyNetwork, PPOConfig, Trainer, learner_input
+from allegra_rules.train._ppo import (
+    PolicyNetwork,
+    PPOConfig,
+    Trainer,
+    learner_input,
+    learner_reward,
+)
 
 __all__ = [
     "IMITATE_STEPS",
@@ -40,6 +46,7 @@ __all__ = [
     "greedy_action",
     "greedy_scores",
     "learner_input",
+    "learner_reward",
     "train",
     "write_weights",
 ]

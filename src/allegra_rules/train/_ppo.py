@@ -13,8 +13,11 @@ learner's own decisions are trained on. The learner sees ``State.observation`` (
 features ``Encoder`` vector of the acting seat's view) and nothing else.
 
 Reward: the engine's scaled round rewards of the learner's seat (a game's rewards add up
-to its final total mapped onto ``[+1, -1]``) plus ``win_bonus`` at the end of a game the
-learner wins (the lowest total, ties included).
+to its final total mapped onto ``[+1, -1]``), less ``relative`` times the mean of the
+other seats' round rewards, plus ``win_bonus`` at the end of a game the learner wins (the
+lowest total, ties included). With ``relative`` 1 the score part is the learner's total
+against the others' mean, so a move that costs the learner a point and the others two
+pays; with 0 (the default) only the learner's own total counts.
 
 The first ``critic_updates`` updates of a run fit the value head alone: the gradients of
 every other weight are zeroed, so the policy that plays (the imitation warm start's, say)
@@ -58,6 +61,9 @@ class PPOConfig:
         epochs, minibatches: passes over a rollout, and minibatches per pass.
         max_grad_norm: gradient clipping.
         win_bonus: the reward for winning a game, added at its end.
+        relative: the weight of the other seats' mean round reward, taken off the
+            learner's own (0: the learner's own score alone; 1: its score against the
+            others' mean).
         greedy_share, pool_share: the fractions of tables whose other seats are played
             by GreedyBot's rule and by the pool of past selves (the rest: the current
             policy).
@@ -85,6 +91,7 @@ class PPOConfig:
     minibatches: int = 4
     max_grad_norm: float = 0.5
     win_bonus: float = 1.0
+    relative: float = 0.0
     greedy_share: float = 0.5
     pool_share: float = 0.25
     pool_size: int = 4
@@ -132,6 +139,31 @@ def value_head_only(grads: Any, policy_on: jax.Array) -> Any:
 def learner_input(state: State) -> jax.Array:
     """What the network reads of a state: the acting seat's features, nothing else."""
     return state.observation
+
+
+def learner_reward(rewards: jax.Array, learner: jax.Array, relative: float) -> jax.Array:
+    """The learner's round reward less ``relative`` times the other seats' mean.
+
+    Args:
+        rewards: the round rewards, ``(tables, seats)``.
+        learner: the learner's seat at each table, ``(tables,)``.
+        relative: the others' weight (``PPOConfig.relative``; 0 gives the own reward).
+
+    Returns:
+        The learner's reward at each table, ``(tables,)``.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> r = jnp.asarray([[0.3, -0.1, 0.1, 0.3]])
+        >>> round(float(learner_reward(r, jnp.asarray([0]), 1.0)[0]), 6)
+        0.2
+    """
+    n = rewards.shape[1]
+    own = jnp.take_along_axis(rewards, learner[:, None], axis=1)[:, 0]
+    if relative == 0.0:
+        return own
+    others = (rewards.sum(axis=1) - own) / (n - 1)
+    return own - relative * others
 
 
 class TableState(NamedTuple):
@@ -260,7 +292,7 @@ class Trainer:
         ended = (after._phase == SETUP) & (after._round == 1) & (after._setup_reveals == 0)
         own = jnp.take_along_axis(returns, tables.learner[:, None], axis=1)[:, 0]
         won = own >= returns.max(axis=1) - 1e-5
-        reward = after.rewards[jnp.arange(b), tables.learner] + jnp.where(
+        reward = learner_reward(after.rewards, tables.learner, cfg.relative) + jnp.where(
             ended & won, cfg.win_bonus, 0.0
         )
         new_seat = jax.random.randint(k_seat, (b,), 0, n)
