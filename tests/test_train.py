@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import pickle
 import random
@@ -425,3 +426,44 @@ def test_the_curve_draws_each_seat_counts_par_in_its_colour() -> None:
         colour = labels[f"par, {n} seats"]
         assert colour == labels[f"{n} seats"]
         assert lines[colour] == pytest.approx(top + (bottom - top) * (1 - par), abs=0.1)
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        {"2": 0.5, "4": 0.25},  # both curves end on their par
+        {"2": 0.26, "4": 0.25},  # all four labels crowd one place
+        {"2": 1.0, "4": 0.99},  # at the top edge
+        {"2": 0.0, "4": 0.01},  # at the bottom edge
+        {"2": 0.8, "4": 0.1},  # nothing to move
+    ],
+)
+def test_the_curves_labels_never_overlap_and_stay_in_order(last: dict[str, float]) -> None:
+    from xml.etree import ElementTree
+
+    from allegra_rules.train._export import LABEL_GAP, curve_svg
+
+    history = [
+        {"minutes": 1.0, "win_rate": {"2": 0.4, "4": 0.1}},
+        {"minutes": 2.0, "win_rate": last},
+    ]
+    root = ElementTree.fromstring(curve_svg(history))
+    ns = "{http://www.w3.org/2000/svg}"
+    top, bottom = 24, 360 - 44
+    edge = [e for e in root.iter(f"{ns}text") if e.text and "seats" in e.text]
+    assert len(edge) == 4
+    ys = {e.text: float(e.get("y", "nan")) - 4 for e in edge}
+    where = {  # the height of the line each label names
+        "par, 2 seats": top + (bottom - top) * 0.5,
+        "par, 4 seats": top + (bottom - top) * 0.75,
+        "2 seats": top + (bottom - top) * (1 - last["2"]),
+        "4 seats": top + (bottom - top) * (1 - last["4"]),
+    }
+    placed = sorted(ys.values())
+    assert all(b - a >= LABEL_GAP - 0.1 for a, b in itertools.pairwise(placed))
+    assert all(top - 0.1 <= v <= bottom + 0.1 for v in placed)
+    # The labels keep the order of their lines (ties aside), and one with room stays put.
+    order = sorted(ys, key=lambda t: (where[t], ys[t]))
+    assert [ys[t] for t in order] == placed
+    if last == {"2": 0.8, "4": 0.1}:
+        assert all(ys[t] == pytest.approx(where[t], abs=0.1) for t in ys)

@@ -125,11 +125,32 @@ def _is_key(x: Any) -> bool:
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
+LABEL_GAP = 14.0
+"""The least distance, in pixels, between two labels at the curve's right edge."""
+
+
+def _spread(ys: list[float], gap: float, low: float, high: float) -> list[float]:
+    """Sorted ``ys`` moved as little as it takes to be ``gap`` apart, kept in ``[low, high]``.
+
+    Each one is pushed down below the one before it, then, where that ran past ``high``,
+    the last ones are pushed back up (when there is room for them all).
+    """
+    out: list[float] = []
+    for v in ys:
+        out.append(max(v, out[-1] + gap) if out else v)
+    for i in range(len(out) - 1, -1, -1):
+        limit = high if i == len(out) - 1 else out[i + 1] - gap
+        out[i] = max(min(out[i], limit), low)
+    return out
+
+
 def curve_svg(history: list[dict[str, Any]]) -> str:
     """The learning curve: win rate against GreedyBot by minutes, one line per seat count.
 
     ``history`` holds ``{"minutes": m, "win_rate": {"2": x, "4": y}}`` points. Each seat
     count's par, a fair share of the wins (``1 / seats``), is a dashed line in its colour.
+    The labels at the right edge name each line at its height, moved apart where two
+    would overlap (a curve that ends on its par, say).
     """
     width, height = 640, 360
     left, right, top, bottom = 56, 110, 24, 44
@@ -159,6 +180,7 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
         m = most * i / 4
         out.append(f'<text x="{x(m):.1f}" y="{top + ph + 16}" text-anchor="middle">{m:.0f}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">minutes</text>')
+    labels: list[tuple[float, str, str]] = []  # (y of the line it names, text, colour)
     for k, n in enumerate(seats):
         colour = _COLOURS[k % len(_COLOURS)]
         py = y(1.0 / n)
@@ -166,9 +188,7 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
             f'<line x1="{left}" y1="{py:.1f}" x2="{left + pw}" y2="{py:.1f}" '
             f'stroke="{colour}" stroke-opacity="0.6" stroke-dasharray="6 4"/>'
         )
-        out.append(
-            f'<text x="{left + pw + 6}" y="{py + 4:.1f}" fill="{colour}">par, {n} seats</text>'
-        )
+        labels.append((py, f"par, {n} seats", colour))
         points = [
             (x(float(p["minutes"])), y(float(p["win_rate"][str(n)])))
             for p in history
@@ -178,8 +198,11 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
             continue
         path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
         out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        lx, ly = points[-1]
-        out.append(f'<text x="{lx + 6:.1f}" y="{ly + 4:.1f}" fill="{colour}">{n} seats</text>')
+        labels.append((points[-1][1], f"{n} seats", colour))
+    labels.sort()
+    spread = _spread([ly for ly, _, _ in labels], LABEL_GAP, top, top + ph)
+    for ly, (_, text, colour) in zip(spread, labels, strict=True):
+        out.append(f'<text x="{left + pw + 6}" y="{ly + 4:.1f}" fill="{colour}">{text}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
