@@ -543,6 +543,9 @@ def test_every_picture_and_chart_has_a_narrow_drawing_readable_on_a_phone() -> N
     charts = gen().charts_module.narrow_charts()
     names = [scene.name for scene in scenes().scenes()]
     assert sorted(drawn) == sorted([*names, *(narrow + name for name in names)])
+    # Every chart of the pages (docs/assets/*.svg) has its narrow drawing.
+    assets = gen().charts_module.ASSETS
+    assert sorted(charts) == sorted(p.name for p in assets.glob("*.svg"))
     css = gen().narrow_css(names, list(charts))
     shown = [(name, drawn[narrow + name]) for name in names] + list(charts.items())
     for name, svg in shown:
