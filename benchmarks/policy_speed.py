@@ -7,7 +7,8 @@ Run from the repository root::
 
 The positions are the decisions with a choice of seeded GreedyBot self-play games at 2 and
 4 seats. On each, in turn: ``observe`` (the seat's view), the features
-``Encoder.features`` of that view, the network (``PolicyBot``'s float32 forward pass), and a
+``Encoder.features`` of that view, for weights of format 3 the greedy hint
+(``GreedyBot.hint``), the network (``PolicyBot``'s float32 forward pass), and a
 whole ``PolicyBot.choose`` and ``action_probabilities``. Reported per seat count: the
 median, 95th percentile and maximum, in microseconds. The goal is at most 1 ms a move.
 
@@ -34,7 +35,7 @@ import numpy as np
 from allegra_rules import GameState, GreedyBot, apply, legal_actions, new_game, observe, preset
 from allegra_rules.encoding import num_distinct_actions
 from allegra_rules.features import Encoder
-from allegra_rules.policy import POLICY_FORMAT, PolicyBot
+from allegra_rules.policy import PolicyBot
 from allegra_rules.simulate import game_seed
 
 
@@ -46,7 +47,7 @@ def write_random_weights(
     config = preset("seeds")
     h1, h2 = hidden
     meta = {
-        "format": POLICY_FORMAT,
+        "format": 1,  # float matrices, no greedy hint
         "preset": "seeds",
         "config_fingerprint": config.fingerprint,
         "seat_counts": list(seat_counts),
@@ -111,14 +112,17 @@ def time_parts(bot: PolicyBot, states: list[GameState]) -> dict[str, dict[str, f
     """Microseconds of every part of a move, on each state in turn."""
     network = bot._policy.networks[states[0].num_players]
     encoder = bot._policy.encoder(states[0].config, states[0].num_players)
+    hinted = network.hint is not None  # format 3: the greedy hint is part of a move
     parts: dict[str, list[float]] = {
         "observe": [],
         "features": [],
+        **({"hint": []} if hinted else {}),
         "network": [],
         "choose": [],
         "action_probabilities": [],
     }
     clock = time.perf_counter
+    greedy = GreedyBot(0)
     for state in states:
         seat = state.current_player
         start = clock()
@@ -127,8 +131,17 @@ def time_parts(bot: PolicyBot, states: list[GameState]) -> dict[str, dict[str, f
         start = clock()
         features = encoder.features(view)
         parts["features"].append(clock() - start)
-        start = clock()
-        network.logits(features)
+        if hinted:
+            start = clock()
+            hints = greedy.hint(state)
+            parts["hint"].append(clock() - start)
+            legal = view.legal_actions
+            ids = [network.action_id(action) for action in legal]
+            start = clock()
+            network.legal_logits(features, ids, [hints[a] for a in legal])
+        else:
+            start = clock()
+            network.logits(features)
         parts["network"].append(clock() - start)
         start = clock()
         bot.choose(state)
@@ -169,12 +182,14 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "rows": rows,
     }
-    print("| players | observe | features | network | choose (median) | choose (p95) |")
-    print("|---|---|---|---|---|---|")
+    hinted = "hint" in rows[0]  # weights of format 3
+    parts = ["observe", "features", *(["hint"] if hinted else []), "network"]
+    print(f"| players | {' | '.join(parts)} | choose (median) | choose (p95) |")
+    print("|---" * (len(parts) + 3) + "|")
     for row in rows:
+        medians = " | ".join(f"{row[part]['median_us']} us" for part in parts)
         print(
-            f"| {row['players']} | {row['observe']['median_us']} us | "
-            f"{row['features']['median_us']} us | {row['network']['median_us']} us | "
+            f"| {row['players']} | {medians} | "
             f"{row['choose']['median_us']} us | {row['choose']['p95_us']} us |"
         )
     if args.json:

@@ -63,14 +63,19 @@ def write_weights(
     drop: str | None = None,
     reshape: str | None = None,
     eight_bit: bool = False,
+    hint: bool = False,
+    hint_value: float | None = None,
 ) -> Path:
     """A random network per seat count, in the weights file format (``policy.npz``).
 
     ``eight_bit``: the matrices are random int8 with random scales per column (format 2).
+    ``hint``: the network reads the greedy hint (format 3): ``w0`` has a row per action id
+    after the features' rows, and ``"n/hint"`` holds random weights (all ``hint_value``
+    when given).
     """
     rng = np.random.default_rng(seed)
     info: dict[str, Any] = {
-        "format": POLICY_FORMAT if eight_bit else 1,
+        "format": 3 if hint else 2 if eight_bit else 1,
         "preset": "seeds",
         "config_fingerprint": SEEDS.fingerprint,
         "seat_counts": list(seat_counts),
@@ -84,6 +89,14 @@ def write_weights(
     h1, h2 = hidden
     for n in seat_counts:
         size, actions = Encoder(SEEDS, n).size, num_distinct_actions(n)
+        if hint:
+            size += actions
+            weights = rng.uniform(0.0, 3.0 * scale, actions).astype(np.float32)
+            if hint_value is not None:
+                weights[:] = hint_value
+            shapes_hint = {"hint": weights}
+        else:
+            shapes_hint = {}
         shapes = {
             "w0": (size, h1),
             "b0": (h1,),
@@ -105,6 +118,11 @@ def write_weights(
                 arrays[f"{n}/{name}_scale"] = columns
             else:
                 arrays[f"{n}/{name}"] = (scale * rng.standard_normal(shape)).astype(dtype)
+        for name, vector in shapes_hint.items():
+            if reshape == f"{n}/{name}":
+                vector = vector[:-1]
+            if drop != f"{n}/{name}":
+                arrays[f"{n}/{name}"] = vector
     np.savez_compressed(path, **arrays)
     return path
 
@@ -123,7 +141,18 @@ def _arrays(path: Path, n: int) -> dict[str, Any]:
         for k in ("w0", "w1", "pi_w"):  # format 2: an int8 matrix times its column scales
             if f"{n}/{k}_scale" in data.files:
                 out[k] = out[k] * data[f"{n}/{k}_scale"][np.newaxis, :]
+        if f"{n}/hint" in data.files:  # format 3: the greedy hint's weights
+            out["hint"] = data[f"{n}/hint"].astype(np.float32)
         return out
+
+
+def _reference_hint(state: GameState) -> Any:
+    """The greedy hint by the format's formula: each legal id's score, clipped, over 10."""
+    n = state.num_players
+    vector = np.zeros(num_distinct_actions(n), dtype=np.float32)
+    for action, score in GreedyBot(0).action_scores(state).items():
+        vector[action_to_id(action, n)] = min(50.0, max(-50.0, score)) / 10.0
+    return vector
 
 
 def _reference_logits(path: Path, state: GameState) -> Any:
@@ -134,9 +163,14 @@ def _reference_logits(path: Path, state: GameState) -> Any:
     seat = state.current_player
     assert seat is not None
     x = np.array(Encoder(state.config, n).features(observe(state, seat)), dtype=np.float32)
+    if "hint" in w:
+        x = np.concatenate([x, _reference_hint(state)])
     h = np.maximum(x @ w["w0"] + w["b0"], 0)
     h = np.maximum(h @ w["w1"] + w["b1"], 0)
-    return h @ pi_w + pi_b
+    logits = h @ pi_w + pi_b
+    if "hint" in w:
+        logits = logits + w["hint"] * x[-len(w["hint"]) :]
+    return logits
 
 
 def _play(bots: Sequence[Any], state: GameState) -> tuple[GameState, list[Action]]:
@@ -170,12 +204,23 @@ def weights_8bit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_weights(tmp_path_factory.mktemp("policy") / "int8.npz", seed=3, eight_bit=True)
 
 
-@pytest.mark.parametrize("eight_bit", [False, True])
+@pytest.fixture(scope="module")
+def weights_hint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Random 8-bit weights that read the greedy hint (format 3), for 2 to 5 seats."""
+    return write_weights(
+        tmp_path_factory.mktemp("policy") / "hint.npz",
+        seat_counts=(2, 3, 4, 5),
+        seed=4,
+        eight_bit=True,
+        hint=True,
+    )
+
+
+@pytest.mark.parametrize("kind", ["float", "8-bit", "greedy hint"])
 def test_policy_plays_the_networks_best_legal_move(
-    weights: Path, weights_8bit: Path, eight_bit: bool
+    weights: Path, weights_8bit: Path, weights_hint: Path, kind: str
 ) -> None:
-    if eight_bit:
-        weights = weights_8bit
+    weights = {"float": weights, "8-bit": weights_8bit, "greedy hint": weights_hint}[kind]
     bot = PolicyBot(0, weights=weights)
     checked = 0
     for n, seed in ((2, 5), (4, 6)):
@@ -234,8 +279,13 @@ def same_view_variants(state: GameState) -> list[GameState]:
     return [v for v in hidden_variants(state) if observe(v, seat) == view]
 
 
-def test_policy_never_reads_face_down_cards_or_the_draw_pile(weights: Path, backend: str) -> None:
-    # With NumPy, and in plain Python as on the play page.
+@pytest.mark.parametrize("hint", [False, True])
+def test_policy_never_reads_face_down_cards_or_the_draw_pile(
+    weights: Path, weights_hint: Path, backend: str, hint: bool
+) -> None:
+    # With NumPy, and in plain Python as on the play page; with and without the hint.
+    if hint:
+        weights = weights_hint
     states = _sample_states(250)
     assert {s.num_players for s in states} == {2, 3, 4, 5}
     compared = 0
@@ -337,7 +387,7 @@ def test_a_finished_game_and_a_non_state_are_refused(weights: Path) -> None:
 
 
 WRONG_FILES = [
-    ({"meta": {"format": 3}}, "format 3; this version of allegra_rules reads formats 1 and 2"),
+    ({"meta": {"format": 4}}, "format 4; this version of allegra_rules reads formats 1, 2 and 3"),
     ({"meta": {"format": "2"}}, "format '2'"),
     ({"meta": {"format": 1}, "eight_bit": True}, "format 1 has no 8-bit matrices"),
     ({"meta": {"seat_counts": []}}, "seat_counts"),
@@ -346,6 +396,11 @@ WRONG_FILES = [
     ({"reshape": "2/w0"}, "reads 597 features"),
     ({"reshape": "4/w1"}, "do not chain"),
     ({"reshape": "2/pi_b"}, "2/pi_b"),
+    ({"hint": True, "drop": "4/hint"}, "no 4/hint"),
+    ({"hint": True, "reshape": "2/hint"}, "2/hint has shape"),
+    ({"hint": True, "meta": {"format": 2}}, "format 2 has no greedy hint"),
+    ({"hint": True, "reshape": "2/w0"}, "reads 597 features"),
+    ({"hint": True, "hint_value": float("nan")}, "holds a NaN"),
 ]
 
 
@@ -432,14 +487,19 @@ def test_plain_python_reads_only_what_training_writes(tmp_path: Path, entry: str
         policy_module._read_npz(raw, "odd.npz")
 
 
-@pytest.mark.parametrize("which", ["random", "random 8-bit", "shipped"])
+@pytest.mark.parametrize("which", ["random", "random 8-bit", "random with the hint", "shipped"])
 def test_the_plain_python_network_plays_as_numpy_does(
-    weights: Path, weights_8bit: Path, which: str, monkeypatch: pytest.MonkeyPatch
+    weights: Path,
+    weights_8bit: Path,
+    weights_hint: Path,
+    which: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shipped = which == "shipped"
     if shipped and not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
         pytest.skip("this installation has no shipped weights")
-    path = None if shipped else weights_8bit if which == "random 8-bit" else weights
+    files = {"random": weights, "random 8-bit": weights_8bit, "random with the hint": weights_hint}
+    path = files.get(which)
     with_numpy = PolicyBot(7, weights=path)
     monkeypatch.setattr(policy_module, "_plain_python", lambda: True)
     plain = PolicyBot(7, weights=path)
@@ -615,7 +675,9 @@ shipped = pytest.mark.skipif(
 def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
     assert len(_SHIPPED.read_bytes()) <= 2 * 1024 * 1024
     meta = PolicyBot(0).meta
-    assert meta["format"] == (POLICY_FORMAT if meta.get("precision") == "int8" else 1)
+    hint, eight_bit = meta.get("greedy_input", False), meta.get("precision") == "int8"
+    assert meta["format"] == (POLICY_FORMAT if hint else 2 if eight_bit else 1)
+    assert ("--greedy-input" in meta["command"]) == hint
     assert meta["preset"] == "seeds"
     assert meta["config_fingerprint"] == SEEDS.fingerprint
     assert {2, 4} <= set(meta["seat_counts"])

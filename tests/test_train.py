@@ -30,6 +30,7 @@ from allegra_rules.train import (
     PPOConfig,
     TrainOptions,
     greedy_action,
+    greedy_hint,
     greedy_scores,
     learner_input,
     learner_reward,
@@ -48,6 +49,7 @@ TINY = PPOConfig(
     pool_every=1,
     eval_envs=16,
 )
+TINY_HINT = dataclasses.replace(TINY, greedy_input=True)
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -88,6 +90,30 @@ def test_jax_greedy_scores_every_action_as_greedybot_does(players: int) -> None:
     assert checked > 100
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_greedy_hint_is_greedybots_scores_as_the_network_reads_them(players: int) -> None:
+    env = Env(players)
+    hint = jax.jit(lambda s: greedy_hint(env.tables, s))
+    state, rng = new_game(players, seed=7), random.Random(7)
+    bot, checked, knocks = GreedyBot(7), 0, 0
+    while not state.is_terminal and checked < 300:
+        scores = GreedyBot(0).action_scores(state)
+        # The formula: each legal id's score clipped to 50 points either way, over 10.
+        assert GreedyBot(0).hint(state) == {
+            a: max(-50.0, min(50.0, v)) / 10 for a, v in scores.items()
+        }
+        want = np.zeros(num_distinct_actions(players), np.float32)
+        for action, value in GreedyBot(0).hint(state).items():
+            want[action_to_id(action, players)] = value
+        np.testing.assert_allclose(np.asarray(hint(env.from_state(state))), want, atol=1e-4)
+        knocks += state.phase is Phase.KNOCK
+        checked += 1
+        legal = legal_actions(state)
+        action = bot.choose(state) if rng.random() < 0.7 else rng.choice(legal)
+        state = apply(state, action)
+    assert checked > 150 and knocks > 0
+
+
 def _hidden_twin(players: int) -> tuple[object, object, int]:
     """Two tables that the acting seat cannot tell apart, and that seat.
 
@@ -126,6 +152,12 @@ def test_the_learner_reads_only_what_its_seat_may_see(players: int) -> None:
     # The opponents' rule reads no hidden card either.
     scores = jax.jit(lambda table: greedy_scores(Env(players).tables, table))
     np.testing.assert_array_equal(np.asarray(scores(state)), np.asarray(scores(twin)))
+    # Nor does the greedy hint that a network of greedy_input reads beside the features.
+    tables = Env(players).tables
+    a, b = learner_input(state, tables), learner_input(twin, tables)  # type: ignore[arg-type]
+    assert a.shape == (Encoder(preset("seeds"), players).size + num_distinct_actions(players),)
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert np.asarray(a)[-num_distinct_actions(players) :].any()
 
 
 def _load(path: Path) -> dict[str, np.ndarray]:
@@ -324,6 +356,79 @@ def test_8bit_weights_are_the_network_within_half_a_step_and_play_as_it_does(
     assert len(exact) > 100 and error < 0.03
     with pytest.raises(ValueError, match="precision must be one of"):
         TrainOptions(precision="int4")
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8"])
+def test_a_network_of_the_greedy_hint_plays_in_policybot_as_in_jax(
+    tmp_path: Path, precision: str
+) -> None:
+    tr = trainer(2, dataclasses.replace(TINY_HINT, hidden=(64, 32)))
+    initial = tr.init(jax.random.key(1)).params
+    assert np.asarray(initial["params"]["hint"]).tolist() == [10.0] * tr.env.num_actions
+    rng = np.random.default_rng(2)
+    params = jax.tree_util.tree_map(
+        lambda x: rng.standard_normal(x.shape) / np.sqrt(x.shape[0]), initial
+    )
+    params["params"]["hint"] = rng.uniform(2.0, 12.0, tr.env.num_actions)
+    meta = {"preset": "seeds", "config_fingerprint": preset("seeds").fingerprint}
+    write_weights(tmp_path / "w.npz", {2: params}, {**meta, "seat_counts": [2]}, precision)
+    arrays = _load(tmp_path / "w.npz")
+    assert json.loads(str(arrays["meta"]))["format"] == 3
+    size, actions = Encoder(preset("seeds"), 2).size, num_distinct_actions(2)
+    assert arrays["2/w0"].shape == (size + actions, 64)
+    assert arrays["2/hint"].dtype == np.float32 and arrays["2/hint"].shape == (actions,)
+    bot = PolicyBot(0, weights=tmp_path / "w.npz")
+    apply_net = jax.jit(lambda table: tr.apply(params, learner_input(table, tr.tables))[0])
+    state, compared, error, scale = new_game(2, seed=8), 0, 0.0, 0.0
+    while not state.is_terminal and compared < 60:
+        legal, logits = bot._legal_logits(state)
+        if len(legal) > 1:
+            ids = [action_to_id(a, 2) for a in legal]
+            want = np.asarray(apply_net(tr.env.from_state(state)))[ids]
+            error = max(error, float(np.abs(np.subtract(logits, want)).max()))
+            scale = max(scale, float(np.abs(want).max()))
+            compared += 1
+        state = apply(state, GreedyBot(compared).choose(state))
+    # float32: the same arithmetic up to rounding; int8: within a few per cent.
+    assert compared == 60 and error <= (1e-3 if precision == "float32" else 0.05) * scale
+
+
+def test_a_run_with_the_greedy_input_writes_weights_of_format_3(tmp_path: Path) -> None:
+    options = TrainOptions(
+        seats=(2,), ppo=TINY_HINT, seed=5, updates=1, chunk=1, command="x", imitate=25
+    )
+    train(TrainOptions(**{**options.__dict__, "out": tmp_path / "h.npz"}))
+    arrays = _load(tmp_path / "h.npz")
+    meta = json.loads(str(arrays.pop("meta")))
+    assert meta["format"] == 3 and meta["greedy_input"] is True
+    assert meta["ppo"]["greedy_input"] is True
+    size, actions = Encoder(preset("seeds"), 2).size, num_distinct_actions(2)
+    assert arrays["2/w0"].shape == (size + actions, 16)
+    # Imitation and PPO moved the hint's weights away from where they started.
+    assert not np.allclose(arrays["2/hint"], 10.0)
+    state = new_game(2, seed=1)
+    bots = [PolicyBot(p, weights=tmp_path / "h.npz") for p in range(2)]
+    while not state.is_terminal:
+        state = apply(state, bots[state.current_player or 0].choose(state))
+    assert len(state.round_scores) == 3
+
+
+def test_the_command_line_passes_the_greedy_input_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    import allegra_rules.train as train_module
+
+    seen: list[TrainOptions] = []
+
+    class Stop(Exception):
+        pass
+
+    def fake(options: TrainOptions, report: object = None) -> None:
+        seen.append(options)
+        raise Stop
+
+    monkeypatch.setattr(train_module, "train", fake)
+    for extra, wanted in (([], False), (["--greedy-input"], True)):
+        assert main(["train", "--updates", "1", "--no-progress", *extra]) != 0  # Stop
+        assert seen[-1].ppo.greedy_input is wanted
 
 
 def test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume(

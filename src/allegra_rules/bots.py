@@ -410,6 +410,10 @@ class GreedyBot:
     """... and only when it shows a face-up card of this value or higher."""
     GIVE_MARGIN = 2.5
     """How much better (in points) a knocker's card must be before GreedyBot gives."""
+    HINT_CLIP = 50.0
+    """[`hint`][allegra_rules.bots.GreedyBot.hint] clips a score to this many points either way."""
+    HINT_SCALE = 10.0
+    """... and divides it by this many points."""
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = _check_seed(seed)
@@ -437,6 +441,49 @@ class GreedyBot:
         best = max(scores)
         ties = [a for a, s in zip(legal, scores, strict=True) if s >= best - _TIE]
         return ties[0] if len(ties) == 1 else self._rng.choice(ties)
+
+    def action_scores(self, state: GameState) -> dict[Action, float]:
+        """Every legal action of ``state`` with the score GreedyBot gives it (higher is better).
+
+        The keys are ``legal_actions(state)`` in their order. In the knock window ``Knock()``
+        scores 1 when GreedyBot would knock and -1 when not, ``Pass()`` 0; elsewhere each
+        score is [`score`][allegra_rules.bots.GreedyBot.score]'s (minus infinity for a
+        ``Give`` to a knocker who shows no card GreedyBot could use). Only what the acting
+        seat may see is read. No randomness is used.
+
+        Raises:
+            ValueError: ``state`` is terminal.
+
+        Examples:
+            >>> from allegra_rules import new_game
+            >>> scores = GreedyBot().action_scores(new_game(2, seed=1))
+            >>> len(scores) > 1 and all(isinstance(v, float) for v in scores.values())
+            True
+        """
+        legal = _legal_or_raise(state)
+        seat = state.current_player
+        assert seat is not None
+        if state.phase is Phase.KNOCK:
+            knock = 1.0 if self._wants_to_knock(state, seat) else -1.0
+            return {a: knock if isinstance(a, Knock) else 0.0 for a in legal}
+        view = SeatEstimate(observe(state, seat), state.geometry, deck_multiset(state.config))
+        return {a: float(self.score(view, state, a)) for a in legal}
+
+    def hint(self, state: GameState) -> dict[Action, float]:
+        """[`action_scores`][allegra_rules.bots.GreedyBot.action_scores] as a network reads them.
+
+        Each score clipped to ``HINT_CLIP`` points either way, then divided by
+        ``HINT_SCALE``: the greedy hint that a policy trained with
+        ``allegra-rules train --greedy-input`` reads beside the features.
+
+        Raises:
+            ValueError: ``state`` is terminal.
+        """
+        clip, scale = self.HINT_CLIP, self.HINT_SCALE
+        return {
+            action: max(-clip, min(clip, value)) / scale
+            for action, value in self.action_scores(state).items()
+        }
 
     # ------------------------------------------------------------------ scoring
 

@@ -16,16 +16,22 @@ the features [`Encoder`][allegra_rules.features.Encoder] (the vector the batched
 ``State.observation`` holds), runs the network of the table's seat count
 (``relu(x @ w0 + b0)``, ``relu(h @ w1 + b1)``, ``h @ pi_w + pi_b``, in float32) and plays
 the legal action (ids of [`action_to_id`][allegra_rules.encoding.action_to_id]) with the
-highest logit; an exact tie goes to the bot's own seeded ``random.Random``. It reads
-nothing else of the state, so two states that look the same to the seat get the same move.
+highest logit; an exact tie goes to the bot's own seeded ``random.Random``. A network of
+format 3 also reads the greedy hint, [`GreedyBot.hint`][allegra_rules.bots.GreedyBot.hint]
+of the seat's view (one entry per action id, 0 for an illegal one): ``x`` is the features
+followed by the hint, and each logit adds the action's hint times its weight in
+``"n/hint"``. It reads nothing else of the state, so two states that look the same to the
+seat get the same move.
 
 The weights file is an ``.npz`` (``numpy.savez_compressed``): a ``meta`` entry, a JSON
 object with ``format``, ``preset``, ``config_fingerprint``, ``seat_counts``, ``hidden`` and
 the training command that made it, and for each seat count ``n`` the arrays ``"n/w0"``,
 ``"n/b0"``, ``"n/w1"``, ``"n/b1"``, ``"n/pi_w"``, ``"n/pi_b"``, ``"n/v_w"`` and ``"n/v_b"``
-(float16 or float32). In format 2 a matrix may instead be int8 with a float32 scale per
-column, ``"n/w0_scale"`` and so on: the weight is the integer times its column's scale
-(``allegra-rules train --precision int8``, half the file). Formats 1 and 2 are both read.
+(float16 or float32). In formats 2 and 3 a matrix may instead be int8 with a float32
+scale per column, ``"n/w0_scale"`` and so on: the weight is the integer times its column's
+scale (``allegra-rules train --precision int8``, half the file). Format 3 adds
+``"n/hint"`` (one float per action id) and a row of ``"n/w0"`` per action id after the
+features' rows. Formats 1, 2 and 3 are all read.
 ``allegra-rules train`` writes it (the docs page "Train an agent").
 
 NumPy is the only package it needs (the extra ``policy``); it is imported when the first
@@ -65,6 +71,7 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import Action
+from allegra_rules.bots import GreedyBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.encoding import action_to_id, num_distinct_actions
 from allegra_rules.features import Encoder
@@ -82,14 +89,16 @@ __all__ = [
     "shipped_missing",
 ]
 
-POLICY_FORMAT = 2
+POLICY_FORMAT = 3
 """The newest version of the weights file's layout that this module reads (``meta["format"]``).
 
-Format 1 (float weights) is read as well; format 2 adds 8-bit matrices with a scale per
-column.
+Formats 1 and 2 are read as well. Format 1 holds float weights; format 2 adds 8-bit
+matrices with a scale per column; format 3 (``allegra-rules train --greedy-input``) adds
+the greedy hint: the network reads GreedyBot's score of every legal move beside the
+features.
 """
 
-_FORMATS = (1, POLICY_FORMAT)
+_FORMATS = (1, 2, POLICY_FORMAT)
 
 _MATRICES = ("w0", "w1", "pi_w", "v_w")
 
@@ -202,12 +211,27 @@ class _ActionIds:
         return found
 
 
-class _Network(_ActionIds):
-    """One seat count's network, float32 in NumPy, and its action ids."""
+def _hint_input(
+    features: list[float], actions: int, ids: list[int], hint: list[float]
+) -> list[float]:
+    """The input of a network that reads the hint: the features, then one entry per id."""
+    vector = [0.0] * actions
+    for i, value in zip(ids, hint, strict=True):
+        vector[i] = value
+    return features + vector
 
-    def __init__(self, np: Any, arrays: dict[str, Any], num_players: int, where: str) -> None:
+
+class _Network(_ActionIds):
+    """One seat count's network, float32 in NumPy, and its action ids.
+
+    ``hint``: the weight of each action id's greedy hint in its logit (format 3), or None.
+    """
+
+    def __init__(
+        self, np: Any, arrays: dict[str, Any], num_players: int, where: str, hint: Any = None
+    ) -> None:
         shapes = {name: tuple(arrays[name].shape) for name in _LAYERS}
-        size, h1, h2, _ = _shapes(shapes, num_players, where)
+        size, h1, h2, actions = _shapes(shapes, num_players, where)
         as32 = {name: np.ascontiguousarray(arrays[name], dtype=np.float32) for name in _LAYERS[:6]}
         for name, array in as32.items():
             if not np.isfinite(array).all():
@@ -216,16 +240,17 @@ class _Network(_ActionIds):
         self._asarray, self._maximum, self._float32 = np.asarray, np.maximum, np.float32
         self.num_players = num_players
         self.size = size
+        self.actions = actions
         self.hidden = (h1, h2)
         self.w0, self.b0 = as32["w0"], as32["b0"]
         self.w1, self.b1 = as32["w1"], as32["b1"]
         self.pi_w, self.pi_b = as32["pi_w"], as32["pi_b"]
+        self.hint = None if hint is None else np.asarray(hint, dtype=np.float32)
         self.ids: dict[Action, int] = {}
 
-    def logits(self, features: list[float]) -> Any:
-        """The action logits (float32, one per action id) of one feature vector."""
-        x = self._asarray(features, dtype=self._float32)
-        h = x @ self.w0
+    def logits(self, x: list[float]) -> Any:
+        """The action logits (float32, one per action id) of one input vector, hint aside."""
+        h = self._asarray(x, dtype=self._float32) @ self.w0
         h += self.b0
         self._maximum(h, 0.0, out=h)
         h = h @ self.w1
@@ -235,9 +260,17 @@ class _Network(_ActionIds):
         out += self.pi_b
         return out
 
-    def legal_logits(self, features: list[float], ids: list[int]) -> list[float]:
-        """The logits of the action ids ``ids``, in their order."""
-        values: list[float] = self.logits(features)[ids].tolist()
+    def legal_logits(
+        self, features: list[float], ids: list[int], hint: list[float] | None = None
+    ) -> list[float]:
+        """The logits of the action ids ``ids``, in their order (``hint``: theirs, format 3)."""
+        if self.hint is None:
+            values: list[float] = self.logits(features)[ids].tolist()
+            return values
+        assert hint is not None
+        out = self.logits(_hint_input(features, self.actions, ids, hint))[ids]
+        out += self.hint[ids] * self._asarray(hint, dtype=self._float32)
+        values = out.tolist()
         return values
 
 
@@ -328,11 +361,19 @@ def _read_npy(data: bytes) -> _Plain:
 class _PlainNetwork(_ActionIds):
     """One seat count's network in plain Python (double precision), for the browser."""
 
-    def __init__(self, arrays: dict[str, _Plain], num_players: int, where: str) -> None:
+    def __init__(
+        self,
+        arrays: dict[str, _Plain],
+        num_players: int,
+        where: str,
+        hint: _Plain | None = None,
+    ) -> None:
         shapes = {name: arrays[name].shape for name in _LAYERS}
-        size, h1, h2, _ = _shapes(shapes, num_players, where)
+        size, h1, h2, actions = _shapes(shapes, num_players, where)
         self.num_players = num_players
         self.size = size
+        self.actions = actions
+        self.hint = None if hint is None else hint.floats()
         self.hidden = (h1, h2)
         self.w0_rows = arrays["w0"].rows()
         self.b0 = arrays["b0"].floats()
@@ -342,8 +383,14 @@ class _PlainNetwork(_ActionIds):
         self.pi_b = arrays["pi_b"].floats()
         self.ids: dict[Action, int] = {}
 
-    def legal_logits(self, features: list[float], ids: list[int]) -> list[float]:
-        """The logits of the action ids ``ids``, in their order."""
+    def legal_logits(
+        self, features: list[float], ids: list[int], hint: list[float] | None = None
+    ) -> list[float]:
+        """The logits of the action ids ``ids``, in their order (``hint``: theirs, format 3)."""
+        weights = self.hint
+        if weights is not None:
+            assert hint is not None
+            features = _hint_input(features, self.actions, ids, hint)
         h = self.b0
         for x, row in zip(features, self.w0_rows, strict=True):
             if x:
@@ -353,7 +400,11 @@ class _PlainNetwork(_ActionIds):
             max(0.0, b + sum(map(operator.mul, h, column)))
             for b, column in zip(self.b1, self.w1_columns, strict=True)
         ]
-        return [self.pi_b[i] + sum(map(operator.mul, h, self.pi_columns[i])) for i in ids]
+        out = [self.pi_b[i] + sum(map(operator.mul, h, self.pi_columns[i])) for i in ids]
+        if weights is None:
+            return out
+        assert hint is not None
+        return [v + weights[i] * x for v, i, x in zip(out, ids, hint, strict=True)]
 
 
 def _matrix(shapes: dict[str, tuple[int, ...]], name: str, where: str) -> tuple[int, int]:
@@ -385,14 +436,26 @@ class _Policy:
         self.preset = str(meta.get("preset", "?"))
         self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
         self.networks: dict[int, _Network | _PlainNetwork] = {}
+        version = meta["format"]
         for n in self.seat_counts:
-            missing = [name for name in _LAYERS if f"{n}/{name}" not in arrays]
+            names = [*_LAYERS, "hint"] if version >= 3 else list(_LAYERS)
+            missing = [name for name in names if f"{n}/{name}" not in arrays]
             if missing:
                 raise ValueError(f"{where}: no {', '.join(f'{n}/{m}' for m in missing)}")
-            layers = _layers(np, arrays, n, where, meta["format"])
+            if version < 3 and f"{n}/hint" in arrays:
+                raise ValueError(f"{where}: format {version} has no greedy hint ({n}/hint)")
+            layers = _layers(np, arrays, n, where, version)
+            hint = None if version < 3 else _hint_weights(np, arrays[f"{n}/hint"], n, where)
             self.networks[n] = (
-                _PlainNetwork(layers, n, where) if np is None else _Network(np, layers, n, where)
+                _PlainNetwork(layers, n, where, hint)
+                if np is None
+                else _Network(np, layers, n, where, hint)
             )
+            if hint is not None and tuple(hint.shape) != (self.networks[n].actions,):
+                raise ValueError(
+                    f"{where}: {n}/hint has shape {tuple(hint.shape)}; "
+                    f"{n} seats have {self.networks[n].actions} action ids"
+                )
         hidden = meta.get("hidden")
         if hidden is not None:
             for n, net in self.networks.items():
@@ -428,7 +491,8 @@ class _Policy:
         encoder = self.encoders.get(n)
         if encoder is None:
             encoder = Encoder(config, n)
-            size = self.networks[n].size
+            network = self.networks[n]
+            size = network.size - (0 if network.hint is None else network.actions)
             if encoder.size != size:
                 raise ValueError(
                     f"{self.where}: the {n}-seat network reads {size} features; "
@@ -452,7 +516,7 @@ def _meta(arrays: dict[str, Any], where: str) -> dict[str, Any]:
     if version not in _FORMATS or type(version) is not int:
         raise ValueError(
             f"{where}: weights format {version!r}; this version of allegra_rules reads "
-            f"formats {' and '.join(map(str, _FORMATS))}"
+            f"formats {', '.join(map(str, _FORMATS[:-1]))} and {_FORMATS[-1]}"
         )
     return meta
 
@@ -481,6 +545,22 @@ def _layers(np: Any, arrays: dict[str, Any], n: int, where: str, version: int) -
             )
         layers[name] = _scaled(np, layers[name], scale, f"{where}: {key}_scale")
     return layers
+
+
+def _hint_weights(np: Any, array: Any, n: int, where: str) -> Any:
+    """The ``n``-seat network's hint weights, checked: floats, finite, a vector."""
+    if _is_int8(np, array) or (np is not None and array.dtype.kind != "f"):
+        raise ValueError(f"{where}: {n}/hint must hold floats")
+    if len(array.shape) != 1:
+        raise ValueError(f"{where}: {n}/hint must be a vector; its shape is {tuple(array.shape)}")
+    finite = (
+        all(math.isfinite(v) for v in array.floats())
+        if np is None
+        else bool(np.isfinite(array).all())
+    )
+    if not finite:
+        raise ValueError(f"{where}: {n}/hint holds a NaN or an infinity")
+    return array
 
 
 def _is_int8(np: Any, array: Any) -> bool:
@@ -514,6 +594,9 @@ def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:
         return None
     return config if config.fingerprint == fingerprint else None
 
+
+_GREEDY = GreedyBot(0)
+"""The greedy hint's scorer (``GreedyBot.hint`` draws no random numbers)."""
 
 _CACHE: dict[str, tuple[object, _Policy]] = {}
 """Read weights files, by path (``"<shipped>"`` for the package's), with the file's stamp."""
@@ -640,7 +723,11 @@ class PolicyBot:
         if len(legal) <= 1:
             return legal, [0.0] * len(legal)
         ids = [network.action_id(action) for action in legal]
-        return legal, network.legal_logits(policy.encoder(config, n).features(view), ids)
+        features = policy.encoder(config, n).features(view)
+        if network.hint is None:
+            return legal, network.legal_logits(features, ids)
+        hints = _GREEDY.hint(state)
+        return legal, network.legal_logits(features, ids, [hints[a] for a in legal])
 
     def choose(self, state: GameState) -> Action:
         """The legal action of ``state`` with the highest logit (exact ties: a seeded draw).

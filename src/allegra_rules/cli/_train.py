@@ -58,6 +58,11 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         default=0.0,
         help="weight of the others' mean score in the reward, 0 to 1 (0)",
     )
+    p.add_argument(
+        "--greedy-input",
+        action="store_true",
+        help="let the network read GreedyBot's score of every legal move too (weights format 3)",
+    )
     p.add_argument("--greedy-share", type=float, default=0.5, help="tables vs GreedyBot")
     p.add_argument("--pool-share", type=float, default=0.25, help="tables vs past selves")
     p.add_argument("--pool-size", type=int, default=4, help="past selves kept (4)")
@@ -142,6 +147,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         eval_envs=args.eval_envs,
         imitate_lr=args.imitate_lr,
         critic_updates=args.critic_updates,
+        greedy_input=args.greedy_input,
     )
     command = " ".join([PROG, *map(shlex.quote, sys.argv[1:])]) if sys.argv else PROG
     options = TrainOptions(

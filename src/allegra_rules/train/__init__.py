@@ -16,6 +16,13 @@ every seat plays GreedyBot's rule, so PPO starts from a policy close to GreedyBo
 ``PPOConfig.critic_updates`` (``--critic-updates``) then holds that policy still for
 PPO's first updates while the value head alone is fitted.
 
+With ``PPOConfig.greedy_input`` (``--greedy-input``) the network also reads the greedy
+hint ([`greedy_hint`][allegra_rules.train.greedy_hint]): GreedyBot's score of every legal
+action, from the acting seat's view, beside the features and added to each logit times a
+learned weight. It starts where GreedyBot's judgement is and learns what to change; the
+weights file is then of format 3, and ``PolicyBot`` computes the same hint with
+[`GreedyBot.hint`][allegra_rules.bots.GreedyBot.hint].
+
 Examples:
     >>> from allegra_rules.train import PPOConfig, TrainOptions
     >>> TrainOptions(seats=(2,), ppo=PPOConfig(num_envs=64), updates=1).seats
@@ -25,7 +32,7 @@ Examples:
 from __future__ import annotations
 
 from allegra_rules.train._export import curve_svg, write_weights
-from allegra_rules.train._greedy import greedy_action, greedy_scores
+from allegra_rules.train._greedy import greedy_action, greedy_hint, greedy_scores
 from allegra_rules.train._loop import IMITATE_STEPS, TrainOptions, TrainResult, train
 from allegra_rules.train._ppo import (
     PolicyNetwork,
@@ -44,6 +51,7 @@ __all__ = [
     "Trainer",
     "curve_svg",
     "greedy_action",
+    "greedy_hint",
     "greedy_scores",
     "learner_input",
     "learner_reward",

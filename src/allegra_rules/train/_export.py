@@ -22,6 +22,17 @@ float16. Versions of allegra_rules that read only format 1 refuse such a file in
 misreading it.
 """
 
+FORMAT_HINT = 3
+"""The format number of a weights file whose networks read the greedy hint.
+
+Written by a run with ``--greedy-input`` (``PPOConfig.greedy_input``), at any precision:
+each network's ``"{n}/w0"`` has a row per feature and then a row per action id, and
+``"{n}/hint"`` (float32, one per action id) is the weight of each action's hint in its
+logit. Its matrices are stored as format 1 or 2 stores them (int8 with
+``"{n}/{w}_scale"`` at ``--precision int8``). Versions of allegra_rules that read only
+formats 1 and 2 refuse such a file instead of playing it without the hint.
+"""
+
 PRECISIONS = ("float16", "float32", "int8")
 """How a weights file may store the weights (``--precision``; float16 by default)."""
 
@@ -29,10 +40,15 @@ _LAYERS = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
 _LAYERS.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
 
 
-def file_format(precision: str) -> int:
-    """The format number of a weights file that stores its weights as ``precision``."""
+def file_format(precision: str, hint: bool = False) -> int:
+    """The format number of a weights file that stores its weights as ``precision``.
+
+    ``hint``: its networks read the greedy hint (``FORMAT_HINT`` at every precision).
+    """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+    if hint:
+        return FORMAT_HINT
     return FORMAT_8BIT if precision == "int8" else FORMAT
 
 
@@ -66,6 +82,8 @@ def network_arrays(params: Any, num_players: int, precision: str = "float16") ->
         else:
             out[f"{num_players}/{w}"] = kernel.astype(floats)
         out[f"{num_players}/{b}"] = np.asarray(p[layer]["bias"], floats)
+    if "hint" in p:
+        out[f"{num_players}/hint"] = np.asarray(p["hint"], np.float32)
     return out
 
 
@@ -74,9 +92,11 @@ def write_weights(
 ) -> int:
     """Write the weights file (``numpy.savez_compressed``); returns its size in bytes.
 
-    ``meta["format"]`` and ``meta["precision"]`` are set from ``precision``.
+    ``meta["format"]`` and ``meta["precision"]`` are set from ``precision`` and from
+    whether the networks read the greedy hint (``FORMAT_HINT``).
     """
-    meta = {**meta, "format": file_format(precision), "precision": precision}
+    hint = any("hint" in params["params"] for params in networks.values())
+    meta = {**meta, "format": file_format(precision, hint), "precision": precision}
     arrays: dict[str, Any] = {"meta": np.array(json.dumps(meta))}
     for n, params in sorted(networks.items()):
         arrays.update(network_arrays(params, n, precision))
@@ -210,6 +230,7 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
 __all__ = [
     "FORMAT",
     "FORMAT_8BIT",
+    "FORMAT_HINT",
     "PRECISIONS",
     "curve_svg",
     "file_format",

@@ -39,6 +39,10 @@ from allegra_rules.jax._tables import GAP, KNOCK, SETUP, Tables
 F32 = jnp.float32
 TIE = 1e-4
 """Two scores closer than this count as tied (float32 arithmetic)."""
+HINT_CLIP = GreedyBot.HINT_CLIP
+"""The greedy hint's scores are clipped to plus or minus this many points."""
+HINT_SCALE = GreedyBot.HINT_SCALE
+"""... and then divided by this many points (``GreedyBot.hint``)."""
 _NEG = -1e9
 
 
@@ -222,6 +226,19 @@ def greedy_scores(t: Tables, s: State) -> jax.Array:
     return out
 
 
+def greedy_hint(t: Tables, s: State) -> jax.Array:
+    """float32 ``(num_actions,)``: GreedyBot's score of each legal id as the network reads it.
+
+    Each legal id's score clipped to ``HINT_CLIP`` points either way and divided by
+    ``HINT_SCALE``; 0 at every illegal id. The same vector as
+    [`GreedyBot.hint`][allegra_rules.bots.GreedyBot.hint] of the scalar engine (within
+    float32's precision).
+    """
+    scores = jnp.clip(greedy_scores(t, s), -HINT_CLIP, HINT_CLIP) / HINT_SCALE
+    out: jax.Array = jnp.where(s.legal_action_mask, scores, 0.0)
+    return out
+
+
 def greedy_action(t: Tables, s: State, key: jax.Array) -> jax.Array:
     """GreedyBot's choice of one table: a best-scoring legal id, ties broken by ``key``."""
     scores = greedy_scores(t, s)
@@ -232,4 +249,4 @@ def greedy_action(t: Tables, s: State, key: jax.Array) -> jax.Array:
     return out
 
 
-__all__ = ["TIE", "greedy_action", "greedy_scores"]
+__all__ = ["HINT_CLIP", "HINT_SCALE", "TIE", "greedy_action", "greedy_hint", "greedy_scores"]

@@ -354,6 +354,7 @@ def weights_meta(
         "seat_counts": list(options.seats),
         "hidden": list(options.ppo.hidden),
         "activation": "relu",
+        "greedy_input": options.ppo.greedy_input,
         "command": options.command,
         "seed": options.seed,
         "updates": result.updates,

@@ -10,7 +10,9 @@ are played, by the table's place in the batch, by GreedyBot's rule (the JAX gree
 ``_greedy``), by a snapshot of the learner's past self (a fixed-size pool of parameters,
 one slot overwritten every ``pool_every`` updates), or by the current policy. Only the
 learner's own decisions are trained on. The learner sees ``State.observation`` (the
-features ``Encoder`` vector of the acting seat's view) and nothing else.
+features ``Encoder`` vector of the acting seat's view) and, with ``greedy_input``, the
+greedy hint computed from that same view (GreedyBot's score of each legal action), and
+nothing else.
 
 Reward: the engine's scaled round rewards of the learner's seat (a game's rewards add up
 to its final total mapped onto ``[+1, -1]``), less ``relative`` times the mean of the
@@ -37,8 +39,8 @@ import optax
 
 from allegra_rules.jax import Env, State
 from allegra_rules.jax._state import observe
-from allegra_rules.jax._tables import SETUP
-from allegra_rules.train._greedy import greedy_action
+from allegra_rules.jax._tables import SETUP, Tables
+from allegra_rules.train._greedy import greedy_action, greedy_hint
 
 F32 = jnp.float32
 _NEG = -1e9
@@ -76,6 +78,10 @@ class PPOConfig:
             and the policy's weights stay as they were), so that PPO's first policy
             steps are taken with a fitted critic rather than the one left by the
             imitation warm start, which never trains it.
+        greedy_input: whether the network also reads the greedy hint, GreedyBot's score of
+            every legal action from the acting seat's view
+            ([`greedy_hint`][allegra_rules.train._greedy.greedy_hint]): appended to the
+            features, and added to each action's logit times a learned weight of its own.
     """
 
     num_envs: int = 512
@@ -100,22 +106,42 @@ class PPOConfig:
     eval_envs: int = 512
     imitate_lr: float = 1e-3
     critic_updates: int = 0
+    greedy_input: bool = False
+
+
+HINT_WEIGHT = 10.0
+"""The starting weight of each action's greedy hint in its logit (``greedy_input``).
+
+With it a score one point better is one logit more likely from the first step on, so the
+imitation warm start begins near GreedyBot's choices and learns what to change.
+"""
 
 
 class PolicyNetwork(nn.Module):
-    """Two ReLU layers, then the action logits and the value (the weights file's network)."""
+    """Two ReLU layers, then the action logits and the value (the weights file's network).
+
+    With ``greedy_input`` the input's last ``num_actions`` entries are the greedy hint
+    (``learner_input`` with ``tables``), and each action's logit adds its hint times a
+    learned weight of its own (the parameter ``hint``, one per action id).
+    """
 
     num_actions: int
     hidden: tuple[int, int]
+    greedy_input: bool = False
 
     @nn.compact
     def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """Logits ``(..., num_actions)`` and value ``(...)`` of observations ``x``."""
+        """Logits ``(..., num_actions)`` and value ``(...)`` of inputs ``x``."""
         h = nn.relu(nn.Dense(self.hidden[0], name="hidden_0")(x))
         h = nn.relu(nn.Dense(self.hidden[1], name="hidden_1")(h))
         logits = nn.Dense(
             self.num_actions, name="policy", kernel_init=nn.initializers.normal(0.01)
         )(h)
+        if self.greedy_input:
+            weight = self.param(
+                "hint", nn.initializers.constant(HINT_WEIGHT), (self.num_actions,), F32
+            )
+            logits = logits + weight * x[..., -self.num_actions :]
         value = nn.Dense(1, name="value")(h)
         return logits, value[..., 0]
 
@@ -136,9 +162,19 @@ def value_head_only(grads: Any, policy_on: jax.Array) -> Any:
     return jax.tree_util.tree_map_with_path(scale, grads)
 
 
-def learner_input(state: State) -> jax.Array:
-    """What the network reads of a state: the acting seat's features, nothing else."""
-    return state.observation
+def learner_input(state: State, tables: Tables | None = None) -> jax.Array:
+    """What the network reads of a (batched) state: the acting seat's features.
+
+    With ``tables`` (``PPOConfig.greedy_input``), the greedy hint of the acting seat
+    follows them ([`greedy_hint`][allegra_rules.train._greedy.greedy_hint]), which is
+    computed from that seat's view too. Nothing else of the state is read.
+    """
+    if tables is None:
+        return state.observation
+    hint = greedy_hint
+    for _ in range(state.observation.ndim - 1):
+        hint = jax.vmap(hint, in_axes=(None, 0))
+    return jnp.concatenate([state.observation, hint(tables, state)], axis=-1)
 
 
 def learner_reward(rewards: jax.Array, learner: jax.Array, relative: float) -> jax.Array:
@@ -207,10 +243,12 @@ class Trainer:
         self.config = config
         self.env = Env(num_players)
         self.tables = self.env.tables
-        self.network = PolicyNetwork(self.env.num_actions, config.hidden)
+        self.network = PolicyNetwork(self.env.num_actions, config.hidden, config.greedy_input)
         self.obs_size = int(
             observe(self.tables, self.env.init(jax.random.key(0)), jnp.asarray(0)).shape[0]
         )
+        self.input_size = self.obs_size + (self.env.num_actions if config.greedy_input else 0)
+        """The network's input: the features, then the greedy hint (``greedy_input``)."""
         b = config.num_envs
         self.num_greedy = int(b * config.greedy_share)
         pool = int(b * config.pool_share) // config.pool_size * config.pool_size
@@ -235,7 +273,7 @@ class Trainer:
     def init(self, key: jax.Array) -> TrainState:
         """A fresh training state: new weights, a pool of copies, tables dealt."""
         k_net, k_env, k_seat, key = jax.random.split(key, 4)
-        params = self.network.init(k_net, jnp.zeros((self.obs_size,), F32))
+        params = self.network.init(k_net, jnp.zeros((self.input_size,), F32))
         pool = jax.tree_util.tree_map(
             lambda x: jnp.broadcast_to(x, (self.config.pool_size, *x.shape)), params
         )
@@ -246,6 +284,10 @@ class Trainer:
         return TrainState(
             params, self.optimizer.init(params), pool, tables, key, jnp.asarray(0, jnp.int32)
         )
+
+    def input(self, env: State) -> jax.Array:
+        """The network's input at every table of ``env`` (``learner_input``)."""
+        return learner_input(env, self.tables if self.config.greedy_input else None)
 
     def apply(self, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         """The network's logits and value."""
@@ -277,7 +319,7 @@ class Trainer:
         b, n = cfg.num_envs, self.n
         env = tables.env
         k_act, k_opp, k_step, k_seat = jax.random.split(key, 4)
-        obs = learner_input(env)
+        obs = self.input(env)
         logits, value = self.apply(params, obs)
         logits = masked_logits(logits, env.legal_action_mask)
         action = jax.random.categorical(k_act, logits).astype(jnp.int32)
@@ -367,6 +409,11 @@ class Trainer:
 
         tables, rec = jax.lax.scan(body, ts.tables, jax.random.split(k_roll, cfg.num_steps))
         last_obs = jax.vmap(observe, in_axes=(None, 0, 0))(self.tables, tables.env, tables.learner)
+        if cfg.greedy_input:
+            # The hint is the acting seat's: the learner's own only on its turn.
+            acting = tables.env.current_player.astype(jnp.int32) == tables.learner
+            hint = jax.vmap(greedy_hint, in_axes=(None, 0))(self.tables, tables.env)
+            last_obs = jnp.concatenate([last_obs, jnp.where(acting[:, None], hint, 0.0)], axis=1)
         _, last_value = self.apply(ts.params, last_obs)
         adv, target = self._advantages(rec, last_value)
         mine = rec["mine"]
@@ -459,7 +506,7 @@ class Trainer:
             env, jax.random.split(k_g, b)
         )
         grad_fn = jax.value_and_grad(self._imitation_loss, has_aux=True)
-        (loss, agree), grads = grad_fn(st.params, learner_input(env), env.legal_action_mask, target)
+        (loss, agree), grads = grad_fn(st.params, self.input(env), env.legal_action_mask, target)
         updates, opt_state = self.imitation_optimizer.update(grads, st.opt_state, st.params)
         params = optax.apply_updates(st.params, updates)
         env = jax.vmap(self.env.step_auto_reset)(env, target, jax.random.split(k_s, b))
@@ -507,7 +554,7 @@ class Trainer:
         def body(c: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
             s, k, i = c
             k, k_g, k_s = jax.random.split(k, 3)
-            logits, _ = self.apply(params, learner_input(s))
+            logits, _ = self.apply(params, self.input(s))
             mine = jnp.argmax(masked_logits(logits, s.legal_action_mask), axis=1)
             greedy = jax.vmap(lambda x, kk: greedy_action(self.tables, x, kk))(
                 s, jax.random.split(k_g, e)
@@ -531,6 +578,7 @@ def trainer(num_players: int, config: PPOConfig) -> Trainer:
 
 
 __all__ = [
+    "HINT_WEIGHT",
     "ImitationState",
     "PPOConfig",
     "PolicyNetwork",
