@@ -114,6 +114,33 @@ def test_the_greedy_hint_is_greedybots_scores_as_the_network_reads_them(players:
     assert checked > 150 and knocks > 0
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring(players: int) -> None:
+    tr = trainer(players, TINY_HINT)
+    # 4 batches of 16 tables met while GreedyBot's rule plays every seat.
+    run = tr.imitation_init(tr.init(jax.random.key(2)).params, jax.random.key(8))
+    batches = []
+    for _ in range(4):
+        run, _ = tr.imitate(run, 9)
+        batches.append(run.env)
+    env = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *batches)
+    obs, scores = tr._read(env)
+    assert scores is not None
+    np.testing.assert_array_equal(np.asarray(obs), np.asarray(tr.input(env)))
+    for seed in range(3):
+        key = jax.random.key(seed)
+        shared = np.asarray(tr._greedy(env, key, scores))
+        alone = jax.vmap(lambda s, k: greedy_action(tr.tables, s, k))(
+            env, jax.random.split(key, 64)
+        )
+        np.testing.assert_array_equal(shared, np.asarray(alone))
+        assert np.asarray(env.legal_action_mask)[np.arange(64), shared].all()
+    # Without the hint the input is the features alone and nothing is scored ahead.
+    plain_obs, plain_scores = trainer(players, TINY)._read(env)
+    assert plain_scores is None
+    np.testing.assert_array_equal(np.asarray(plain_obs), np.asarray(env.observation))
+
+
 def _hidden_twin(players: int) -> tuple[object, object, int]:
     """Two tables that the acting seat cannot tell apart, and that seat.
 

@@ -226,6 +226,13 @@ def greedy_scores(t: Tables, s: State) -> jax.Array:
     return out
 
 
+def hint_of(scores: jax.Array, mask: jax.Array) -> jax.Array:
+    """The greedy hint from one table's ``greedy_scores`` and legal mask (``greedy_hint``)."""
+    clipped = jnp.clip(scores, -HINT_CLIP, HINT_CLIP) / HINT_SCALE
+    out: jax.Array = jnp.where(mask, clipped, 0.0)
+    return out
+
+
 def greedy_hint(t: Tables, s: State) -> jax.Array:
     """float32 ``(num_actions,)``: GreedyBot's score of each legal id as the network reads it.
 
@@ -234,19 +241,34 @@ def greedy_hint(t: Tables, s: State) -> jax.Array:
     [`GreedyBot.hint`][allegra_rules.bots.GreedyBot.hint] of the scalar engine (within
     float32's precision).
     """
-    scores = jnp.clip(greedy_scores(t, s), -HINT_CLIP, HINT_CLIP) / HINT_SCALE
-    out: jax.Array = jnp.where(s.legal_action_mask, scores, 0.0)
-    return out
+    return hint_of(greedy_scores(t, s), s.legal_action_mask)
 
 
-def greedy_action(t: Tables, s: State, key: jax.Array) -> jax.Array:
-    """GreedyBot's choice of one table: a best-scoring legal id, ties broken by ``key``."""
-    scores = greedy_scores(t, s)
+def choice_of(scores: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
+    """GreedyBot's choice from one table's ``greedy_scores`` and legal mask (``greedy_action``).
+
+    Training computes the scores once a step and reads both the hint and the greedy
+    opponents' moves from them; this gives the same move as ``greedy_action`` for a key.
+    """
     best = scores.max()
-    ties = s.legal_action_mask & (scores >= best - TIE)
+    ties = mask & (scores >= best - TIE)
     noise = jax.random.uniform(key, scores.shape)
     out: jax.Array = jnp.argmax(jnp.where(ties, noise, -1.0)).astype(jnp.int32)
     return out
 
 
-__all__ = ["HINT_CLIP", "HINT_SCALE", "TIE", "greedy_action", "greedy_hint", "greedy_scores"]
+def greedy_action(t: Tables, s: State, key: jax.Array) -> jax.Array:
+    """GreedyBot's choice of one table: a best-scoring legal id, ties broken by ``key``."""
+    return choice_of(greedy_scores(t, s), s.legal_action_mask, key)
+
+
+__all__ = [
+    "HINT_CLIP",
+    "HINT_SCALE",
+    "TIE",
+    "choice_of",
+    "greedy_action",
+    "greedy_hint",
+    "greedy_scores",
+    "hint_of",
+]

@@ -40,7 +40,13 @@ import optax
 from allegra_rules.jax import Env, State
 from allegra_rules.jax._state import observe
 from allegra_rules.jax._tables import SETUP, Tables
-from allegra_rules.train._greedy import greedy_action, greedy_hint
+from allegra_rules.train._greedy import (
+    choice_of,
+    greedy_action,
+    greedy_hint,
+    greedy_scores,
+    hint_of,
+)
 
 F32 = jnp.float32
 _NEG = -1e9
@@ -289,6 +295,30 @@ class Trainer:
         """The network's input at every table of ``env`` (``learner_input``)."""
         return learner_input(env, self.tables if self.config.greedy_input else None)
 
+    def _read(self, env: State) -> tuple[jax.Array, jax.Array | None]:
+        """The network's input at every table, and GreedyBot's scores when the input has them.
+
+        With ``greedy_input`` the scores are computed once here, and both the hint and the
+        greedy moves of that step (``_greedy``) are read from them; the input equals
+        ``input(env)``.
+        """
+        if not self.config.greedy_input:
+            return env.observation, None
+        scores = jax.vmap(greedy_scores, in_axes=(None, 0))(self.tables, env)
+        hint = jax.vmap(hint_of)(scores, env.legal_action_mask)
+        return jnp.concatenate([env.observation, hint], axis=-1), scores
+
+    def _greedy(self, env: State, key: jax.Array, scores: jax.Array | None) -> jax.Array:
+        """GreedyBot's move at every table of ``env``, from ``scores`` when given.
+
+        ``key`` is split into one key a table; the moves equal ``greedy_action``'s.
+        """
+        keys = jax.random.split(key, env.legal_action_mask.shape[0])
+        if scores is None:
+            return jax.vmap(lambda s, k: greedy_action(self.tables, s, k))(env, keys)
+        out: jax.Array = jax.vmap(choice_of)(scores, env.legal_action_mask, keys)
+        return out
+
     def apply(self, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         """The network's logits and value."""
         out: tuple[jax.Array, jax.Array] = self.network.apply(params, obs)  # type: ignore[assignment]
@@ -296,13 +326,22 @@ class Trainer:
 
     # ---------------------------------------------------------------- rollout
 
-    def _opponents(self, pool: Any, env: State, obs: jax.Array, key: jax.Array) -> jax.Array:
-        """The opponents' action at every table (greedy, pool, then current slices)."""
+    def _opponents(
+        self,
+        pool: Any,
+        env: State,
+        obs: jax.Array,
+        key: jax.Array,
+        scores: jax.Array | None = None,
+    ) -> jax.Array:
+        """The opponents' action at every table (greedy, pool, then current slices).
+
+        ``scores``: GreedyBot's scores at every table when already computed (``_read``).
+        """
         g, p = self.num_greedy, self.num_pool
         k_g, k_p = jax.random.split(key)
         greedy_env = jax.tree_util.tree_map(lambda x: x[:g], env)
-        keys = jax.random.split(k_g, g)
-        greedy = jax.vmap(lambda s, k: greedy_action(self.tables, s, k))(greedy_env, keys)
+        greedy = self._greedy(greedy_env, k_g, None if scores is None else scores[:g])
         size = self.config.pool_size
         if p == 0:
             return greedy
@@ -319,12 +358,12 @@ class Trainer:
         b, n = cfg.num_envs, self.n
         env = tables.env
         k_act, k_opp, k_step, k_seat = jax.random.split(key, 4)
-        obs = self.input(env)
+        obs, scores = self._read(env)
         logits, value = self.apply(params, obs)
         logits = masked_logits(logits, env.legal_action_mask)
         action = jax.random.categorical(k_act, logits).astype(jnp.int32)
         logp = jax.nn.log_softmax(logits)[jnp.arange(b), action]
-        opp = self._opponents(pool, env, obs, k_opp)
+        opp = self._opponents(pool, env, obs, k_opp, scores)
         actor = env.current_player.astype(jnp.int32)
         mine = actor == tables.learner
         g_p = opp.shape[0]
@@ -502,11 +541,10 @@ class Trainer:
         b = self.config.num_envs
         key, k_g, k_s = jax.random.split(st.key, 3)
         env = st.env
-        target = jax.vmap(lambda s, k: greedy_action(self.tables, s, k))(
-            env, jax.random.split(k_g, b)
-        )
+        obs, scores = self._read(env)
+        target = self._greedy(env, k_g, scores)
         grad_fn = jax.value_and_grad(self._imitation_loss, has_aux=True)
-        (loss, agree), grads = grad_fn(st.params, self.input(env), env.legal_action_mask, target)
+        (loss, agree), grads = grad_fn(st.params, obs, env.legal_action_mask, target)
         updates, opt_state = self.imitation_optimizer.update(grads, st.opt_state, st.params)
         params = optax.apply_updates(st.params, updates)
         env = jax.vmap(self.env.step_auto_reset)(env, target, jax.random.split(k_s, b))
@@ -554,11 +592,10 @@ class Trainer:
         def body(c: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
             s, k, i = c
             k, k_g, k_s = jax.random.split(k, 3)
-            logits, _ = self.apply(params, self.input(s))
+            obs, scores = self._read(s)
+            logits, _ = self.apply(params, obs)
             mine = jnp.argmax(masked_logits(logits, s.legal_action_mask), axis=1)
-            greedy = jax.vmap(lambda x, kk: greedy_action(self.tables, x, kk))(
-                s, jax.random.split(k_g, e)
-            )
+            greedy = self._greedy(s, k_g, scores)
             act = jnp.where(s.current_player == learner, mine, greedy).astype(jnp.int32)
             s = jax.vmap(self.env.step)(s, act, jax.random.split(k_s, e))
             return s, k, i + 1
