@@ -26,7 +26,15 @@ split the win (a heads-up tie counts half; in a four-seat game shared by two win
 each gets half). The interval is the 95 % Wilson interval of the mean share over the
 games. The margin is the others' mean total minus the bot's (points, positive: the bot
 did better), with its standard error. Times per move count the decisions with a choice,
-in wall time; the machine's load average is printed with them.
+in wall time; the machine's load average is printed with them. A long arm prints its
+running share twenty times as it goes (to standard error).
+
+``--games-file FILE`` keeps every game played in a JSON-lines file, with what it was
+played under (the arm, the weights file's SHA-256, the seed, the guided level); a run
+given the same file plays only the games it does not hold yet. So a long arm (200 guided
+games take hours on a 2-core machine) can be stopped and carried on: the games are the
+same either way, as every bot is seeded. The times per move of games read back are those
+measured when they were played.
 
 ``--weights FILE`` plays a weights file instead of the shipped one; ``--random-weights
 H1,H2`` a random network (to check that the script runs before there are weights).
@@ -36,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import math
 import multiprocessing
@@ -43,14 +52,15 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from allegra_rules import GameState, GreedyBot, legal_actions, preset
 from allegra_rules.actions import Action
 from allegra_rules.bots import Bot
-from allegra_rules.policy import PolicyBot
+from allegra_rules.policy import SHIPPED_WEIGHTS, PolicyBot
 from allegra_rules.search import GUIDED_LEVEL, SearchBot, search_level
 from allegra_rules.simulate import game_seed
 from allegra_rules.tournament import Fixture, TournamentGame, play_fixture, wilson_interval
@@ -125,21 +135,117 @@ def paired(a: str, b: str, players: int, games: int, seed: int) -> list[Fixture]
     return out
 
 
+def weights_digest(weights: str | None) -> str:
+    """The SHA-256 of the weights file played (``None``: the shipped one)."""
+    if weights is None:
+        data = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).read_bytes()
+    else:
+        data = Path(weights).read_bytes()
+    return hashlib.sha256(data).hexdigest()
+
+
+class GamesFile:
+    """The JSON-lines file of ``--games-file``: games played, and what they were played under.
+
+    A line is ``{"arm", "settings", "index", "deal", "bots", "game", "times"}``; a game is
+    read back only when its arm, settings, index, deal and bots are the fixture's.
+    """
+
+    def __init__(self, path: Path, settings: dict[str, Any]) -> None:
+        self.path = path
+        self.settings = settings
+        self.lines: list[dict[str, Any]] = []
+        if path.exists():
+            for text in path.read_text(encoding="utf-8").splitlines():
+                if text.strip():
+                    self.lines.append(json.loads(text))
+
+    def played(self, arm: str, fixture: Fixture) -> dict[str, Any] | None:
+        """The result of ``fixture`` if the file holds it (``play``'s shape), else None."""
+        for line in self.lines:
+            if (
+                line["arm"] == arm
+                and line["settings"] == self.settings
+                and line["index"] == fixture.index
+                and line["deal"] == fixture.seed
+                and tuple(line["bots"]) == fixture.bots
+            ):
+                g = line["game"]
+                game = TournamentGame(
+                    g["index"], g["seed"], tuple(g["bots"]), tuple(g["totals"]), tuple(g["winners"])
+                )
+                return {"game": game, "times": line["times"]}
+        return None
+
+    def add(self, arm: str, fixture: Fixture, result: dict[str, Any]) -> None:
+        """Append one game played (the file is written at once, a line a game)."""
+        game: TournamentGame = result["game"]
+        line = {
+            "arm": arm,
+            "settings": self.settings,
+            "index": fixture.index,
+            "deal": fixture.seed,
+            "bots": list(fixture.bots),
+            "game": {
+                "index": game.index,
+                "seed": game.seed,
+                "bots": list(game.bots),
+                "totals": list(game.totals),
+                "winners": list(game.winners),
+            },
+            "times": result["times"],
+        }
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
+
+
 def run_arm(
     name: str,
     subject: str,
     fixtures: Sequence[Fixture],
     makers: dict[str, Callable[[int], Bot]],
     jobs: int,
+    games_file: GamesFile | None = None,
 ) -> dict[str, Any]:
-    """Play the fixtures; the subject's share, interval, margin and every bot's times."""
+    """Play the fixtures; the subject's share, interval, margin and every bot's times.
+
+    With ``games_file``, the games it holds are read back, not played, and every game
+    played is added to it.
+    """
     start = time.perf_counter()
     task = functools.partial(play, makers)
-    if jobs > 1:
+    results: list[dict[str, Any]] = []
+    todo: list[Fixture] = []
+    for fixture in fixtures:
+        known = games_file.played(name, fixture) if games_file else None
+        if known is None:
+            todo.append(fixture)
+        else:
+            results.append(known)
+    if games_file and results:
+        print(f"{name}: {len(results)} games read from {games_file.path}", file=sys.stderr)
+    every = max(1, len(fixtures) // 20)
+
+    def collect(played: Iterable[dict[str, Any]]) -> None:
+        for fixture, result in zip(todo, played, strict=True):
+            if games_file:
+                games_file.add(name, fixture, result)
+            results.append(result)
+            if len(results) % every == 0 and len(results) < len(fixtures):
+                share = sum(r["game"].share(subject) for r in results)
+                print(
+                    f"{name}: {len(results)} of {len(fixtures)} games, {subject} "
+                    f"{100 * share / len(results):.1f} %, {time.perf_counter() - start:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+    if jobs > 1 and todo:
         with multiprocessing.get_context("forkserver").Pool(jobs) as pool:
-            results = list(pool.imap(task, fixtures))
+            collect(pool.imap(task, todo))
     else:
-        results = [task(f) for f in fixtures]
+        collect(task(f) for f in todo)
+    results.sort(key=lambda r: int(r["game"].index))
     games: list[TournamentGame] = [r["game"] for r in results]
     n = len(games)
     wins = sum(g.share(subject) for g in games)
@@ -221,9 +327,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the rows to this file")
+    parser.add_argument(
+        "--games-file",
+        type=Path,
+        default=None,
+        help="keep the games played in this JSON-lines file and skip those it holds",
+    )
     args = parser.parse_args(argv)
     weights = weights_argument(args)
     PolicyBot(0, weights=weights)  # a bad file fails here, before any game
+    settings = {
+        "weights": weights_digest(weights),
+        "seed": args.seed,
+        "guided_simulations": args.guided_simulations,
+        "guided_candidates": GUIDED_LEVEL[1],
+    }
+    games_file = GamesFile(args.games_file, settings) if args.games_file else None
     makers: dict[str, Callable[[int], Bot]] = {
         "policy": functools.partial(policy_bot, weights),
         "greedy": GreedyBot,
@@ -234,13 +353,15 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     if "heads-up" in arms:
         fixtures = paired("policy", "greedy", 2, args.games, args.seed)
-        rows.append(run_arm("heads-up", "policy", fixtures, makers, args.jobs))
+        rows.append(run_arm("heads-up", "policy", fixtures, makers, args.jobs, games_file))
     if "one-vs-three" in arms:
         fixtures = paired("policy", "greedy", 4, args.four_games, args.seed)
-        rows.append(run_arm("one-vs-three", "policy", fixtures, makers, args.jobs))
+        rows.append(run_arm("one-vs-three", "policy", fixtures, makers, args.jobs, games_file))
     if "guided-vs-search" in arms:
         fixtures = paired("search-guided", "search", 2, args.search_games, args.seed)
-        rows.append(run_arm("guided-vs-search", "search-guided", fixtures, makers, args.jobs))
+        rows.append(
+            run_arm("guided-vs-search", "search-guided", fixtures, makers, args.jobs, games_file)
+        )
     print(table(rows))
     if args.json:
         settings = {
