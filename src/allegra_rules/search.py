@@ -104,8 +104,8 @@ GUIDED_LEVEL: tuple[int, int] = (22, 3)
 A guided playout move costs more than GreedyBot's (the guide encodes the seat's view,
 scores the legal moves as GreedyBot does for the greedy hint and runs its network), so the
 guided level runs fewer simulations than the default level's 64, to spend no more time a
-move heads-up: with the shipped weights, 22 simulations took 0.95 times the default
-level's time a move over 40 games (24 took 1.04 times, 40 took 1.75 times, side by side on
+move heads-up: with the shipped weights, 22 simulations took 0.97 times the default
+level's time a move over 200 games (24 took 1.04 times, 40 took 1.75 times, side by side on
 the same positions). The docs page "How strong are the bots" gives its measured strength
 and time.
 """
