@@ -57,6 +57,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from allegra_rules import GameState, GreedyBot, legal_actions, preset
 from allegra_rules.actions import Action
 from allegra_rules.bots import Bot
@@ -147,8 +149,8 @@ def weights_digest(weights: str | None) -> str:
 class GamesFile:
     """The JSON-lines file of ``--games-file``: games played, and what they were played under.
 
-    A line is ``{"arm", "settings", "index", "deal", "bots", "game", "times"}``; a game is
-    read back only when its arm, settings, index, deal and bots are the fixture's.
+    A line is ``{"arm", "settings", "game", "times"}``; a game is read back only when its
+    arm and settings are the run's and its index, deal and bots are the fixture's.
     """
 
     def __init__(self, path: Path, settings: dict[str, Any]) -> None:
@@ -163,38 +165,20 @@ class GamesFile:
     def played(self, arm: str, fixture: Fixture) -> dict[str, Any] | None:
         """The result of ``fixture`` if the file holds it (``play``'s shape), else None."""
         for line in self.lines:
-            if (
-                line["arm"] == arm
-                and line["settings"] == self.settings
-                and line["index"] == fixture.index
-                and line["deal"] == fixture.seed
-                and tuple(line["bots"]) == fixture.bots
-            ):
-                g = line["game"]
-                game = TournamentGame(
-                    g["index"], g["seed"], tuple(g["bots"]), tuple(g["totals"]), tuple(g["winners"])
-                )
+            if line["arm"] != arm or line["settings"] != self.settings:
+                continue
+            g = line["game"]
+            game = TournamentGame(
+                g["index"], g["seed"], tuple(g["bots"]), tuple(g["totals"]), tuple(g["winners"])
+            )
+            if (game.index, game.seed, game.bots) == (fixture.index, fixture.seed, fixture.bots):
                 return {"game": game, "times": line["times"]}
         return None
 
-    def add(self, arm: str, fixture: Fixture, result: dict[str, Any]) -> None:
+    def add(self, arm: str, result: dict[str, Any]) -> None:
         """Append one game played (the file is written at once, a line a game)."""
-        game: TournamentGame = result["game"]
-        line = {
-            "arm": arm,
-            "settings": self.settings,
-            "index": fixture.index,
-            "deal": fixture.seed,
-            "bots": list(fixture.bots),
-            "game": {
-                "index": game.index,
-                "seed": game.seed,
-                "bots": list(game.bots),
-                "totals": list(game.totals),
-                "winners": list(game.winners),
-            },
-            "times": result["times"],
-        }
+        game = attrs.asdict(result["game"])
+        line = {"arm": arm, "settings": self.settings, "game": game, "times": result["times"]}
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
 
@@ -227,9 +211,9 @@ def run_arm(
     every = max(1, len(fixtures) // 20)
 
     def collect(played: Iterable[dict[str, Any]]) -> None:
-        for fixture, result in zip(todo, played, strict=True):
+        for result in played:
             if games_file:
-                games_file.add(name, fixture, result)
+                games_file.add(name, result)
             results.append(result)
             if len(results) % every == 0 and len(results) < len(fixtures):
                 share = sum(r["game"].share(subject) for r in results)
@@ -364,14 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(table(rows))
     if args.json:
-        settings = {
-            "weights": weights or "shipped",
-            "seed": args.seed,
-            "guided_simulations": args.guided_simulations,
-            "guided_candidates": GUIDED_LEVEL[1],
-        }
+        named = {**settings, "weights": weights or "shipped", "weights_sha256": settings["weights"]}
         Path(args.json).write_text(
-            json.dumps({**settings, "rows": rows}, indent=2) + "\n", encoding="utf-8"
+            json.dumps({**named, "rows": rows}, indent=2) + "\n", encoding="utf-8"
         )
     return 0
 
