@@ -560,6 +560,39 @@ def test_the_curve_draws_each_seat_counts_par_in_its_colour() -> None:
         assert lines[colour] == pytest.approx(top + (bottom - top) * (1 - par), abs=0.1)
 
 
+@pytest.mark.parametrize("most", [0.0, 0.1, 1.0, 2.0, 7.5, 14.9, 59.3, 60.0, 61.0, 400.0])
+def test_the_curves_minutes_are_marked_at_round_numbers_to_past_the_end(most: float) -> None:
+    from xml.etree import ElementTree
+
+    from allegra_rules.train._export import minute_ticks
+
+    ticks = minute_ticks(most)
+    step = ticks[1] - ticks[0]
+    assert ticks[0] == 0.0 and 2 <= len(ticks) <= 7
+    assert ticks == pytest.approx([step * i for i in range(len(ticks))])
+    assert step in (0.25, 0.5, 1, 2, 5, 10, 15, 20, 30) or step % 60 == 0
+    assert ticks[-2] < most <= ticks[-1] or (most == 0.0 and ticks == [0.0, 0.25])
+    # The picture marks those minutes, its axis ending on the last one.
+    from allegra_rules.train._export import curve_svg
+
+    history = [{"minutes": most, "win_rate": {"2": 0.5}}]
+    root = ElementTree.fromstring(curve_svg(history))
+    ns = "{http://www.w3.org/2000/svg}"
+    below = [e for e in root.iter(f"{ns}text") if e.get("y") == str(360 - 44 + 16)]
+    assert [float(e.text or "nan") for e in below] == pytest.approx(ticks)
+    xs = [float(e.get("x", "nan")) for e in below]
+    assert xs[0] == pytest.approx(56) and xs[-1] == pytest.approx(640 - 110)
+
+
+def test_a_two_minute_run_is_not_marked_with_repeated_whole_minutes() -> None:
+    from allegra_rules.train._export import minute_ticks
+
+    assert minute_ticks(2.0) == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert minute_ticks(59.3) == [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+    with pytest.raises(ValueError, match="at_most"):
+        minute_ticks(5.0, at_most=1)
+
+
 @pytest.mark.parametrize(
     "last",
     [

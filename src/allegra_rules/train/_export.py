@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import pickle
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,32 @@ def _spread(ys: list[float], gap: float, low: float, high: float) -> list[float]
     return out
 
 
+_MINUTE_STEPS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 60.0)
+
+
+def minute_ticks(most: float, *, at_most: int = 7) -> list[float]:
+    """The minutes a learning curve's axis is marked at: round numbers from 0 past ``most``.
+
+    The step is the smallest of 0.25, 0.5, 1, 2, 5, 10, 15, 20, 30 and 60 minutes (then
+    whole hours) that marks the axis at no more than ``at_most`` places; the last mark is
+    the first multiple of the step at or past ``most``, so the axis ends on a mark. A run
+    of 59.3 minutes is marked at 0, 10, ..., 60; one of two minutes at 0, 0.5, ..., 2.
+
+    >>> minute_ticks(59.3)
+    [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+    >>> minute_ticks(0.0)
+    [0.0, 0.25]
+    """
+    if at_most < 2:
+        raise ValueError(f"at_most must be at least 2, not {at_most}")
+    most = max(most, 0.0)
+    step = next((s for s in _MINUTE_STEPS if most / s <= at_most - 1), None)
+    if step is None:
+        step = 60.0 * math.ceil(most / 60.0 / (at_most - 1))
+    marks = max(1, math.ceil(most / step - 1e-9))
+    return [step * i for i in range(marks + 1)]
+
+
 def curve_svg(history: list[dict[str, Any]]) -> str:
     """The learning curve: win rate against GreedyBot by minutes, one line per seat count.
 
@@ -176,7 +203,8 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
     left, right, top, bottom = 56, 110, 24, 44
     pw, ph = width - left - right, height - top - bottom
     seats = sorted({int(k) for point in history for k in point["win_rate"]})
-    most = max((float(p["minutes"]) for p in history), default=1.0) or 1.0
+    ticks = minute_ticks(max((float(p["minutes"]) for p in history), default=0.0))
+    most = ticks[-1]
 
     def x(m: float) -> float:
         return left + pw * m / most
@@ -196,9 +224,8 @@ def curve_svg(history: list[dict[str, Any]]) -> str:
             f'<line x1="{left}" y1="{ty:.1f}" x2="{left + pw}" y2="{ty:.1f}" stroke="#ddd"/>'
         )
         out.append(f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">{tick} %</text>')
-    for i in range(5):
-        m = most * i / 4
-        out.append(f'<text x="{x(m):.1f}" y="{top + ph + 16}" text-anchor="middle">{m:.0f}</text>')
+    for m in ticks:
+        out.append(f'<text x="{x(m):.1f}" y="{top + ph + 16}" text-anchor="middle">{m:g}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">minutes</text>')
     labels: list[tuple[float, str, str]] = []  # (y of the line it names, text, colour)
     for k, n in enumerate(seats):
@@ -235,6 +262,7 @@ __all__ = [
     "curve_svg",
     "file_format",
     "load_checkpoint",
+    "minute_ticks",
     "network_arrays",
     "quantize",
     "save_checkpoint",
