@@ -9,6 +9,7 @@ has none.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import random
 import subprocess
@@ -682,6 +683,31 @@ def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
     assert meta["config_fingerprint"] == SEEDS.fingerprint
     assert {2, 4} <= set(meta["seat_counts"])
     assert meta["command"].startswith("allegra-rules train")
+
+
+def _train_options(command: str) -> dict[str, str | None]:
+    """The options of an ``allegra-rules train`` command line, less the run's own files."""
+    import shlex
+
+    words = shlex.split(command)
+    options: dict[str, str | None] = {}
+    for k, word in enumerate(words):
+        if word.startswith("--"):
+            values = list(itertools.takewhile(lambda w: not w.startswith("--"), words[k + 1 :]))
+            options[word] = " ".join(values) or None
+    own = {"--minutes", "--out", "--history", "--curve", "--checkpoint", "--no-progress"}
+    return {k: v for k, v in options.items() if k not in own}
+
+
+@shipped
+def test_the_gpu_check_trains_with_the_shipped_weights_command() -> None:
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.sh"
+    text = script.read_text(encoding="utf-8").replace("\\\n", " ")
+    line = next(x for x in text.splitlines() if "-m allegra_rules train" in x)
+    command = "allegra-rules train" + line.split("-m allegra_rules train", 1)[1]
+    mine = _train_options(command)
+    assert mine == _train_options(PolicyBot(0).meta["command"])
+    assert "--seats" in mine and "--minutes" in command and "--out" in command
 
 
 @shipped
