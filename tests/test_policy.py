@@ -12,6 +12,7 @@ import functools
 import itertools
 import json
 import random
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -687,8 +688,6 @@ def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
 
 def _train_options(command: str) -> dict[str, str | None]:
     """The options of an ``allegra-rules train`` command line, less the run's own files."""
-    import shlex
-
     words = shlex.split(command)
     options: dict[str, str | None] = {}
     for k, word in enumerate(words):

@@ -564,7 +564,7 @@ def test_the_curve_draws_each_seat_counts_par_in_its_colour() -> None:
 def test_the_curves_minutes_are_marked_at_round_numbers_to_past_the_end(most: float) -> None:
     from xml.etree import ElementTree
 
-    from allegra_rules.train._export import minute_ticks
+    from allegra_rules.train._export import curve_svg, minute_ticks
 
     ticks = minute_ticks(most)
     step = ticks[1] - ticks[0]
@@ -573,8 +573,6 @@ def test_the_curves_minutes_are_marked_at_round_numbers_to_past_the_end(most: fl
     assert step in (0.25, 0.5, 1, 2, 5, 10, 15, 20, 30) or step % 60 == 0
     assert ticks[-2] < most <= ticks[-1] or (most == 0.0 and ticks == [0.0, 0.25])
     # The picture marks those minutes, its axis ending on the last one.
-    from allegra_rules.train._export import curve_svg
-
     history = [{"minutes": most, "win_rate": {"2": 0.5}}]
     root = ElementTree.fromstring(curve_svg(history))
     ns = "{http://www.w3.org/2000/svg}"
