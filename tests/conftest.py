@@ -1,8 +1,9 @@
-"""Test configuration: the default and thorough runs, and the ``rule`` marker check.
+"""Test configuration: the default and thorough runs, the resources a run shares, markers.
 
 ``python -m pytest`` is the default run: bounded Hypothesis examples (profile ``ci``)
-and small samples of the long random-play tests, a few tens of seconds of CPU on two
-cores. ``python -m pytest --thorough`` (or ``ALLEGRA_THOROUGH=1``) is the deep run: the
+and small samples of the long random-play tests, in parallel workers (pytest-xdist,
+``-n auto`` in ``pyproject.toml``; CONTRIBUTING.md gives each part's measured time).
+``python -m pytest --thorough`` (or ``ALLEGRA_THOROUGH=1``) is the deep run: the
 ``thorough`` Hypothesis profile (2,000 examples per property), the 2,000-game
 random-play run and every test marked ``@pytest.mark.slow``, which the default run
 deselects. ``ALLEGRA_CHECK_INSTALL=1`` (set by CI) also selects the tests marked
@@ -13,14 +14,27 @@ examples, derandomized, no shrinking, no example database; see CONTRIBUTING.md).
 Tests name the rule clauses of ``docs/rules.md`` they check with
 ``@pytest.mark.rule("R4.2", ...)`` (registered in ``pyproject.toml``). A test whose
 marker names a clause that does not exist fails at setup.
+
+One run, whatever its number of workers, shares what is costly to make: the docs site
+(``built_site``) is built once and the PostgreSQL server (``postgres``) started once, by
+the first worker that asks, under a lock in the run's own folder; the process that
+started the workers stops the server and removes the folder at the end. JAX keeps its
+compiled programs in ``.pytest_cache/jax/`` (its persistent compilation cache), so a
+program compiled by one worker, test or training run is read back by the others, and
+by the next run.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
@@ -29,6 +43,43 @@ from helpers import thorough_run
 from postgres import Cluster, can_run_as_root, find_bin
 from rule_markers import CLAUSE_ID, parse_clauses
 from server_process import Databases
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Before any test module imports JAX: every compiled program goes to the persistent
+# cache, however quickly it compiled (the default keeps only those of a second or more),
+# and XLA compiles for a quick compile rather than a quick run: without LLVM's
+# optimisations, and with its older fusion emitters. The same programs (a training step
+# of the tests compiles in about half the time); the tests run each program only a few
+# times, and the benchmarks and the GPU check compile as users do. A JAX release that
+# drops one of these flags stops at start-up naming it ("Unknown flags in XLA_FLAGS").
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".pytest_cache" / "jax"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+QUICK_COMPILE = ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false")
+_given_flags = os.environ.get("XLA_FLAGS", "")
+os.environ["XLA_FLAGS"] = " ".join(
+    [_given_flags, *(flag for flag in QUICK_COMPILE if flag.split("=")[0] not in _given_flags)]
+).strip()
+
+GROUPS = {
+    "tests/test_jax_engine.py": "jax",
+    "tests/test_train.py": "train",
+    "tests/test_docs_site.py": "site",
+    "tests/test_docs_browser.py": "site",
+    "tests/test_play_page.py": "site",
+}
+"""The modules whose tests one worker runs together, and the name of each group.
+
+A group's tests share what is costly to make in one process: the compiled programs of
+the batched engine's Envs (``jax``) and of the trainers (``train``), the built docs site
+and its browser (``site``). The groups are handed out first, the largest first, and the
+other tests one by one after them.
+"""
+
+RUN_FOLDER = "ALLEGRA_TEST_RUN_FOLDER"
+"""The variable naming the folder that the processes of one run share."""
+
+_RUN_KEY = pytest.StashKey[Path]()
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -66,6 +117,70 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["ALLEGRA_THOROUGH"] = "1"
     default = "thorough" if thorough_run() else "ci"
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default))
+    if not hasattr(config, "workerinput"):
+        # The process that starts the workers (or the only one): the workers, started
+        # after this hook, inherit the variable.
+        folder = Path(tempfile.mkdtemp(prefix="allegra-run-"))
+        config.stash[_RUN_KEY] = folder
+        os.environ[RUN_FOLDER] = str(folder)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """At the end of the run: stop the shared PostgreSQL server, remove the run's folder."""
+    folder = config.stash.get(_RUN_KEY, None)
+    if folder is None:
+        return
+    record = folder / "postgres.json"
+    if record.is_file():
+        started = json.loads(record.read_text(encoding="utf-8"))
+        Cluster(Path(started["bin"]), Path(started["dir"])).stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per core and one more.
+
+    Many tests wait a good part of their time on what they started (a server, a browser,
+    PostgreSQL, a subprocess); the extra worker keeps the cores busy meanwhile.
+    """
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) + 1
+    return (os.cpu_count() or 1) + 1
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` with the ``GROUPS`` of this file (each on one worker).
+
+    pytest-xdist's own ``xdist_group`` marker renames a test's id, which pytest 9.2
+    no longer lets a plugin do; the groups are found by module path here instead.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ByModule(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            scope: str = super()._split_scope(nodeid)
+            if scope != nodeid:  # an xdist_group marker that took effect
+                return scope
+            return GROUPS.get(nodeid.split("::", 1)[0], nodeid)
+
+    return ByModule(config, log)
+
+
+@contextlib.contextmanager
+def shared(name: str) -> Iterator[Path]:
+    """Hold the run-wide lock ``name``; yields the folder the run's processes share.
+
+    What a fixture makes inside it once, under the lock, every worker of the run uses.
+    """
+    from filelock import FileLock
+
+    folder = Path(os.environ[RUN_FOLDER])
+    with FileLock(folder / f"{name}.lock"):
+        yield folder
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -102,14 +217,27 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built_site() -> Path:
     """The whole docs site, generated and built once per run (strict: a warning fails).
 
     ``docs/generate.py`` writes its git-ignored folders in ``docs/`` and builds the
-    translations; the English site, which carries them at ``/<lang>/``, is built into a
-    temporary folder. Skipped when the docs extra is not installed.
+    translations; the English site, which carries them at ``/<lang>/``, is built into the
+    run's shared folder. The first worker that asks builds it, under the lock, and the
+    others wait for it: nothing else writes into ``docs/`` meanwhile. Skipped when the
+    docs extra is not installed.
     """
     pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
+    with shared("site") as folder:
+        out = folder / "site"
+        done = folder / "site.done"
+        if not done.is_file():
+            shutil.rmtree(out, ignore_errors=True)
+            _build_site(out)
+            done.touch()
+    return out
+
+
+def _build_site(out: Path) -> None:
     import importlib.util
     import logging
     import sys
@@ -117,28 +245,28 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    root = Path(__file__).resolve().parent.parent
     spec = importlib.util.spec_from_file_location(
-        "_docs_generate_built", root / "docs" / "generate.py"
+        "_docs_generate_built", ROOT / "docs" / "generate.py"
     )
     assert spec is not None and spec.loader is not None
     generator = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = generator
     spec.loader.exec_module(generator)
-    out = tmp_path_factory.mktemp("site")
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     cwd = Path.cwd()
     try:
         generator.generate()
-        build(load_config(str(root / "mkdocs.yml"), site_dir=str(out)))
+        build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(out)))
     finally:
         os.chdir(cwd)
-    return out
 
 
 @pytest.fixture(scope="session")
-def postgres() -> Iterator[Cluster]:
-    """A PostgreSQL server of the test session's own (tests/postgres.py), stopped at the end.
+def postgres() -> Cluster:
+    """A PostgreSQL server of the test run's own (tests/postgres.py), stopped at the end.
+
+    The first worker that asks starts it; every worker of the run shares it (each test
+    makes databases of its own on it), and ``pytest_unconfigure`` stops it.
 
     Skipped when psycopg or the PostgreSQL programs (``initdb``, ``pg_ctl``,
     ``postgres``) are missing, unless ``ALLEGRA_REQUIRE_POSTGRES=1`` (CI): then it fails.
@@ -160,11 +288,13 @@ def postgres() -> Iterator[Cluster]:
         if required:
             pytest.fail(f"ALLEGRA_REQUIRE_POSTGRES=1, but {missing}")
         pytest.skip(str(missing))
-    cluster = Cluster(bin_dir).start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    with shared("postgres") as folder:
+        record = folder / "postgres.json"
+        if record.is_file():
+            return Cluster(bin_dir, Path(json.loads(record.read_text(encoding="utf-8"))["dir"]))
+        cluster = Cluster(bin_dir).start()
+        record.write_text(json.dumps({"bin": str(bin_dir), "dir": str(cluster.dir)}))
+        return cluster
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

@@ -4,9 +4,10 @@
 else Debian's ``/usr/lib/postgresql/<major>/bin``. ``Cluster.start()`` makes a cluster
 in a new temporary folder (trust authentication, no fsync, listening on a unix socket in
 that folder only, no TCP) and starts it; ``new_database()`` creates an empty database and
-returns its URL; ``stop()`` stops the server and removes the folder. PostgreSQL refuses
-to run as root: as root the programs run as the user ``postgres`` (Debian's package
-makes it), which owns the folder.
+returns its URL; ``stop()`` stops the server and removes the folder.
+``Cluster(bin_dir, folder)`` is a handle on a server another process started in
+``folder``. PostgreSQL refuses to run as root: as root the programs run as the user
+``postgres`` (Debian's package makes it), which owns the folder.
 """
 
 from __future__ import annotations
@@ -46,17 +47,23 @@ def can_run_as_root() -> bool:
 
 
 class Cluster:
-    """A PostgreSQL server of the tests' own, in a temporary folder."""
+    """A PostgreSQL server of the tests' own, in a temporary folder.
 
-    def __init__(self, bin_dir: Path) -> None:
+    ``Cluster(bin_dir)`` makes a new folder for a server that ``start()`` starts;
+    ``Cluster(bin_dir, folder)`` names the folder of one already running (another test
+    process's: the workers of one run share one server, see ``tests/conftest.py``).
+    """
+
+    def __init__(self, bin_dir: Path, folder: Path | None = None) -> None:
         self.bin = bin_dir
-        self.dir = Path(tempfile.mkdtemp(prefix="allegra-pg-"))
+        self.dir = folder if folder is not None else Path(tempfile.mkdtemp(prefix="allegra-pg-"))
         self.data = self.dir / "data"
         self._names = itertools.count()
         self._as: list[str] = []
         if os.geteuid() == 0:
-            owner = pwd.getpwnam("postgres")
-            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+            if folder is None:
+                owner = pwd.getpwnam("postgres")
+                os.chown(self.dir, owner.pw_uid, owner.pw_gid)
             self._as = ["runuser", "-u", "postgres", "--"]
 
     def _run(self, *args: str) -> None:
@@ -87,7 +94,7 @@ class Cluster:
             "UTF8",
             "--no-sync",
         )
-        options = f"-k {self.dir} -c listen_addresses='' -c max_connections=200"
+        options = f"-k {self.dir} -c listen_addresses='' -c max_connections=400"
         if not durable:
             options += " -c fsync=off"
         self._run(

@@ -187,6 +187,7 @@ def test_bad_arguments():
         raw_env(2, reward="points")
 
 
+@pytest.mark.installed
 def test_core_does_not_import_adapters():
     import subprocess
     import sys

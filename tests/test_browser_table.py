@@ -156,6 +156,7 @@ def test_moves_are_checked_like_the_servers() -> None:
     assert turn.value.code in {"not_your_turn", "invalid_action"}
 
 
+@pytest.mark.installed
 def test_the_page_imports_no_module_it_does_not_use() -> None:
     # The play page pays for every module at its first load, compiled in the browser:
     # the command line's argparse and the html module's table of every named entity

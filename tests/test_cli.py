@@ -150,6 +150,7 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
         assert name in joined
 
 
+@pytest.mark.installed
 def test_python_dash_m_runs_the_same_demo(capsys: pytest.CaptureFixture[str]) -> None:
     expected = _demo(capsys, "--seed", "6", "--players", "2", "--summary")
     done = subprocess.run(
@@ -181,6 +182,7 @@ def test_python_dash_m_runs_the_same_demo(capsys: pytest.CaptureFixture[str]) ->
     assert "Traceback" not in bad.stderr
 
 
+@pytest.mark.installed
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "allegra-rules"
     if not script.exists():

@@ -337,6 +337,7 @@ def test_the_plain_progress_bar_redraws_one_line_on_a_terminal() -> None:
     assert stream.getvalue() == text
 
 
+@pytest.mark.installed
 def test_no_progress_output_when_stderr_is_not_a_terminal_and_rich_is_not_imported() -> None:
     code = (
         "import sys; from allegra_rules.cli import main\n"

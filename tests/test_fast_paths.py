@@ -341,6 +341,7 @@ def test_state_to_json_outside_the_number_table() -> None:
 # --------------------------------------------------------------------- imports
 
 
+@pytest.mark.installed
 def test_importing_the_package_loads_only_the_engine() -> None:
     code = (
         "import sys, allegra_rules; "
@@ -387,6 +388,7 @@ def test_importing_the_package_loads_only_the_engine() -> None:
     assert out.stdout.split() == ["True", "True"]
 
 
+@pytest.mark.installed
 def test_every_public_name_imports_from_the_top_level() -> None:
     for name in allegra_rules.__all__:
         assert getattr(allegra_rules, name) is not None, name
@@ -398,6 +400,7 @@ def test_every_public_name_imports_from_the_top_level() -> None:
         allegra_rules.nonexistent  # type: ignore[attr-defined]  # noqa: B018
 
 
+@pytest.mark.installed
 def test_type_checkers_see_every_lazy_name() -> None:
     """Each lazily loaded name is imported, for type checkers, from its module."""
     tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))

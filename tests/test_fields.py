@@ -76,6 +76,7 @@ def test_the_view_holds_the_declared_view_fields() -> None:
     assert not any(f.name in view_fields for f in STATE_FIELDS if f.seen is Seen.NOBODY)
 
 
+@pytest.mark.installed
 def test_the_saved_game_schema_lists_the_declared_fields() -> None:
     with open(f"{SRC}/schemas/state.schema.json", encoding="utf-8") as f:
         schema = json.load(f)
@@ -107,6 +108,7 @@ def test_determinize_copies_the_public_fields_and_samples_the_others() -> None:
     assert len(sample.cells) == 4 * CELLS_PER_SEAT
 
 
+@pytest.mark.installed
 def test_the_generated_builders_are_current() -> None:
     with open(f"{SRC}/_fast.py", encoding="utf-8") as f:
         assert f.read() == current_text(), "run python -m allegra_rules._generate_fast --write"

@@ -5,8 +5,11 @@
 - The version is written once (``allegra_rules.__version__``, read by hatchling) and
   every other place that names it agrees.
 - A built wheel and sdist carry the license and the metadata a package index shows.
+- The package imported is ``src/allegra_rules`` file for file (CI runs the module against
+  the installed wheel too).
 - With ``ALLEGRA_CHECK_INSTALL=1`` (CI sets it): a fresh virtual environment with
-  only ``pip install -e .``, pytest and hypothesis runs the whole suite green, the
+  only ``pip install -e .`` and the test runner (pytest, pytest-xdist, filelock,
+  hypothesis) runs the whole suite green, the
   tests of optional parts skipping with a reason. The default run deselects that
   test (it installs packages and runs the suite a second time).
 """
@@ -27,6 +30,9 @@ from pathlib import Path
 import pytest
 
 import allegra_rules
+
+# CI runs this module against the installed wheel too (the `installed` marker).
+pytestmark = pytest.mark.installed
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -133,6 +139,30 @@ def test_the_sdist_ships_the_license_and_the_tests(built: dict[str, Path]) -> No
     assert not any(name.startswith(".venv") for name in names)
 
 
+def test_the_installed_package_is_the_source_tree_file_for_file() -> None:
+    """The package imported holds exactly the files of ``src/allegra_rules``, byte for byte.
+
+    Trivial for an editable install, which imports ``src/`` itself; against the wheel (CI
+    runs the ``installed`` tests there) it shows that installing changed no module and
+    left none out or added one, so the tests CI does not run again there would run the
+    same code.
+    """
+    source = ROOT / "src" / "allegra_rules"
+    package = Path(allegra_rules.__file__).resolve().parent
+
+    def files(top: Path) -> dict[str, bytes]:
+        return {
+            path.relative_to(top).as_posix(): path.read_bytes()
+            for path in sorted(top.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts
+        }
+
+    installed, written = files(package), files(source)
+    assert sorted(installed) == sorted(written)
+    changed = [name for name in written if installed[name] != written[name]]
+    assert not changed, f"installed unlike src/allegra_rules: {changed}"
+
+
 def test_readme_links_are_absolute() -> None:
     """Links must work on the package index page, where relative paths break."""
     for target in re.findall(r"\]\(([^)]+)\)", README) + re.findall(r"<(https?://[^>]+)>", README):
@@ -146,7 +176,9 @@ def test_a_bare_install_runs_green_with_skips(tmp_path: Path) -> None:
     venv.create(env_dir, with_pip=True)
     python = env_dir / ("Scripts" if sys.platform == "win32" else "bin") / "python"
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "-e", str(ROOT), "pytest", "hypothesis"], check=True, timeout=600)
+    # The test runner's own tools (the pytest settings run it in parallel workers).
+    tools = ["pytest", "pytest-xdist", "filelock", "hypothesis"]
+    subprocess.run([*pip, "-e", str(ROOT), *tools], check=True, timeout=600)
     listed = subprocess.run(
         [str(python), "-m", "pip", "list", "--format=freeze"],
         capture_output=True,

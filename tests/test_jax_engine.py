@@ -244,6 +244,7 @@ def test_round_trip_keeps_every_seed() -> None:
         env.from_state(new_game(2, seed=2**127))
 
 
+@pytest.mark.installed
 def test_importing_the_package_does_not_import_jax() -> None:
     code = (
         "import sys, allegra_rules, allegra_rules.adapters.features; "
@@ -395,22 +396,25 @@ def test_batched_steps_equal_single_table_steps(n: int, config: RuleConfig, step
     env = env_for(n, config)
     tables = 96
     vstep = jax.jit(jax.vmap(env.step_auto_reset))
-    one = jax.jit(env.step_auto_reset)
+    # Each table stepped alone: the unbatched step, applied to the tables one after the
+    # other by a loop inside one program (lax.map), never through vmap's batching rules.
+    one_by_one = jax.jit(
+        lambda s, a, k: jax.lax.map(lambda table: env.step_auto_reset(*table), (s, a, k))
+    )
     key = jax.random.key(21)
     states = jax.vmap(env.init)(jax.random.split(key, tables))
     seen = {"round ends": 0, "refills": 0}
     for _ in range(steps):
         key, k_act, k_step = jax.random.split(key, 3)
         logits = jnp.where(states.legal_action_mask, 0.0, -jnp.inf)
-        actions = np.asarray(jax.random.categorical(k_act, logits))
+        actions = jax.random.categorical(k_act, logits)
         keys = jax.random.split(k_step, tables)
         nxt = vstep(states, actions, keys)
         before = jax.tree_util.tree_map(np.asarray, states)
-        after = [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(nxt)]
-        for t in range(tables):
-            alone = one(jax.tree_util.tree_map(lambda x, t=t: x[t], before), actions[t], keys[t])
-            for got, want in zip(after, jax.tree_util.tree_leaves(alone), strict=True):
-                np.testing.assert_array_equal(got[t], np.asarray(want))
+        alone = one_by_one(states, actions, keys)
+        leaves = zip(jax.tree_util.tree_leaves(nxt), jax.tree_util.tree_leaves(alone), strict=True)
+        for got, want in leaves:
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
         seen["round ends"] += int((before._round != np.asarray(nxt._round)).sum())
         seen["refills"] += int((before._refills < np.asarray(nxt._refills)).sum())
         states = nxt

@@ -31,6 +31,8 @@ import pytest
 
 pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install '.[docs]')")
 
+pytestmark = pytest.mark.installed  # CI runs this module against the wheel too
+
 from allegra_rules import GameRecord
 from allegra_rules.records import replay
 from cdp import Browser, require_chromium, save_screenshot
@@ -217,6 +219,15 @@ def test_a_whole_game_in_the_page_with_no_server(
     assert fetched and all(url.startswith(base) or url.startswith("blob:") for url in fetched)
     assert any(path.endswith("pyodide.asm.wasm") for path in requests)
     assert any("/wheels/allegra_rules-" in path for path in requests)
+
+
+def test_the_page_installs_the_wheel_it_was_given(built: Path) -> None:
+    """With ``ALLEGRA_PLAY_WHEEL`` (CI: the wheel its tests run against), the page's wheel is it."""
+    given = os.environ.get("ALLEGRA_PLAY_WHEEL")
+    if not given:
+        pytest.skip("ALLEGRA_PLAY_WHEEL is not set: the site holds a wheel built of this checkout")
+    wheels = sorted((built / PLAY / "wheels").glob("allegra_rules-*.whl"))
+    assert [wheel.read_bytes() for wheel in wheels] == [Path(given).read_bytes()]
 
 
 def test_the_page_speaks_the_chosen_language(browser: Browser, site: tuple[str, list[str]]) -> None:

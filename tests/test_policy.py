@@ -489,6 +489,7 @@ def test_plain_python_reads_only_what_training_writes(tmp_path: Path, entry: str
         policy_module._read_npz(raw, "odd.npz")
 
 
+@pytest.mark.installed
 @pytest.mark.parametrize("which", ["random", "random 8-bit", "random with the hint", "shipped"])
 def test_the_plain_python_network_plays_as_numpy_does(
     weights: Path,
@@ -518,6 +519,7 @@ def test_the_plain_python_network_plays_as_numpy_does(
     assert decisions >= 60
 
 
+@pytest.mark.installed
 def test_in_the_browser_the_policy_plays_without_numpy() -> None:
     # Pyodide (sys.platform "emscripten") without NumPy: the play page's case.
     code = (
@@ -537,6 +539,7 @@ def test_in_the_browser_the_policy_plays_without_numpy() -> None:
     assert done.stdout.split() == ["None", "True", "True", "_PlainNetwork"]
 
 
+@pytest.mark.installed
 def test_without_numpy_the_error_names_the_extra(weights: Path) -> None:
     code = (
         "import sys; sys.modules['numpy'] = None\n"
@@ -561,6 +564,7 @@ def test_without_numpy_the_error_names_the_extra(weights: Path) -> None:
     assert "--bots policy" in done.stderr and "[policy]" in done.stderr
 
 
+@pytest.mark.installed
 def test_importing_the_bots_loads_no_numpy() -> None:
     code = (
         "import sys, allegra_rules.bot_kinds, allegra_rules.policy, allegra_rules.search; "
@@ -673,6 +677,7 @@ shipped = pytest.mark.skipif(
 )
 
 
+@pytest.mark.installed
 @shipped
 def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
     assert len(_SHIPPED.read_bytes()) <= 2 * 1024 * 1024
@@ -698,6 +703,7 @@ def _train_options(command: str) -> dict[str, str | None]:
     return {k: v for k, v in options.items() if k not in own}
 
 
+@pytest.mark.installed
 @shipped
 def test_the_gpu_check_trains_with_the_shipped_weights_command() -> None:
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.sh"
@@ -709,6 +715,7 @@ def test_the_gpu_check_trains_with_the_shipped_weights_command() -> None:
     assert "--seats" in mine and "--minutes" in command and "--out" in command
 
 
+@pytest.mark.installed
 @shipped
 @pytest.mark.parametrize("n", [2, 4])
 def test_the_shipped_policy_plays_and_keeps_to_the_view(n: int) -> None:
@@ -721,6 +728,7 @@ def test_the_shipped_policy_plays_and_keeps_to_the_view(n: int) -> None:
             assert PolicyBot(1).choose(variant) == PolicyBot(1).choose(state)
 
 
+@pytest.mark.installed
 @shipped
 def test_the_shipped_policy_beats_random_play() -> None:
     wins = 0.0

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.installed  # CI runs this module against the wheel too
+
 import allegra_rules
 from allegra_rules import _generate_schemas as gen
 from allegra_rules.fields import (

@@ -136,6 +136,7 @@ def test_json_is_canonical() -> None:
     assert " " not in text and "\n" not in text
 
 
+@pytest.mark.installed
 def test_the_schema_files_ship_in_the_package() -> None:
     folder = resources.files("allegra_rules") / "schemas"
     for kind in ("state", "action", "record", "view"):
@@ -148,6 +149,7 @@ def test_the_schema_files_ship_in_the_package() -> None:
         json_schema("game")
 
 
+@pytest.mark.installed
 def test_schemas_agree_with_the_code() -> None:
     state_schema = json_schema("state")
     assert sorted(state_schema["required"]) == sorted(STATE_KEYS_V1)

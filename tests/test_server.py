@@ -82,6 +82,7 @@ def error_of(answer: httpx.Response, status: int, code: str) -> None:
 # ------------------------------------------------------------------- routes
 
 
+@pytest.mark.installed
 def test_create_claim_and_read_views(client: httpx.Client) -> None:
     answer = client.post("/api/tables", json={"players": 2, "bots": {"1": "random"}})
     assert answer.status_code == 201
@@ -583,12 +584,14 @@ def test_bots_move_after_a_restart(databases: Databases) -> None:
 
 
 def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProcess) -> None:
-    # Runs last in this module: by now the server has handed out and received many tokens.
-    table = new_table(client, players=2)
-    token = claim(client, table, 0)
-    with ws_client.connect(f"{server.ws_base}/ws/tables/{table}?token={token}") as sock:
+    # The server hands out and receives six tokens here, besides those of the tests of this
+    # module that this worker ran before on it.
+    table = new_table(client, players=6)
+    tokens = [claim(client, table, seat) for seat in range(6)]
+    with ws_client.connect(f"{server.ws_base}/ws/tables/{table}?token={tokens[0]}") as sock:
         sock.recv(timeout=10)
-    client.get(f"/api/tables/{table}/view", headers=bearer(token))
+    for token in tokens:
+        client.get(f"/api/tables/{table}/view", headers=bearer(token))
     time.sleep(0.2)
     log = server.log_text()
     assert f"/ws/tables/{table}?[redacted]" in log  # the socket's URL, without its query

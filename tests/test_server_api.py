@@ -82,6 +82,7 @@ def bearer(token: str) -> dict[str, str]:
 # ---------------------------------------------------------------- the document
 
 
+@pytest.mark.installed
 def test_the_document_names_every_route_and_only_those() -> None:
     app = create_app()
     http: set[tuple[str, str]] = set()
@@ -116,6 +117,7 @@ def test_the_document_names_every_route_and_only_those() -> None:
                     assert schema == {"$ref": "#/components/schemas/Error"}
 
 
+@pytest.mark.installed
 def test_the_server_sends_the_document(client: httpx.Client) -> None:
     answer = check(client.get("/api/openapi.json"), "/api/openapi.json")
     assert answer.json() == DOC
@@ -276,6 +278,7 @@ def test_writes_need_json_and_the_servers_own_origin(
 # ------------------------------------------------------------------- headers
 
 
+@pytest.mark.installed
 def test_every_answer_carries_the_security_headers(client: httpx.Client) -> None:
     answers = [
         client.get("/"),
@@ -301,6 +304,7 @@ def test_every_answer_carries_the_security_headers(client: httpx.Client) -> None
     assert "unsafe" not in CONTENT_SECURITY_POLICY
 
 
+@pytest.mark.installed
 def test_the_page_has_nothing_inline_that_the_policy_blocks() -> None:
     static = Path(create_app.__code__.co_filename).parent / "static"
     page = (static / "index.html").read_text()

@@ -162,6 +162,7 @@ def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int
         browser.wait_until(f"page.view.version > {version} && !page.busy", timeout=15)
 
 
+@pytest.mark.installed
 def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerProcess) -> None:
     table = create_table(browser, server, 1280)
     seen = play_game(browser, 1280, random.Random(2))
