@@ -57,10 +57,7 @@ def main() -> None:
     seconds: Counter[str] = Counter()
     tests: Counter[str] = Counter()
     for case in ET.parse(args.report).iter("testcase"):
-        module = (case.get("classname") or "").split(".")[-1]
-        if (case.get("classname") or "").startswith("src."):
-            module = case.get("classname") or ""
-        part = part_of(module)
+        part = part_of((case.get("classname") or "").split(".")[-1])
         seconds[part] += float(case.get("time") or 0)
         tests[part] += 1
     width = max(len(part) for part in seconds)

@@ -9,9 +9,9 @@
   the installed wheel too).
 - With ``ALLEGRA_CHECK_INSTALL=1`` (CI sets it): a fresh virtual environment with
   only ``pip install -e .`` and the test runner (pytest, pytest-xdist, filelock,
-  hypothesis) runs the whole suite green, the
-  tests of optional parts skipping with a reason. The default run deselects that
-  test (it installs packages and runs the suite a second time).
+  hypothesis) runs the whole suite green, the tests of optional parts skipping with a
+  reason. The default run deselects that test (it installs packages and runs the
+  suite a second time).
 """
 
 from __future__ import annotations
