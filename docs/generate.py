@@ -22,7 +22,10 @@ git-ignored folders, and the pages include it:
     on a narrow screen in place of the wide ones (``narrow_css``).
 ``docs/_generated/replay/*.svg``
     The frames of the replay viewer: a game between the library's strongest bots
-    (``replay_bot``), one frame per action.
+    (``replay_bot``), one frame per action. The game's moves are kept in
+    ``docs/assets/replay-game.json`` (a game record), so that a build replays them
+    instead of searching each move again: ``--replay`` plays the game again and writes
+    that file, ``--check-replay`` plays it again and fails if the file differs (CI does).
 ``docs/_generated/assets/``
     The site's stylesheet and script (from ``docs/static/``), with the list of the
     pages each language has, for the language selector.
@@ -94,6 +97,7 @@ from allegra_rules import (  # noqa: E402
     preset,
     render_svg,
 )
+from allegra_rules.records import GameRecord  # noqa: E402
 from allegra_rules.render import describe_outcome  # noqa: E402
 from allegra_rules.svg_layout import render_svg_stacked  # noqa: E402
 
@@ -108,7 +112,12 @@ REPLAY_GAME = ("seeds", 2, 11)
 
 REPLAY_SIMULATIONS = 48
 """``SearchBot``'s budget in the replay, in simulations a move: a fixed budget makes it
-deterministic for its seed, and this one keeps the docs build quick."""
+deterministic for its seed."""
+
+REPLAY_RECORD = ROOT / "docs" / "assets" / "replay-game.json"
+"""The replay's game record (``GameRecord`` JSON), written by ``--replay``: the moves
+``replay_bot`` chose in ``REPLAY_GAME``. Replaying it takes a fraction of a second where
+searching every move again takes most of a minute."""
 
 
 def _load(path: Path, name: str) -> ModuleType:
@@ -474,11 +483,62 @@ def replay_bot(seat: int) -> Bot:
     return SearchBot(seed=seat, simulations=REPLAY_SIMULATIONS)
 
 
-def replay_frames() -> list[Frame]:
-    """The game ``REPLAY_GAME`` played by ``replay_bot``: a frame per action and round end."""
+def play_replay_game() -> GameRecord:
+    """Play ``REPLAY_GAME`` with ``replay_bot`` at every seat: the record of its moves."""
     name, seats, seed = REPLAY_GAME
     bots = [replay_bot(seat) for seat in range(seats)]
     state = new_game(seats, config=preset(name), seed=seed)
+    actions = []
+    while not state.is_terminal:
+        action = bots[state.current_player].choose(state)
+        actions.append(action)
+        state = apply(state, action)
+    return GameRecord(
+        num_players=seats, config=preset(name), seed=seed, actions=actions, preset=name
+    )
+
+
+def replay_record() -> GameRecord:
+    """The committed record of the replay (``REPLAY_RECORD``), checked against ``REPLAY_GAME``.
+
+    Raises:
+        SystemExit: the file is missing or records another game than ``REPLAY_GAME``.
+    """
+    hint = "run python docs/generate.py --replay"
+    if not REPLAY_RECORD.exists():
+        raise SystemExit(f"{REPLAY_RECORD.relative_to(ROOT)} is missing: {hint}")
+    record = GameRecord.from_json(REPLAY_RECORD.read_bytes())
+    name, seats, seed = REPLAY_GAME
+    game = (record.config.fingerprint, record.num_players, record.seed)
+    if game != (preset(name).fingerprint, seats, seed):
+        raise SystemExit(f"{REPLAY_RECORD.relative_to(ROOT)} is another game: {hint}")
+    return record
+
+
+def write_replay_record(*, check: bool = False) -> None:
+    """Play the replay again; write its record, or with ``check`` fail if it differs.
+
+    Raises:
+        SystemExit: with ``check``, the committed record is not what the bots play now.
+    """
+    text = play_replay_game().to_json() + "\n"
+    if not check:
+        _write(REPLAY_RECORD, text)
+        print(f"{REPLAY_RECORD.relative_to(ROOT)}: written")
+    elif not REPLAY_RECORD.exists() or REPLAY_RECORD.read_text(encoding="utf-8") != text:
+        raise SystemExit(
+            f"{REPLAY_RECORD.relative_to(ROOT)} is not the game replay_bot plays now: "
+            "run python docs/generate.py --replay and commit it"
+        )
+    else:
+        print(f"{REPLAY_RECORD.relative_to(ROOT)}: the bots play it move for move")
+
+
+def replay_frames() -> list[Frame]:
+    """The replay's record (``replay_record``) played out: a frame per action and round end."""
+    record = replay_record()
+    actions = iter(record.actions)
+    state = record.initial_state()
     style = {"legend": False, "text_scale": 1.2}
 
     def frame(shown: GameState, text: str, **extra: bool) -> Frame:
@@ -487,8 +547,7 @@ def replay_frames() -> list[Frame]:
 
     frames: list[Frame] = []
     frames.append(frame(state, _deal_text(state)))
-    while not state.is_terminal:
-        action = bots[state.current_player].choose(state)
+    for action in actions:
         after = apply(state, action)
         text = " ".join([describe_action(state, action), *describe_outcome(state, action, after)])
         if after.round != state.round or after.is_terminal:
@@ -866,7 +925,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-translations", action="store_true", help="do not build the translated sites"
     )
     parser.add_argument("--lang", help="build only this translation (e.g. de)")
+    replay = parser.add_mutually_exclusive_group()
+    replay.add_argument(
+        "--replay",
+        action="store_true",
+        help="play the replay's game again with replay_bot and write its record first",
+    )
+    replay.add_argument(
+        "--check-replay",
+        action="store_true",
+        help="play the replay's game again and fail if its committed record differs",
+    )
     args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    if args.replay or args.check_replay:
+        write_replay_record(check=args.check_replay)
     generate(build=not args.no_translations, only=args.lang)
     return 0
 

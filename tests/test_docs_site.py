@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from rule_markers import parse_clauses, traceability_markdown
@@ -312,3 +313,47 @@ def test_the_replay_page_names_its_bot_and_the_bot_plays_every_move(built_site: 
         action = bots[state.current_player].choose(state)
         assert step["text"].startswith(describe_action(state, action))
         state = apply(state, action)
+
+
+def test_the_replay_page_narrates_every_move_of_the_committed_record(built_site: Path) -> None:
+    import json
+
+    from allegra_rules import apply, describe_action
+
+    record = generator().replay_record()
+    page = (built_site / "replay" / "index.html").read_text(encoding="utf-8")
+    steps = json.loads(re.search(r"allegra-replay__data\">(.*?)</script>", page, re.S).group(1))
+    state = record.initial_state()
+    texts = iter(step["text"] for step in steps[1:])
+    for action in record.actions:
+        after = apply(state, action)
+        assert next(texts).startswith(describe_action(state, action))
+        if after.round != state.round and not after.is_terminal:
+            assert next(texts).startswith(f"Round {after.round}")  # the next deal's frame
+        state = after
+    assert state.is_terminal and next(texts, None) is None
+
+
+def test_check_replay_fails_when_the_bots_play_another_game(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    gen = generator()
+    record = gen.replay_record()
+    committed = tmp_path / "replay-game.json"
+    committed.write_bytes(gen.REPLAY_RECORD.read_bytes())
+    monkeypatch.setattr(gen, "REPLAY_RECORD", committed)
+    monkeypatch.setattr(gen, "ROOT", tmp_path)
+    monkeypatch.setattr(gen, "play_replay_game", lambda: record)
+    gen.write_replay_record(check=True)  # the same moves: passes
+    shorter = attrs.evolve(record, actions=record.actions[:-1])
+    monkeypatch.setattr(gen, "play_replay_game", lambda: shorter)
+    with pytest.raises(SystemExit, match="--replay and commit it"):
+        gen.write_replay_record(check=True)
+    gen.write_replay_record()  # --replay writes what the bots play
+    assert gen.replay_record() == shorter
+
+
+@pytest.mark.slow
+def test_the_committed_replay_is_what_the_bots_play_now() -> None:
+    """Searches every move again (most of a minute); CI's docs step does the same."""
+    generator().write_replay_record(check=True)

@@ -9,6 +9,7 @@ import pickle
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -192,17 +193,27 @@ def _load(path: Path) -> dict[str, np.ndarray]:
         return {k: f[k] for k in f.files}
 
 
-def test_a_tiny_run_writes_the_weights_file_and_repeats_itself(tmp_path: Path) -> None:
-    options = TrainOptions(
-        seats=(2,), ppo=TINY, seed=5, updates=2, chunk=1, command="x", imitate=25, imitate_chunk=25
-    )
-    first = train(
-        TrainOptions(
-            **{**options.__dict__, "out": tmp_path / "a.npz", "history": tmp_path / "h.json"}
-        )
-    )
-    again = train(TrainOptions(**{**options.__dict__, "out": tmp_path / "b.npz"}))
-    a, b = _load(tmp_path / "a.npz"), _load(tmp_path / "b.npz")
+TINY_RUN = TrainOptions(
+    seats=(2,), ppo=TINY, seed=5, updates=2, chunk=1, command="x", imitate=25, imitate_chunk=25
+)
+"""The module's tiny run: two PPO updates after 25 imitation steps, at two seats."""
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    """``TINY_RUN`` trained once for the module: its result and its folder, which holds
+    its weights (``a.npz``) and its history (``h.json``)."""
+    folder = tmp_path_factory.mktemp("tiny_run")
+    options = {**TINY_RUN.__dict__, "out": folder / "a.npz", "history": folder / "h.json"}
+    return train(TrainOptions(**options)), folder
+
+
+def test_a_tiny_run_writes_the_weights_file_and_repeats_itself(
+    tiny_run: tuple[Any, Path], tmp_path: Path
+) -> None:
+    first, folder = tiny_run
+    again = train(TrainOptions(**{**TINY_RUN.__dict__, "out": tmp_path / "b.npz"}))
+    a, b = _load(folder / "a.npz"), _load(tmp_path / "b.npz")
     meta = json.loads(str(a.pop("meta")))
     b.pop("meta")
     assert meta["format"] == 1 and meta["seat_counts"] == [2] and meta["updates"] == 2
@@ -217,7 +228,7 @@ def test_a_tiny_run_writes_the_weights_file_and_repeats_itself(tmp_path: Path) -
     for key in a:
         np.testing.assert_array_equal(a[key], b[key])
     assert again.updates == 2
-    history = json.loads((tmp_path / "h.json").read_text())
+    history = json.loads((folder / "h.json").read_text())
     assert [point["updates"] for point in history] == [0, 1, 2]
     assert [point["phase"] for point in history] == ["imitation", "ppo", "ppo"]
     assert history[0]["imitation"] == 25 and 0.0 <= history[0]["win_rate"]["2"] <= 1.0
@@ -228,28 +239,22 @@ def test_a_tiny_run_writes_the_weights_file_and_repeats_itself(tmp_path: Path) -
     )
 
 
-def test_a_resumed_run_ends_with_the_weights_of_an_unbroken_one(tmp_path: Path) -> None:
-    base = {
-        "seats": (2,),
-        "ppo": TINY,
-        "seed": 5,
-        "chunk": 1,
-        "command": "x",
-        "imitate": 25,
-        "imitate_chunk": 25,
-    }
-    train(TrainOptions(**base, updates=1, checkpoint=tmp_path / "c"))  # type: ignore[arg-type]
+def test_a_resumed_run_ends_with_the_weights_of_an_unbroken_one(
+    tiny_run: tuple[Any, Path], tmp_path: Path
+) -> None:
+    """``TINY_RUN`` broken off after one update and resumed: the unbroken run's weights."""
+    straight, folder = tiny_run
+    train(dataclasses.replace(TINY_RUN, updates=1, checkpoint=tmp_path / "c"))
     # Without keep_best, no candidate network is copied into the checkpoint.
     with (tmp_path / "c" / "checkpoint.pkl").open("rb") as f:
         assert pickle.load(f)["extra"]["kept"] == {}
     resumed = train(
-        TrainOptions(
-            **base, updates=2, checkpoint=tmp_path / "c", resume=True, out=tmp_path / "r.npz"
-        )  # type: ignore[arg-type]
+        dataclasses.replace(
+            TINY_RUN, checkpoint=tmp_path / "c", resume=True, out=tmp_path / "r.npz"
+        )
     )
-    straight = train(TrainOptions(**base, updates=2, out=tmp_path / "s.npz"))  # type: ignore[arg-type]
     assert resumed.updates == straight.updates == 2
-    r, s = _load(tmp_path / "r.npz"), _load(tmp_path / "s.npz")
+    r, s = _load(tmp_path / "r.npz"), _load(folder / "a.npz")
     for key in r:
         if key != "meta":
             np.testing.assert_array_equal(r[key], s[key])
