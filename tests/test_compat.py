@@ -1,12 +1,14 @@
 """The compatibility corpora: this release reads every document an earlier release wrote.
 
 Each folder under ``tests/compat/`` (named by the version that wrote it, by
-``tests/compat/make_corpus.py``) holds configs, saved states, player views, game
-records and actions, one canonical JSON document per line, and a ``manifest.json``
-with each document's sha256, config fingerprint and, for a record, its final state's
-digest. Every document must load, mean the same (same fingerprint, same final state)
-and re-serialize byte for byte: a release keeps writing exactly the same document for a
-game that uses no option added after the corpus's release. A failure names the file and
+``tests/compat/make_corpus.py``) holds configs, saved states, player views (each seat's
+and the spectator's), game records and actions, one canonical JSON document per line,
+and a ``manifest.json`` with each document's sha256, config fingerprint and, for a
+record, its final state's digest. Files added to a corpus later come with a manifest of
+their own (``<name>.manifest.json``), so that no file of the corpus is ever edited.
+Every document must load, mean the same (same fingerprint, same final state) and
+re-serialize byte for byte: a game keeps the schema version it was written in, so a
+release writes exactly the same document for it. A failure names the file and
 line of every failing document.
 """
 
@@ -43,9 +45,21 @@ Document = tuple[str, str, dict[str, Any]]
 """``(where, text, manifest entry)``; ``where`` reads ``0.1.0/states.jsonl:17``."""
 
 
+def manifest_files(corpus: Path) -> list[Path]:
+    """A corpus's manifests: ``manifest.json``, then each ``<name>.manifest.json`` that a
+    later change added beside it with new files (a released manifest is never edited)."""
+    return [corpus / "manifest.json", *sorted(corpus.glob("*.manifest.json"))]
+
+
 @cache
 def manifest(corpus: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+    """The corpus's manifests as one: the version (all must name it) and every file."""
+    data: dict[str, Any] = {"files": []}
+    for path in manifest_files(corpus):
+        part = json.loads(path.read_text(encoding="utf-8"))
+        version = data.setdefault("allegra_rules_version", part["allegra_rules_version"])
+        assert part["allegra_rules_version"] == version, f"{path.name} names another version"
+        data["files"] += part["files"]
     return data
 
 
@@ -117,7 +131,8 @@ def test_the_manifest_lists_every_file_and_hashes_every_document(corpus: Path) -
     data = manifest(corpus)
     assert data["allegra_rules_version"] == corpus.name, "a corpus folder is named by its version"
     listed = [f["file"] for f in data["files"]]
-    on_disk = sorted(p.name for p in corpus.iterdir() if p.name != "manifest.json")
+    manifests = {p.name for p in manifest_files(corpus)}
+    on_disk = sorted(p.name for p in corpus.iterdir() if p.name not in manifests)
     assert sorted(listed) == on_disk, f"{corpus.name}: files and manifest differ"
     failures = []
     for f in data["files"]:
@@ -180,7 +195,7 @@ def test_player_views_load_and_reserialize_identically(corpus: Path) -> None:
     def check(text: str, entry: dict[str, Any]) -> None:
         view = PlayerView.from_json(text)
         same_text(text, view.to_json())
-        assert view.viewer == entry["viewer"]
+        assert view.viewer == entry["viewer"]  # None: the spectator's
         assert view.config.fingerprint == entry["config_fingerprint"], "the config changed"
 
     check_each(corpus, ("view", check))

@@ -42,7 +42,7 @@ from allegra_rules import (
 from allegra_rules import transitions as engine
 from allegra_rules.actions import DRAW_DECK, DRAW_DISCARD, Action, action_table
 from allegra_rules.geometry import geometry
-from allegra_rules.serialize import dumps
+from allegra_rules.serialize import SCHEMA_VERSIONS, dumps
 from allegra_rules.shuffle import SplitMix64, shuffled, stream
 from allegra_rules.state import _UnfrozenState, trusted_state
 from allegra_rules.triples import find_triples, table_triples
@@ -320,8 +320,14 @@ def test_state_to_json_writes_the_canonical_dump_of_state_to_dict() -> None:
         text = state_to_json(state)
         assert text == dumps(state_to_dict(state))
         versions.add(state_to_dict(state)["schema_version"])
+    # A game started in version 1 (one stored by 0.1.0) is written in version 1.
+    state = new_game(3, seed=5, schema_version=1)
+    while not state.is_terminal:
+        assert state_to_json(state) == dumps(state_to_dict(state))
+        versions.add(state_to_dict(state)["schema_version"])
+        state = apply(state, legal_actions(state)[-1])
     assert seen == set(Phase)
-    assert versions == {1, 2}
+    assert versions == set(SCHEMA_VERSIONS)
 
 
 def test_state_to_json_outside_the_number_table() -> None:
@@ -361,6 +367,7 @@ def test_importing_the_package_loads_only_the_engine() -> None:
             "_fast",
             "actions",
             "config",
+            "fields",
             "geometry",
             "knocking",
             "presets",

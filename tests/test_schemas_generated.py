@@ -29,6 +29,7 @@ from allegra_rules.fields import (
     StateField,
     ViewField,
     ViewKind,
+    later_fields,
 )
 from allegra_rules.serialize import json_schema
 from helpers import schema_validator
@@ -101,14 +102,16 @@ def test_the_check_runs_as_a_module() -> None:
 
 def test_the_properties_follow_the_declaration() -> None:
     state, view = gen.state_schema(), gen.view_schema()
-    names = [f.name for f in STATE_FIELDS]
+    # The schema version field is the header's schema_version.
+    names = [f.name for f in STATE_FIELDS if f.name not in _HEADER]
     assert sorted(state["properties"]) == sorted([*_HEADER, *names])
-    assert state["required"] == [k for k in state["properties"] if k not in ("setup_named",)]
+    later = {f.name for f in later_fields(STATE_FIELDS, 1)}
+    assert state["required"] == [k for k in state["properties"] if k not in later]
     # Declaration order within each group: shown as it is (or not at all), then shown its own way.
     listed = [k for k in state["properties"] if k not in _HEADER]
     assert [n for n in listed if not FIELDS[n].view] == [n for n in names if not FIELDS[n].view]
     assert [n for n in listed if FIELDS[n].view] == [n for n in names if FIELDS[n].view]
-    copied = [f.name for f in STATE_FIELDS if f.copied_to_view]
+    copied = [f.name for f in STATE_FIELDS if f.copied_to_view and f.name not in _HEADER]
     own = [f.name for f in VIEW_FIELDS]
     assert list(view["properties"]) == [*_HEADER, own[0], *copied, *own[1:]]
     round_end = state["$defs"]["round_end"]
@@ -163,15 +166,16 @@ def test_a_field_added_in_version_2_is_required_there_only() -> None:
     assert "spare" not in schema["required"]
     (entry,) = schema["allOf"]
     # In the properties' order: a public field before those a view shows its own way.
-    assert entry["then"]["required"] == ["spare", "setup_named"]
-    assert entry["else"]["not"] == {
-        "anyOf": [{"required": ["spare"]}, {"required": ["setup_named"]}]
-    }
-    data = json.loads(allegra_rules.new_game(2, seed=3).to_json())
+    in_2 = [k for k in schema["properties"] if k in {f.name for f in later_fields(STATE_FIELDS, 1)}]
+    public = [k for k in in_2 if not FIELDS[k].view]
+    assert entry["then"]["required"] == [*public, "spare", *(k for k in in_2 if k not in public)]
+    assert entry["else"]["not"] == {"anyOf": [{"required": [k]} for k in entry["then"]["required"]]}
+    data = json.loads(allegra_rules.new_game(2, seed=3, schema_version=1).to_json())
     assert data["schema_version"] == 1
     assert validator(schema).is_valid(data)
     assert not validator(schema).is_valid({**data, "spare": True})
-    later = {**data, "schema_version": 2, "setup_named": []}
+    later = json.loads(allegra_rules.new_game(2, seed=3).to_json())
+    assert later["schema_version"] == 2
     assert not validator(schema).is_valid(later)
     assert validator(schema).is_valid({**later, "spare": True})
 

@@ -42,9 +42,11 @@ from allegra_rules import (
     state_to_json,
 )
 from allegra_rules.actions import DISCARD, DRAW_DECK, DRAW_DISCARD, KNOCK, PASS, action_table
+from allegra_rules.fields import STATE_FIELDS, later_fields
 from allegra_rules.serialize import (
     MAX_DOCUMENT_BYTES,
     MAX_NESTING_DEPTH,
+    SCHEMA_VERSION,
     SCHEMA_VERSIONS,
     STATE_KEYS,
     STATE_KEYS_V1,
@@ -107,9 +109,14 @@ def test_the_document_holds_the_fields_as_dealt() -> None:
     config = preset("seeds")
     state = game(2, {0: GRID0, 1: GRID1}, discard=4, draw=[5, 6, 7], seed=99)
     data = doc(state)
-    # A game under 0.1.0's options is written exactly as 0.1.0 wrote it.
-    assert set(data) == set(STATE_KEYS_V1) == set(STATE_KEYS) - {"setup_named"}
-    assert data["schema_version"] == 1 and data["kind"] == "state"
+    # A new game is written in the newest version; one started in version 1 (as a game
+    # stored by 0.1.0 was) exactly as 0.1.0 wrote it, without the later fields.
+    assert set(data) == set(STATE_KEYS)
+    assert data["schema_version"] == SCHEMA_VERSION and data["kind"] == "state"
+    old = doc(new_game(2, config=config, seed=99, schema_version=1))
+    later = {f.name for f in later_fields(STATE_FIELDS, 1)}
+    assert set(old) == set(STATE_KEYS_V1) == set(STATE_KEYS) - later
+    assert old["schema_version"] == 1
     assert data["cells"][:12] == [c for row in GRID0 for c in row]
     assert data["cells"][12:] == [c for row in GRID1 for c in row]
     assert data["face_down"] == [True] * 24
@@ -262,7 +269,7 @@ MID = play(preset("seeds"), 3, seed=4, steps=6)
 
 REJECTIONS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("newer version", _set("schema_version", 3), "$.schema_version"),
-    ("0.1.0 document called version 2", _set("schema_version", 2), "$.setup_named"),
+    ("version 2 document called version 1", _set("schema_version", 1), "$.setup_named"),
     ("version as text", _set("schema_version", "1"), "$.schema_version"),
     ("version as bool", _set("schema_version", True), "$.schema_version"),
     ("missing version", _drop("schema_version"), "$.schema_version"),

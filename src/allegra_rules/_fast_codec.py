@@ -17,7 +17,55 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__: list[str] = []
+__all__ = ["GENERATED_FOR"]
+
+
+GENERATED_FOR: dict[str, tuple[str, ...]] = {
+    "state": (
+        "config",
+        "num_players",
+        "seed",
+        "round",
+        "phase",
+        "current_player",
+        "cells",
+        "face_down",
+        "draw_pile",
+        "discard_pile",
+        "held",
+        "in_hand",
+        "out_of_play",
+        "start_seat",
+        "setup_reveals",
+        "setup_sums",
+        "drawer",
+        "knockers",
+        "knocker",
+        "given_at",
+        "taken_at",
+        "held_was_face_down",
+        "hand_was_face_down",
+        "turns_played",
+        "ender",
+        "final_turns",
+        "refills",
+        "totals",
+        "round_scores",
+        "winners",
+        "last_round",
+        "setup_named",
+    ),
+    "round_end": (
+        "round",
+        "cells",
+        "zone_sums",
+        "ender",
+        "doubled",
+        "scores",
+        "removed",
+    ),
+}
+"""The keys of the documents the code below is generated for (see ``state_codec``)."""
 
 
 def make_state_json(
@@ -39,7 +87,8 @@ def make_state_json(
         n = s.num_players
         top = 1 << (n * cells_per_seat)
         bits = format(s.face_down & (top - 1) | top, "b")[:0:-1]  # bit i is character i
-        config_text, version = cached(s.config, 0, config_texts)
+        config_text = cached(s.config, 0, config_texts)
+        version = s.schema_version
         return "".join(
             (
                 '{"cells":',
@@ -360,6 +409,7 @@ def make_read_state(
             "winners": tuple(v_winners),
             "last_round": v_last_round,
             "setup_named": tuple(v_setup_named),
+            "schema_version": version,
         }
 
     return read

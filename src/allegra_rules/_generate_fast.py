@@ -22,12 +22,14 @@ import attrs
 
 from allegra_rules.fields import (
     FIELDS,
+    NEWEST_VERSION,
     NO_DEFAULT,
     ROUND_END_FIELDS,
     STATE_FIELDS,
     VIEW_FIELDS,
     VIEW_ONLY,
     Bound,
+    DefaultFrom,
     Kind,
     Owner,
     Seen,
@@ -36,7 +38,7 @@ from allegra_rules.fields import (
     ViewKind,
 )
 from allegra_rules.state import GameState
-from allegra_rules.state_codec import HAND_KEYS, HEADER_KEYS, PUBLIC_FIELDS
+from allegra_rules.state_codec import CODEC_FIELDS, HAND_KEYS, HEADER_KEYS, PUBLIC_FIELDS
 from allegra_rules.views import PlayerView
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "generated",
     "generated_codec",
     "main",
+    "newer_than_newest",
     "observe_code",
 ]
 
@@ -158,24 +161,52 @@ def _factory(name: str, extra: list[str], doc: str) -> list[str]:
 def generated() -> str:
     """The generated half of ``_fast.py``, after ``MARKER``."""
     out: list[str] = [MARKER, "", ""]
+    out += [
+        "GENERATED_FOR: dict[str, tuple[str, ...]] = {",
+        *(
+            line
+            for cls in (GameState, PlayerView)
+            for line in (
+                f'    "{cls.__name__}": (',
+                *(f'        "{n}",' for n in _slots(cls)),
+                "    ),",
+            )
+        ),
+        "}",
+        '"""The fields of each class the code below is generated for (see ``built``)."""',
+        "",
+        "",
+    ]
     init = _init_fields()
     slots = _slots(GameState)
     fixed_slots = _defaults()
 
-    # trusted_state: every init field by keyword; a field with an old-save default may be omitted.
-    params = [
-        name if FIELDS[name].default is NO_DEFAULT else f"{name}={FIELDS[name].default!r}"
-        for name in init
-    ]
+    # trusted_state: every init field by keyword; a field with a default for the games of
+    # older versions may be omitted (a DefaultFrom is computed from the fields given), but
+    # never the schema version.
+    params, given = [], {}
+    for name in init:
+        default = FIELDS[name].default
+        if default is NO_DEFAULT or FIELDS[name].kind is Kind.SCHEMA_VERSION:
+            params.append(name)
+            given[name] = name
+        elif isinstance(default, DefaultFrom):
+            params.append(f"{name}=missing")
+            given[name] = f'{name} if {name} is not missing else later_default("{name}", locals())'
+        else:
+            params.append(f"{name}={default!r}")
+            given[name] = name
     out += _factory(
-        "make_trusted_state", [], "``allegra_rules.state.trusted_state``: every field given."
+        "make_trusted_state",
+        ["missing", "later_default"],
+        "``allegra_rules.state.trusted_state``: every field given.",
     )
     out += _builder(
         "trusted_state",
         "A GameState of the fields given, unchecked.",
         [],
         params,
-        {**{n: n for n in init}, **fixed_slots},
+        {**given, **fixed_slots},
         slots,
     )
 
@@ -276,7 +307,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__: list[str] = []
+__all__ = ["GENERATED_FOR"]
 
 
 '''
@@ -284,7 +315,17 @@ __all__: list[str] = []
 
 def generated_codec() -> str:
     """The whole of ``_fast_codec.py``: the codec's generated writers and bulk readers."""
-    out = [*_writers(), *_readers()]
+    out = ["GENERATED_FOR: dict[str, tuple[str, ...]] = {"]
+    for what, keys in CODEC_FIELDS.items():
+        out += [f'    "{what}": (', *(f'        "{k}",' for k in keys), "    ),"]
+    out += [
+        "}",
+        '"""The keys of the documents the code below is generated for (see ``state_codec``)."""',
+        "",
+        "",
+        *_writers(),
+        *_readers(),
+    ]
     return CODEC_HEAD + "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -563,6 +604,26 @@ _SCALAR_TEXT = {
 _OPTIONAL = {Kind.OPT_SEAT, Kind.OPT_CELL, Kind.OPT_CARD}
 _INT_LISTS = {Kind.SEATS, Kind.CELLS, Kind.CARDS, Kind.PER_SEAT, Kind.CELL_SET}
 _LISTS = _INT_LISTS | {Kind.TABLE, Kind.CELL_MASK, Kind.HAND, Kind.SCORE_ROWS}
+_INT_RANGE = {
+    Kind.SEED: "min_seed <= {v} <= max_seed",
+    Kind.ROUND: "1 <= {v} <= rounds",
+    Kind.SEAT: "0 <= {v} < n",
+    Kind.REVEALS: "0 <= {v} <= 2 * n",
+    Kind.TURNS: "0 <= {v} <= config.max_turns_per_round",
+}
+"""Per int kind of a bulk reader, its range check (``REFILLS``: at most the turns played)."""
+
+_STAND_IN = {
+    **dict.fromkeys((Kind.SEATS, Kind.CELLS, Kind.CARDS, Kind.CELL_SET, Kind.HAND), "[]"),
+    Kind.SCORE_ROWS: "[]",
+    Kind.PER_SEAT: "[0] * n",
+    **dict.fromkeys((Kind.OPT_SEAT, Kind.OPT_CELL, Kind.OPT_CARD), "None"),
+    Kind.FLAG: "False",
+    **dict.fromkeys((Kind.SEAT, Kind.REVEALS, Kind.TURNS, Kind.REFILLS, Kind.SEED), "0"),
+    Kind.ROUND: "1",
+}
+"""Per kind, a value that passes a bulk reader's checks: the stand-in of a later field
+that an older document lacks (the reader's caller puts the field's default in its place)."""
 
 
 def _codec_factory(name: str, helpers: tuple[str, ...], doc: str) -> list[str]:
@@ -617,7 +678,9 @@ def _text(f: StateField, obj: str) -> list[tuple[bool, str]]:
         return [(True, "["), (False, f'",".join(map(array, {v}))')]
     if k is Kind.ROUND_END:
         return [(False, f'"null" if {v} is None else cached({v}, version, round_end_text)')]
-    raise AssertionError(f"no JSON text for {k}")
+    if k is Kind.SCHEMA_VERSION:
+        return [(False, "str(version)")]
+    raise NoTemplateError(f"the kind {k} of field {f.name!r} has no JSON text in _text")
 
 
 _CLOSED = {Kind.CELL_MASK, Kind.HAND, Kind.SCORE_ROWS}
@@ -673,13 +736,15 @@ def _writers() -> list[str]:
     mask = _one(STATE_FIELDS, Kind.CELL_MASK).name
     seats = _one(STATE_FIELDS, Kind.SEAT_COUNT).name
     config = _one(STATE_FIELDS, Kind.CONFIG).name
+    version = _one(STATE_FIELDS, Kind.SCHEMA_VERSION).name
     out += [
         "    def state_json(s: Any) -> str:",
         '        """The text of ``dumps(state_to_dict(s))``, written directly."""',
         f"        n = s.{seats}",
         "        top = 1 << (n * cells_per_seat)",
         f'        bits = format(s.{mask} & (top - 1) | top, "b")[:0:-1]  # bit i is character i',
-        f"        config_text, version = cached(s.{config}, 0, config_texts)",
+        f"        config_text = cached(s.{config}, 0, config_texts)",
+        f"        version = s.{version}",
         '        return "".join(',
         "            (",
         *_writer("state_json", STATE_FIELDS, "s", True),
@@ -760,7 +825,7 @@ def _set_of_types(names: list[str], only: str) -> list[str]:
 
 def _reader(name: str, fields: tuple[StateField, ...], doc: str) -> list[str]:
     """A bulk reader of ``fields``: every check of the checked decoders, at C speed."""
-    own = [f for f in fields if f.kind not in (Kind.CONFIG, Kind.SEAT_COUNT)]
+    own = [f for f in fields if f.kind not in (Kind.CONFIG, Kind.SEAT_COUNT, Kind.SCHEMA_VERSION)]
     var = {f.name: f"v_{f.name}" for f in fields}
     preamble = [
         "        n = valid.seat_count",
@@ -773,8 +838,17 @@ def _reader(name: str, fields: tuple[StateField, ...], doc: str) -> list[str]:
     body: list[str] = []
     for f in own:
         if f.added > 1:
-            assert f.kind in _LISTS and f.default == (), f.name
-            body.append(f'        {var[f.name]} = data["{f.name}"] if version >= {f.added} else []')
+            # An older document lacks it: a stand-in that passes the checks below, which
+            # the caller replaces with the field's default.
+            if f.kind not in _STAND_IN:
+                raise NoTemplateError(
+                    f"a field of kind {f.kind} added after version 1 ({f.name!r}) has no "
+                    "stand-in for older documents in _STAND_IN"
+                )
+            stand_in = _STAND_IN[f.kind]
+            body.append(
+                f'        {var[f.name]} = data["{f.name}"] if version >= {f.added} else {stand_in}'
+            )
         else:
             body.append(f'        {var[f.name]} = data["{f.name}"]')
     of = {k: [f for f in own if f.kind is k] for k in Kind}
@@ -785,14 +859,10 @@ def _reader(name: str, fields: tuple[StateField, ...], doc: str) -> list[str]:
         ranges = []
         for f in ints:
             v = var[f.name]
+            if f.kind not in _INT_RANGE and f.kind is not Kind.REFILLS:
+                raise NoTemplateError(f"the int kind {f.kind} ({f.name!r}) has no range check")
             ranges.append(
-                {
-                    Kind.SEED: f"min_seed <= {v} <= max_seed",
-                    Kind.ROUND: f"1 <= {v} <= rounds",
-                    Kind.SEAT: f"0 <= {v} < n",
-                    Kind.REVEALS: f"0 <= {v} <= 2 * n",
-                    Kind.TURNS: f"0 <= {v} <= config.max_turns_per_round",
-                }[f.kind]
+                _INT_RANGE[f.kind].format(v=v)
                 if f.kind is not Kind.REFILLS
                 else f"0 <= {v} <= {var[_one(tuple(own), Kind.TURNS).name]}"
             )
@@ -920,6 +990,8 @@ def _reader(name: str, fields: tuple[StateField, ...], doc: str) -> list[str]:
         k = f.kind
         if k is Kind.CONFIG:
             out_value[f.name] = "config"
+        elif k is Kind.SCHEMA_VERSION:
+            out_value[f.name] = "version"
         elif k is Kind.SEAT_COUNT:
             out_value[f.name] = "n"
         elif k in _INT_LISTS or k is Kind.TABLE:
@@ -978,14 +1050,38 @@ def current_texts() -> dict[Path, str]:
     return {FAST: current_text(), FAST_CODEC: generated_codec()}
 
 
+def newer_than_newest() -> list[str]:
+    """The declared fields added after ``NEWEST_VERSION``, which the generator refuses.
+
+    Each is named ``"state.x"``, ``"round_end.x"`` or ``"view.x"`` with its ``added``.
+    """
+    declared = (("state", STATE_FIELDS), ("round_end", ROUND_END_FIELDS), ("view", VIEW_FIELDS))
+    return [
+        f"{what}.{f.name} (added={f.added})"
+        for what, fields in declared
+        for f in fields
+        if f.added > NEWEST_VERSION
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Check (exit 1 when stale) or ``--write`` the generated half of ``_fast.py``.
 
-    Exits 2, writing nothing, when a declared rule has no template (``NoTemplateError``).
+    Exits 2, writing nothing, when a declared rule has no template (``NoTemplateError``)
+    or a field is added after ``NEWEST_VERSION``.
     """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite _fast.py")
     args = parser.parse_args(argv)
+    too_new = newer_than_newest()
+    if too_new:
+        print(
+            f"cannot generate {FAST.name}: {', '.join(too_new)} "
+            f"{'is' if len(too_new) == 1 else 'are'} added after the newest schema version "
+            f"{NEWEST_VERSION}: raise NEWEST_VERSION in allegra_rules/fields.py with them",
+            file=sys.stderr,
+        )
+        return 2
     try:
         wanted = current_texts()
     except NoTemplateError as exc:

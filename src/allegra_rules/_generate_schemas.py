@@ -129,6 +129,7 @@ _KIND_SCHEMAS: dict[Kind, Callable[[], dict[str, Any]]] = {
     Kind.FLAG: lambda: {"type": "boolean"},
     Kind.ROUND_END: lambda: {"oneOf": [{"type": "null"}, _ref("round_end")]},
     Kind.CELL_SET: lambda: _array(_nat()),
+    Kind.SCHEMA_VERSION: lambda: {"enum": list(SCHEMA_VERSIONS)},  # written as the header
 }
 """The schema of a state field (or a ``RoundEnd``'s) of each kind."""
 
@@ -177,8 +178,9 @@ _DESCRIPTIONS: dict[str, dict[str, str]] = {
 the state's); a field added in a later version gets its version prefixed."""
 
 _VERSION_DESCRIPTION = (
-    "1: the format of release 0.1.0, written for every game whose config uses no option added "
-    "later; 2: adds the options scoring_triples and setup_reveals and the keys that go with them."
+    "The version the game is written in, which it keeps (new games: the newest). 1: the format "
+    "of release 0.1.0, which holds no option added later; 2: adds the options scoring_triples "
+    "and setup_reveals and the keys that go with them."
 )
 
 _HEADS: dict[str, dict[str, str]] = {
@@ -461,7 +463,11 @@ def _document(
 
 
 def _state_order(fields: Sequence[StateField]) -> list[StateField]:
-    """The fields a view holds as they are or not at all, then those it shows its own way."""
+    """The fields a view holds as they are or not at all, then those it shows its own way.
+
+    The schema version field is left out: it is the header's ``schema_version``.
+    """
+    fields = [f for f in fields if f.kind is not Kind.SCHEMA_VERSION]
     return [f for f in fields if not f.view] + [f for f in fields if f.view]
 
 

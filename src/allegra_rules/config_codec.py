@@ -36,10 +36,13 @@ _CANONICAL_INT = re.compile(r"0|-?[1-9][0-9]*")
 
 
 def schema_version_for(config: RuleConfig) -> int:
-    """The schema version of every document of a game under ``config``.
+    """The oldest schema version whose documents can hold a game under ``config``.
 
     1 (the format of release 0.1.0) when the config uses no option added later
     ([`RuleConfig.later_options`][allegra_rules.config.RuleConfig.later_options] is empty), else 2.
+    A game's documents are written in its own version (``GameState.schema_version``):
+    the newest for a new game, which is at least this; a config document, which is the
+    same in every version that can hold it, is written in this one.
 
     Examples:
         >>> simultaneous = RuleConfig(setup_reveals="simultaneous")

@@ -20,6 +20,13 @@ JSON schema of a saved game and the JAX conversion all agree. The JSON codec of 
 (``allegra_rules.state_codec``, behind ``allegra_rules.serialize``) reads and writes each field
 by its kind; ``ROUND_END_FIELDS`` declares a ``RoundEnd``'s fields alike for it.
 
+Each field carries the saved-game schema version that added it (``added``), and
+[`NEWEST_VERSION`][allegra_rules.fields.NEWEST_VERSION], declared here with the fields, is
+the newest version. A game keeps the version it started in (its ``schema_version`` field):
+its documents are written in that version, and a field added after it holds its
+``default`` and is not written (see ``DefaultFrom`` for a default computed from the other
+fields).
+
 This module imports nothing of the package: it sits below the state.
 
 Examples:
@@ -32,24 +39,39 @@ Examples:
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 
 __all__ = [
     "FIELDS",
+    "NEWEST_VERSION",
     "NO_DEFAULT",
     "ROUND_END_FIELDS",
     "STATE_FIELDS",
     "VIEW_FIELDS",
     "VIEW_ONLY",
     "Bound",
+    "DefaultFrom",
     "Kind",
     "Owner",
     "Seen",
     "StateField",
     "ViewField",
     "ViewKind",
+    "later_fields",
+    "one_per_seat",
 ]
+
+NEWEST_VERSION = 2
+"""The newest saved-game schema version: new games start in it.
+
+Version 1 is the format of release 0.1.0; version 2 (release 0.2.0) adds the state's
+``setup_named``, the ``last_round``'s ``removed``, the view's ``own_setup_named`` and the
+options ``scoring_triples`` and ``setup_reveals``. A field declared with a larger
+``added`` fails the generator (``python -m allegra_rules._generate_fast``) until this
+is raised with it."""
 
 
 class Kind(enum.Enum):
@@ -104,6 +126,9 @@ class Kind(enum.Enum):
     """A ``RoundEnd`` or ``None``."""
     CELL_SET = "cell_set"
     """A tuple of distinct cells in ascending order, at most ``12 * n`` (a ``RoundEnd``'s)."""
+    SCHEMA_VERSION = "schema_version"
+    """The saved-game schema version a game is written in, ``1 .. NEWEST_VERSION`` and at
+    least what its config needs; in JSON it is the document's ``schema_version`` key."""
 
 
 class Seen(enum.Enum):
@@ -155,6 +180,29 @@ NO_DEFAULT = _NoDefault.NO_DEFAULT
 
 
 @attrs.frozen(slots=True)
+class DefaultFrom:
+    """A field's default computed from the state's other fields (``StateField.default``).
+
+    Attributes:
+        make: takes the fields declared before this one, by name (a mapping), and
+            returns the default.
+        meaning: the default in words, for the docs and the schemas ("one 0 per seat").
+
+    Examples:
+        >>> one_per_seat(0).make({"num_players": 3})
+        (0, 0, 0)
+    """
+
+    make: Callable[[Mapping[str, Any]], object]
+    meaning: str
+
+
+def one_per_seat(value: int) -> DefaultFrom:
+    """The default "``value`` once per seat", for a per-seat field added later."""
+    return DefaultFrom(lambda fields: (value,) * fields["num_players"], f"one {value} per seat")
+
+
+@attrs.frozen(slots=True)
 class StateField:
     """One field of a ``GameState``.
 
@@ -168,10 +216,12 @@ class StateField:
         view: the ``PlayerView`` fields that ``observe`` computes from it: what a seat
             may know of it (empty: nothing). ``None``, for a public field, means that a
             view holds it as it is, under its own name.
-        default: its value when an old saved game lacks it (the schema version
-            that added it says when); ``NO_DEFAULT`` when every save holds it.
-            It is the attrs default of the ``GameState`` field too.
-        added: the first saved-game schema version that holds the field.
+        default: its value in a game of a schema version before ``added`` (such a
+            game's documents lack it): a value, or a ``DefaultFrom`` that computes it
+            from the fields before it; ``NO_DEFAULT`` when every version holds it. It is
+            the attrs default of the ``GameState`` field too.
+        added: the first saved-game schema version that holds the field
+            (at most ``NEWEST_VERSION``).
         owned_by: for ``Seen.OWNER``, the rule that finds the owner (see ``Owner``).
         owner_field: the state field that rule reads (a seat, or the first naming seat).
         count_field: for ``Owner.NAMING_PAIRS``, the public field that counts the items so far.
@@ -198,6 +248,11 @@ class StateField:
     mask: str = ""
     known_when: str = ""
     bound: Bound | None = None
+
+    def default_for(self, fields: Mapping[str, Any]) -> object:
+        """The default of this field in a state whose fields before it are ``fields``."""
+        default = self.default
+        return default.make(fields) if isinstance(default, DefaultFrom) else default
 
     @property
     def view_fields(self) -> tuple[str, ...]:
@@ -292,11 +347,22 @@ STATE_FIELDS: tuple[StateField, ...] = (
         count_field="setup_reveals",
         live_while=(("config.setup_reveals", "simultaneous"), ("phase", "setup")),
     ),
+    # The version the game is written in: a game keeps the one it started in.
+    _F("schema_version", Kind.SCHEMA_VERSION, default=NEWEST_VERSION),
 )
 """Every field of a ``GameState``, in the class's order."""
 
 FIELDS: dict[str, StateField] = {f.name: f for f in STATE_FIELDS}
 """``STATE_FIELDS`` by name."""
+
+
+def later_fields(fields: tuple[StateField, ...], version: int) -> tuple[StateField, ...]:
+    """The fields of ``fields`` added after schema ``version``.
+
+    A game of that version holds each one's default, and its documents leave it out.
+    """
+    return tuple(f for f in fields if f.added > version)
+
 
 VIEW_ONLY: tuple[str, ...] = ("viewer", "legal_actions")
 """The ``PlayerView`` fields that show no state field: the viewing seat, its legal actions."""

@@ -9,8 +9,9 @@ getters (``get_object``, ``get_int``, ``get_card``, ``get_seats``, ...) and thei
 checks at C speed (``are_cards_or_null``, ...), the header check (``check_header``),
 the canonical writer (``dumps``) and the shipped JSON Schemas (``json_schema``).
 
-It knows nothing of states, actions or configs: it imports the standard library and
-``allegra_rules.geometry`` (for ``MAX_SEATS``) only. The codecs above it import it:
+It knows nothing of states, actions or configs: it imports the standard library,
+``allegra_rules.geometry`` (for ``MAX_SEATS``) and ``allegra_rules.fields`` (for
+``NEWEST_VERSION``) only. The codecs above it import it:
 ``allegra_rules.config_codec``, ``allegra_rules.action_codec`` and the state codec
 ``allegra_rules.serialize``, which re-exports the public names (those in its
 ``__all__``, documented there). The other names here are shared by the package's
@@ -26,22 +27,26 @@ from itertools import compress
 from operator import is_not
 from typing import Any, NoReturn, TypeVar
 
+from allegra_rules.fields import NEWEST_VERSION
 from allegra_rules.geometry import MAX_SEATS
 
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = NEWEST_VERSION
 """The newest version of the JSON documents; this release reads every version up to it.
 
-A document is written in the oldest version that can hold it: the documents of a game
-whose config uses no option added after 0.1.0 are exactly what release 0.1.0 wrote
-(version 1), so their text, digests and readers never change. Version 2 (release
-0.2.0) adds the options ``scoring_triples`` and ``setup_reveals`` to the config, the
-state key ``setup_named``, the view key ``own_setup_named`` and the ``last_round`` key
-``removed``. See [`schema_version_for`][allegra_rules.serialize.schema_version_for].
+Every document names the version it is written in. A game keeps the version it started
+in: a state read from a version 1 document, and every state played on from it, is
+written in version 1, byte for byte as release 0.1.0 wrote it, so its digest never
+changes. New games start in the newest version (``new_game``'s ``schema_version``
+chooses another). Version 2 (release 0.2.0) adds the options ``scoring_triples`` and
+``setup_reveals`` to the config, the state key ``setup_named``, the view key
+``own_setup_named`` and the ``last_round`` key ``removed``; a config that uses a later
+option needs version 2 (see [`schema_version_for`][allegra_rules.serialize.schema_version_for]).
+The versions are declared with the fields (``allegra_rules.fields.NEWEST_VERSION``).
 """
 
-SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
+SCHEMA_VERSIONS: tuple[int, ...] = tuple(range(1, NEWEST_VERSION + 1))
 """Every schema version this release reads."""
 
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024

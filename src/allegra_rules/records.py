@@ -29,6 +29,7 @@ from allegra_rules.presets import preset, preset_id, preset_ids
 from allegra_rules.serialize import (
     ACTION_TYPES,
     MAX_DOCUMENT_BYTES,
+    SCHEMA_VERSION,
     JsonPath,
     action_from_dict,
     action_to_dict,
@@ -43,7 +44,6 @@ from allegra_rules.serialize import (
     join,
     load_document,
     read_table,
-    schema_version_for,
     state_to_json,
 )
 from allegra_rules.shuffle import MAX_SEED, MIN_SEED
@@ -104,6 +104,11 @@ def _deck(value: Sequence[int] | None) -> tuple[int, ...] | None:
     return tuple(value)
 
 
+def _version(value: object) -> object:
+    """``None`` means the newest schema version (``new_game`` checks the others)."""
+    return SCHEMA_VERSION if value is None else value
+
+
 def _actions(value: Iterable[Action]) -> tuple[Action, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"actions must be a list or tuple of actions; got {type(value).__name__}")
@@ -130,6 +135,10 @@ class GameRecord:
             (the first equal one in [`preset_ids`][allegra_rules.presets.preset_ids] order); given,
             it may be a bare name (``"fr"``, pinned to its newest version) and must
             equal ``config``.
+        schema_version: the saved-game schema version the game is written in (its
+            states', its own document's): ``None`` at construction means the newest; a
+            record read from a document keeps that document's version, so that it
+            replays to the very states it recorded.
 
     Raises:
         ValueError: arguments that ``new_game`` rejects, a non-action in
@@ -153,9 +162,16 @@ class GameRecord:
     deck: tuple[int, ...] | None = attrs.field(default=None, converter=_deck)
     actions: tuple[Action, ...] = attrs.field(default=(), converter=_actions)
     preset: str | None = None
+    schema_version: int = attrs.field(default=None, converter=_version)
 
     def __attrs_post_init__(self) -> None:
-        new_game(self.num_players, config=self.config, seed=self.seed, deck=self.deck)
+        new_game(
+            self.num_players,
+            config=self.config,
+            seed=self.seed,
+            deck=self.deck,
+            schema_version=self.schema_version,
+        )
         name = self.preset
         if name is None:
             object.__setattr__(self, "preset", preset_id_of(self.config))
@@ -184,7 +200,13 @@ class GameRecord:
 
     def initial_state(self) -> GameState:
         """The game's first state: ``new_game`` with the recorded arguments."""
-        return new_game(self.num_players, config=self.config, seed=self.seed, deck=self.deck)
+        return new_game(
+            self.num_players,
+            config=self.config,
+            seed=self.seed,
+            deck=self.deck,
+            schema_version=self.schema_version,
+        )
 
     def with_actions(self, *actions: Action) -> GameRecord:
         """A copy of the record with ``actions`` appended (checked on replay)."""
@@ -215,7 +237,7 @@ class GameRecord:
             IllegalActionError: an action of the record is not legal.
         """
         return {
-            "schema_version": schema_version_for(self.config),
+            "schema_version": self.schema_version,
             "kind": "record",
             "num_players": self.num_players,
             "preset": self.preset,
@@ -299,6 +321,7 @@ class GameRecord:
                 deck=deck,
                 actions=actions,
                 preset=name,
+                schema_version=table.version,
             )
         except ValueError as exc:
             fail(path, str(exc))

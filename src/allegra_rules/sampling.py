@@ -258,5 +258,7 @@ def sample_state(view: Any, rng: random.Random) -> GameState:
     return _state_of_view(view, **out)
 
 
-_state_of_view: Callable[..., GameState] = _fast.make_state_of_view(GameState, _UnfrozenState)
+_state_of_view: Callable[..., GameState] = _fast.built(
+    GameState, _UnfrozenState, "make_state_of_view"
+)
 """``_state_of_view(view, **<the fields not everyone may see>)``, unchecked (``_fast``)."""

@@ -28,6 +28,7 @@ import attrs
 from allegra_rules import _fast
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
+from allegra_rules.fields import NEWEST_VERSION
 from allegra_rules.geometry import Geometry, Pos, check_seat, geometry
 from allegra_rules.round_end import Phase, RoundEnd
 from allegra_rules.round_end import trusted_round_end as trusted_round_end
@@ -93,6 +94,10 @@ class GameState:
             this setup, as flat indices in naming order (two per seat, from the start
             seat); they lie face down until the last one is named. Always empty
             otherwise.
+        schema_version: the saved-game schema version the game is written in
+            (``to_json``): the newest for a new game, else the version of the document
+            it was read from. A game keeps it; a field added in a later version holds
+            its default (see ``allegra_rules.fields``).
     """
 
     # Each field is declared once in allegra_rules.fields (its kind, who may see it, its
@@ -129,6 +134,7 @@ class GameState:
     winners: tuple[int, ...]
     last_round: RoundEnd | None
     setup_named: tuple[int, ...] = ()
+    schema_version: int = NEWEST_VERSION
     _legal: tuple[Action, ...] | None = attrs.field(
         default=None, init=False, eq=False, hash=False, repr=False
     )
@@ -264,22 +270,29 @@ def state_builder(
     generated in ``allegra_rules._fast`` for this ``_copier(...)`` call of the transitions
     (see there why it is fast); nothing is checked: the engine vouches for the values.
 
-    Raises:
-        KeyError: no copier is generated for these names; run
-            ``python -m allegra_rules._generate_fast --write``.
+    When no copier is generated for these names, or the generated code is not current,
+    the copier is a stand-in that raises ``RuntimeError`` when called, saying to run
+    ``python -m allegra_rules._generate_fast --write`` (which imports the package).
     """
     fixed = dict(fixed or {})
     key = (tuple(changed), tuple(fixed))
     make = _fast.COPIERS.get(key)
-    if make is None:
-        raise KeyError(
-            f"no copier is generated for {key}: run python -m allegra_rules._generate_fast --write"
-        )
+    if make is None or not _fast.current(GameState):
+        return _fast.stand_in(f"copier {key}")
     build: Callable[..., GameState] = make(GameState, _UnfrozenState, **fixed)
     return build
 
 
-trusted_state: Callable[..., GameState] = _fast.make_trusted_state(GameState, _UnfrozenState)
+def _later_default(name: str, given: Mapping[str, Any]) -> object:
+    """The default of the later field ``name`` of a state whose other fields are ``given``."""
+    from allegra_rules.fields import FIELDS
+
+    return FIELDS[name].default_for(given)
+
+
+trusted_state: Callable[..., GameState] = _fast.built(
+    GameState, _UnfrozenState, "make_trusted_state", MISSING, _later_default
+)
 """A ``GameState`` from fields the engine vouches for, without checking them.
 
 ``GameState(...)`` checks the type, size and range of every field (its callers may pass
@@ -288,8 +301,8 @@ loader has checked, a determinized sample) skip that cost. Every init field is a
 argument; ``setup_named`` may be left out (empty). Generated in ``allegra_rules._fast``.
 """
 
-trusted_evolve: Callable[..., GameState] = _fast.make_trusted_evolve(
-    GameState, _UnfrozenState, MISSING
+trusted_evolve: Callable[..., GameState] = _fast.built(
+    GameState, _UnfrozenState, "make_trusted_evolve", MISSING
 )
 """A copy of a state with the fields given as keyword arguments replaced, unchecked.
 

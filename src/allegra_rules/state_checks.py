@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from operator import is_not
 from typing import Any, NamedTuple, TypeAlias, cast
@@ -21,7 +21,8 @@ import attrs
 
 from allegra_rules._fast import per_config
 from allegra_rules.config import RuleConfig
-from allegra_rules.fields import STATE_FIELDS, Kind, StateField
+from allegra_rules.config_codec import schema_version_for
+from allegra_rules.fields import NEWEST_VERSION, STATE_FIELDS, Kind, StateField, later_fields
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
 from allegra_rules.jsondoc import JsonPath, get_card, get_cards, get_int, get_opt_int
 from allegra_rules.knocking import (
@@ -880,6 +881,38 @@ def _check_last_round(value: object, path: str, obj: Any, t: TableSize) -> None:
 
 
 _KindCheck = Callable[[object, str, Any, TableSize], object]
+
+
+def _check_version(v: object, p: str, o: Any, t: TableSize) -> None:
+    """A schema version that can hold the config; a field added after it holds its default."""
+    _int(v, p, schema_version_for(t.config), NEWEST_VERSION)
+    assert isinstance(v, int)
+    for field in later_fields(STATE_FIELDS, v):
+        value = getattr(o, field.name, None)
+        if value is not None and value != field.default_for(_FieldsOf(o)):
+            fail(
+                join(p.rpartition(".")[0] or "$", field.name),
+                f"a schema version {v} game holds {field.default!r} here: the field is "
+                f"added in version {field.added}",
+            )
+
+
+class _FieldsOf(Mapping[str, Any]):
+    """An object's fields as a mapping (the argument of a ``DefaultFrom``)."""
+
+    def __init__(self, obj: object) -> None:
+        self._obj = obj
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self._obj, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(f.name for f in STATE_FIELDS)
+
+    def __len__(self) -> int:
+        return len(STATE_FIELDS)
+
+
 _KIND_CHECKS: dict[Kind, _KindCheck] = {
     Kind.SEED: lambda v, p, o, t: _int(v, p, MIN_SEED, MAX_SEED),
     Kind.ROUND: lambda v, p, o, t: _int(v, p, 1, ROUNDS),
@@ -902,8 +935,13 @@ _KIND_CHECKS: dict[Kind, _KindCheck] = {
     Kind.FLAG: lambda v, p, o, t: _bool(v, p),
     Kind.ROUND_END: _check_last_round,
     Kind.CELL_SET: lambda v, p, o, t: _ints(v, p, 0, t.ncells - 1, most=t.ncells),
+    Kind.SCHEMA_VERSION: _check_version,
 }
-"""How a field of each kind is checked (``CONFIG`` and ``SEAT_COUNT``: ``check_table_size``)."""
+"""How a field of each kind is checked (``CONFIG`` and ``SEAT_COUNT``: ``check_table_size``).
+``tests/test_fields.py`` checks that every other kind has its entry."""
+
+_CHECKED_BY_SIZE = frozenset({Kind.CONFIG, Kind.SEAT_COUNT})
+"""The kinds ``check_table_size`` checks."""
 
 
 def check_fields(obj: Any, fields: Iterable[StateField], size: TableSize, path: str = "$") -> None:
@@ -917,9 +955,8 @@ def check_fields(obj: Any, fields: Iterable[StateField], size: TableSize, path: 
         InvalidStateError: the first field of a wrong type, size or range.
     """
     for field in fields:
-        check = _KIND_CHECKS.get(field.kind)
-        if check is not None:
-            check(getattr(obj, field.name), join(path, field.name), obj, size)
+        if field.kind not in _CHECKED_BY_SIZE:
+            _KIND_CHECKS[field.kind](getattr(obj, field.name), join(path, field.name), obj, size)
 
 
 def check_types(s: State, path: str = "$") -> None:

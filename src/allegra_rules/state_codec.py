@@ -32,8 +32,15 @@ from typing import Any
 
 from allegra_rules import _fast_codec
 from allegra_rules.config import RuleConfig
-from allegra_rules.config_codec import config_from_data, schema_version_for
-from allegra_rules.fields import ROUND_END_FIELDS, STATE_FIELDS, Bound, Kind, StateField
+from allegra_rules.config_codec import config_from_data
+from allegra_rules.fields import (
+    ROUND_END_FIELDS,
+    STATE_FIELDS,
+    Bound,
+    Kind,
+    StateField,
+    later_fields,
+)
 from allegra_rules.geometry import CELLS_PER_SEAT
 from allegra_rules.jsondoc import (
     BOOL_ONLY,
@@ -93,22 +100,26 @@ _TABLE = _only(STATE_FIELDS, Kind.TABLE).name
 _MASK = _only(STATE_FIELDS, Kind.CELL_MASK).name
 _TURNS = _only(STATE_FIELDS, Kind.TURNS).name
 _NAMED = _only(STATE_FIELDS, Kind.CELLS)
+_VERSION = _only(STATE_FIELDS, Kind.SCHEMA_VERSION).name
 
 HEADER_KEYS: tuple[str, str] = ("schema_version", "kind")
-"""The keys of every document besides its fields: its schema version and its kind."""
+"""The header keys of every document: its schema version and its kind. A state's
+``SCHEMA_VERSION`` field is its header's ``schema_version``."""
 
 HAND_KEYS: tuple[str, str] = ("player", "card")
 """The keys of a ``HAND`` pair's object, in the pair's order."""
 
 PUBLIC_FIELDS: tuple[StateField, ...] = tuple(
-    f for f in STATE_FIELDS if f.copied_to_view and f.kind not in (Kind.CONFIG, Kind.SEAT_COUNT)
+    f
+    for f in STATE_FIELDS
+    if f.copied_to_view and f.kind not in (Kind.CONFIG, Kind.SEAT_COUNT, Kind.SCHEMA_VERSION)
 )
 """The fields that a state and a player view share, with the same meaning and JSON."""
 
 
 def keys_of(fields: Iterable[StateField], version: int) -> tuple[str, ...]:
-    """The names of ``fields`` that a document of schema ``version`` holds."""
-    return tuple(f.name for f in fields if f.added <= version)
+    """The names of ``fields`` that a document of schema ``version`` holds (not its header)."""
+    return tuple(f.name for f in fields if f.added <= version and f.kind is not Kind.SCHEMA_VERSION)
 
 
 def state_keys(version: int) -> tuple[str, ...]:
@@ -167,6 +178,7 @@ _ENCODERS: dict[Kind, _Encode] = {
         None if v is None else encode_fields(ROUND_END_FIELDS, v, version)
     ),
     Kind.CELL_SET: _listed,
+    Kind.SCHEMA_VERSION: _same,  # the header's schema_version
 }
 """How a field of each kind is written as JSON data (``encode_fields``)."""
 
@@ -187,7 +199,7 @@ def encode_fields(
             (f.name, None if _ENCODERS[f.kind] is _same else _ENCODERS[f.kind])
             for f in fields
             if f.added <= version
-        )
+        )  # a SCHEMA_VERSION field is the header's schema_version
         if len(_plans) >= 64:
             _plans.clear()
         known = _plans[(id(fields), version)] = (fields, plan)
@@ -206,13 +218,9 @@ _plans: dict[
 
 def state_to_dict(state: Any) -> dict[str, Any]:
     """A state's document as plain JSON data (``allegra_rules.serialize.state_to_dict``)."""
-    version = schema_version_for(getattr(state, _CONFIG))
+    version = getattr(state, _VERSION)
     num_cells = getattr(state, _SEAT_COUNT) * CELLS_PER_SEAT
-    return {
-        HEADER_KEYS[0]: version,
-        HEADER_KEYS[1]: "state",
-        **encode_fields(STATE_FIELDS, state, version, num_cells),
-    }
+    return {HEADER_KEYS[1]: "state", **encode_fields(STATE_FIELDS, state, version, num_cells)}
 
 
 def round_end_to_dict(last: Any, version: int = SCHEMA_VERSION) -> dict[str, Any]:
@@ -258,9 +266,9 @@ def _cached(obj: object, version: int, make: Callable[[Any, int], Any]) -> Any:
     return made
 
 
-def _config_texts(config: RuleConfig, version: int) -> tuple[str, int]:
-    # ``version`` is unused: a config decides its documents' version itself.
-    return dumps(config.to_dict()), schema_version_for(config)
+def _config_texts(config: RuleConfig, version: int) -> str:
+    # ``version`` is unused: a config is written alike in every version that can hold it.
+    return dumps(config.to_dict())
 
 
 _WRITING: dict[str, Any] = {
@@ -275,10 +283,30 @@ _WRITING: dict[str, Any] = {
 }
 """The helpers of the generated writers (``_fast_codec.make_*_json``)."""
 
-_round_end_text: Callable[[Any, int], str] = _fast_codec.make_round_end_json(**_WRITING)
-state_json: Callable[[Any], str] = _fast_codec.make_state_json(
-    **_WRITING, round_end_text=_round_end_text
+
+def _generated(make: str, **helpers: Any) -> Any:
+    """The generated ``_fast_codec`` function of factory ``make``, or ``None``.
+
+    ``None`` when that module was generated for other fields (its ``GENERATED_FOR``): then
+    the codec takes its checked paths, and ``python -m allegra_rules._generate_fast
+    --write`` makes the fast ones again.
+    """
+    if getattr(_fast_codec, "GENERATED_FOR", None) != CODEC_FIELDS:
+        return None
+    return getattr(_fast_codec, make)(**helpers)
+
+
+CODEC_FIELDS: dict[str, tuple[str, ...]] = {
+    "state": keys_of(STATE_FIELDS, SCHEMA_VERSION),
+    "round_end": round_end_keys(SCHEMA_VERSION),
+}
+"""The keys of the newest documents that ``_fast_codec`` must be generated for."""
+_round_end_text: Callable[[Any, int], str] = _generated("make_round_end_json", **_WRITING) or (
+    lambda last, version: dumps(round_end_to_dict(last, version))
 )
+state_json: Callable[[Any], str] = _generated(
+    "make_state_json", **_WRITING, round_end_text=_round_end_text
+) or (lambda state: dumps(state_to_dict(state)))
 """The canonical JSON text of a state (generated: see ``allegra_rules._fast_codec``)."""
 
 
@@ -452,6 +480,7 @@ _DECODERS: dict[Kind, _Decode] = {
     Kind.FLAG: lambda v, p, valid, f, got: get_bool(v, p),
     Kind.ROUND_END: lambda v, p, valid, f, got: None if v is None else _round_end(v, p, valid),
     Kind.CELL_SET: lambda v, p, valid, f, got: cell_set(v, p, valid),
+    Kind.SCHEMA_VERSION: lambda v, p, valid, f, got: valid.version,  # check_header's
 }
 """How a field of each kind is read back from JSON data, checked (``decode_fields``)."""
 
@@ -471,7 +500,7 @@ def decode_fields(
     version = valid.version
     for f in fields:
         if f.added > version:
-            got[f.name] = f.default
+            got[f.name] = f.default_for(got)
         else:
             got[f.name] = _DECODERS[f.kind](data[f.name], join(path, f.name), valid, f, got)
     return got
@@ -508,9 +537,9 @@ _READING: dict[str, Any] = {
 }
 """The helpers of the generated readers (``_fast_codec.make_read_*``)."""
 
-_round_end_fields_fast: Callable[[Any, ValidValues], dict[str, Any] | None] = (
-    _fast_codec.make_read_round_end(**_READING, read_round_end=None)
-)
+_round_end_fields_fast: Callable[[Any, ValidValues], dict[str, Any] | None] = _generated(
+    "make_read_round_end", **_READING, read_round_end=None
+) or (lambda value, valid: None)
 
 
 def _round_end_fast(value: object, valid: ValidValues) -> Any:
@@ -518,23 +547,42 @@ def _round_end_fast(value: object, valid: ValidValues) -> Any:
     if type(value) is not dict or value.keys() != _ROUND_END_KEY_SETS.get(valid.version):
         return None
     fields = _round_end_fields_fast(value, valid)
-    return None if fields is None else trusted_round_end(**fields)
+    if fields is None:
+        return None
+    return trusted_round_end(**with_defaults(fields, _LATER_ROUND_END[valid.version]))
 
 
-public_fast: Callable[[Mapping[str, Any], ValidValues], dict[str, Any] | None] = (
-    _fast_codec.make_read_public(**_READING, read_round_end=_round_end_fast)
-)
+public_fast: Callable[[Mapping[str, Any], ValidValues], dict[str, Any] | None] = _generated(
+    "make_read_public", **_READING, read_round_end=_round_end_fast
+) or (lambda data, valid: None)
 """The ``PUBLIC_FIELDS`` of a document whose every one is right, else ``None`` (generated)."""
 
-_state_fields_fast: Callable[[Mapping[str, Any], ValidValues], dict[str, Any] | None] = (
-    _fast_codec.make_read_state(**_READING, read_round_end=_round_end_fast)
-)
+_state_fields_fast: Callable[[Mapping[str, Any], ValidValues], dict[str, Any] | None] = _generated(
+    "make_read_state", **_READING, read_round_end=_round_end_fast
+) or (lambda data, valid: None)
 
 
 def read_public(data: Mapping[str, Any], path: JsonPath, valid: ValidValues) -> dict[str, Any]:
     """Load the ``PUBLIC_FIELDS`` of a state or view object: types and ranges."""
     fast = public_fast(data, valid)
-    return fast if fast is not None else decode_fields(PUBLIC_FIELDS, data, path, valid)
+    if fast is None:
+        return decode_fields(PUBLIC_FIELDS, data, path, valid)
+    return with_defaults(fast, _LATER_PUBLIC[valid.version])
+
+
+def with_defaults(got: dict[str, Any], later: tuple[StateField, ...]) -> dict[str, Any]:
+    """``got`` (read by a bulk reader) with each field of ``later`` set to its default.
+
+    The document's version lacks those fields; ``got`` itself is changed and returned.
+    """
+    for f in later:
+        got[f.name] = f.default_for(got)
+    return got
+
+
+_LATER_STATE = {v: later_fields(STATE_FIELDS, v) for v in SCHEMA_VERSIONS}
+_LATER_PUBLIC = {v: later_fields(PUBLIC_FIELDS, v) for v in SCHEMA_VERSIONS}
+_LATER_ROUND_END = {v: later_fields(ROUND_END_FIELDS, v) for v in SCHEMA_VERSIONS}
 
 
 def read_state_fast(data: object, path: JsonPath) -> dict[str, Any] | None:
@@ -554,7 +602,8 @@ def read_state_fast(data: object, path: JsonPath) -> dict[str, Any] | None:
         valid = read_table(data, path)
     except SaveFormatError:
         return None
-    return _state_fields_fast(data, valid)
+    fields = _state_fields_fast(data, valid)
+    return None if fields is None else with_defaults(fields, _LATER_STATE[version])
 
 
 def read_state_checked(data: object, path: JsonPath) -> dict[str, Any]:

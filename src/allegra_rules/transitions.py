@@ -39,6 +39,7 @@ from allegra_rules.actions import (
     interned_actions,
 )
 from allegra_rules.config import RuleConfig
+from allegra_rules.fields import NEWEST_VERSION
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.knocking import first_asked, knocking_applies, next_asked
 from allegra_rules.presets import preset
@@ -113,6 +114,7 @@ def _deal(
     totals: tuple[int, ...],
     scores: tuple[tuple[int, ...], ...],
     last_round: RoundEnd | None,
+    version: int,
 ) -> GameState:
     cut = CELLS_PER_SEAT * n
     start = (round_number - 1) % n
@@ -148,6 +150,7 @@ def _deal(
         round_scores=scores,
         winners=(),
         last_round=last_round,
+        schema_version=version,
     )
 
 
@@ -157,6 +160,7 @@ def new_game(
     config: RuleConfig | None = None,
     seed: int | None = None,
     deck: Sequence[int] | None = None,
+    schema_version: int | None = None,
 ) -> GameState:
     """Deal round 1 of a new game and return its first state (setup reveals).
 
@@ -172,9 +176,15 @@ def new_game(
             seat 1 the next 12 and so on; the next card starts the discard pile; the
             rest is the draw pile.
             Without it round 1 is shuffled from ``seed``; later rounds always are.
+        schema_version: the saved-game schema version the game is written in, which
+            it keeps (``GameState.schema_version``). ``None`` means the newest
+            (``SCHEMA_VERSION``); an older one replays a game stored in that version to
+            the very documents it wrote (``GameRecord`` does). It must be able to hold
+            the config (``schema_version_for``).
 
     Raises:
-        ValueError: a seat count, seed, config or deck that cannot be played.
+        ValueError: a seat count, seed, config, deck or schema version that cannot be
+            played.
 
     Examples:
         >>> state = new_game(4, seed=7)
@@ -209,7 +219,28 @@ def new_game(
             seed = DEFAULT_SEED
         order = _round_deck(config, seed, 1)
     zero = (0,) * num_players
-    return _deal(config, num_players, seed, 1, order, zero, (), None)
+    version = _check_version(config, schema_version)
+    return _deal(config, num_players, seed, 1, order, zero, (), None, version)
+
+
+def _check_version(config: RuleConfig, version: object) -> int:
+    """The schema version of a new game: ``version``, or the newest for ``None``."""
+    if version is None:
+        return NEWEST_VERSION
+    if type(version) is not int or not 1 <= version <= NEWEST_VERSION:
+        raise ValueError(
+            f"schema_version must be an int 1..{NEWEST_VERSION} (or None); got {version!r}"
+        )
+    from allegra_rules.config_codec import schema_version_for  # only here: see _checks_and_codec
+
+    needed = schema_version_for(config)
+    if version < needed:
+        later = ", ".join(config.later_options)
+        raise ValueError(
+            f"a schema version {version} game cannot hold the config's {later}: it needs "
+            f"version {needed} or later"
+        )
+    return version
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -620,7 +651,17 @@ def _score_round(
     )
     if s.round < ROUNDS:
         order = _round_deck(s.config, s.seed, s.round + 1)
-        return _deal(s.config, s.num_players, s.seed, s.round + 1, order, totals, history, result)
+        return _deal(
+            s.config,
+            s.num_players,
+            s.seed,
+            s.round + 1,
+            order,
+            totals,
+            history,
+            result,
+            s.schema_version,
+        )
     return _evolve(
         s,
         phase=Phase.OVER,

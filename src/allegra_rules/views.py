@@ -55,6 +55,7 @@ from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
 from allegra_rules.fields import (
     FIELDS,
+    NEWEST_VERSION,
     STATE_FIELDS,
     VIEW_FIELDS,
     Kind,
@@ -66,6 +67,7 @@ from allegra_rules.fields import (
 )
 from allegra_rules.geometry import Geometry, Pos, geometry
 from allegra_rules.invariants import deck_counts
+from allegra_rules.jsondoc import SCHEMA_VERSIONS
 from allegra_rules.sampling import FACE_UP as _FACE_UP
 from allegra_rules.sampling import config_of as _config_of
 from allegra_rules.sampling import mask_view_of as _mask_view_of
@@ -96,7 +98,6 @@ from allegra_rules.serialize import (
     read_setup_named,
     read_table,
     round_end_to_dict,
-    schema_version_for,
 )
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import legal_actions
@@ -153,6 +154,8 @@ class PlayerView:
         own_setup_named: with ``setup_reveals="simultaneous"``, the cells the viewer
             itself has named in the current setup (flat indices, in naming order);
             the cells other seats named are not shown.
+        schema_version: the schema version of the viewed game, which its document is
+            written in (``GameState.schema_version``).
     """
 
     viewer: int | None
@@ -190,6 +193,7 @@ class PlayerView:
     last_round: RoundEnd | None
     legal_actions: tuple[Action, ...]
     own_setup_named: tuple[int, ...] = ()
+    schema_version: int = NEWEST_VERSION
 
     def __attrs_post_init__(self) -> None:
         # A view built by hand has every field checked; observe builds its views
@@ -347,11 +351,12 @@ def _check_view(view: PlayerView, path: JsonPath) -> None:
 
 _CONFIG = _the_field(Kind.CONFIG)
 _SEAT_COUNT = _the_field(Kind.SEAT_COUNT)
+_VERSION = _the_field(Kind.SCHEMA_VERSION)
 
 _VIEW_FIELD: dict[str, ViewField] = {f.name: f for f in VIEW_FIELDS}
 _COPIED = tuple(field for field in STATE_FIELDS if field.copied_to_view)
 """The state's fields that a view holds as they are: those everyone may see."""
-_HEADER = ("schema_version", "kind")
+_HEADER = (_VERSION, "kind")  # the version field is the header's schema_version
 _PUBLIC = frozenset(PUBLIC_KEYS)
 _VIEW_ORDER = tuple(f.name for f in attrs.fields(PlayerView))
 
@@ -364,14 +369,19 @@ def _added(name: str) -> int:
 
 VIEW_KEYS: tuple[str, ...] = (
     *_HEADER,
-    *(name for name in _VIEW_ORDER if name not in _PUBLIC and _added(name) == 1),
+    *(n for n in _VIEW_ORDER if n not in _PUBLIC and n not in _HEADER and _added(n) == 1),
     *PUBLIC_KEYS,
-    *(name for name in _VIEW_ORDER if name not in _PUBLIC and _added(name) > 1),
+    *(n for n in _VIEW_ORDER if n not in _PUBLIC and n not in _HEADER and _added(n) > 1),
 )
 """Every key of a view document (schema version 2), all required."""
 
 VIEW_KEYS_V1: tuple[str, ...] = tuple(k for k in VIEW_KEYS if k in _HEADER or _added(k) == 1)
 """Every key of a schema version 1 view document, all required."""
+
+_VIEW_KEYS_OF = {
+    v: tuple(k for k in VIEW_KEYS if k in _HEADER or _added(k) <= v) for v in SCHEMA_VERSIONS
+}
+"""Every key of a view document of each schema version, all required."""
 
 
 def _secret_of(field: StateField) -> Callable[[Any], object]:
@@ -541,6 +551,7 @@ _WRITE: dict[Kind | ViewKind, _Write | None] = {
     Kind.ROUND_END: lambda last, version: (
         None if last is None else round_end_to_dict(last, version)
     ),
+    Kind.SCHEMA_VERSION: None,  # the header's schema_version
     ViewKind.VIEWER: None,
     ViewKind.SHOWN_CELLS: _listed,
     ViewKind.CELL_FLAGS: _listed,
@@ -570,9 +581,9 @@ _LATER = tuple((name, _added(name)) for name in _VIEW_NAMES if _added(name) > 1)
 
 def _view_to_dict(view: PlayerView) -> dict[str, Any]:
     """``PlayerView.to_dict``: each field written by its kind, in the class's order."""
-    version = schema_version_for(_config_of(view))
-    data: dict[str, Any] = {"schema_version": version, "kind": "view"}
+    data: dict[str, Any] = {"kind": "view"}
     data.update(zip(_VIEW_NAMES, _read_all(view), strict=True))
+    version = data[_VERSION]
     for name, write in _CONVERTS:
         data[name] = write(data[name], version)
     for name, added in _LATER:
@@ -689,10 +700,11 @@ _READ: dict[ViewKind, _Read] = {
 def _view_from_dict(cls: type[PlayerView], data: object, path: JsonPath) -> PlayerView:
     """``PlayerView.from_dict``."""
     data = check_header(data, path, "view")
-    data = get_object(data, path, VIEW_KEYS if data["schema_version"] >= 2 else VIEW_KEYS_V1)
+    data = get_object(data, path, _VIEW_KEYS_OF[data[_VERSION]])
     table = read_table(data, path)
     public = read_public(data, path, table)
     got: dict[str, Any] = {name: getattr(table, name) for name in (_CONFIG, _SEAT_COUNT)}
+    got[_VERSION] = table.version
     for field in VIEW_FIELDS:
         _READ[field.kind](field, data, path, table, got)
     view = cls(**got, **public)
@@ -1000,15 +1012,23 @@ def _hide(
     return down, shown
 
 
-_view: Callable[..., PlayerView] = _fast.make_view(PlayerView, _UnfrozenView)
+_view: Callable[..., PlayerView] = _fast.built(
+    PlayerView, _UnfrozenView, "make_view", reads=GameState
+)
 """``_view(state, **<the fields a view computes>)``: every public field copied from the state.
 
 The public fields are those ``allegra_rules.fields`` declares seen by everyone; the builder is
 generated in ``allegra_rules._fast`` (see there why it is fast).
 """
 
-_observe: Callable[[GameState, int | None], PlayerView] = _fast.make_observe(
-    PlayerView, _UnfrozenView, hide=_hide, legal=legal_actions, not_a_seat=_not_a_seat
+_observe: Callable[[GameState, int | None], PlayerView] = _fast.built(
+    PlayerView,
+    _UnfrozenView,
+    "make_observe",
+    reads=GameState,
+    hide=_hide,
+    legal=legal_actions,
+    not_a_seat=_not_a_seat,
 )
 """``_observe(state, viewer)``: ``observe`` but for the state's type check, each field's declared
 rule inline.

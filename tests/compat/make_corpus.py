@@ -354,6 +354,21 @@ def build() -> dict[str, tuple[str, list[str], list[dict[str, Any]]]]:
                 )
             )
 
+    spectator_docs, spectator_entries = [], []
+    for label, s in viewed:
+        text = observe(s, None).to_json()
+        spectator_docs.append(text)
+        spectator_entries.append(
+            entry(
+                len(spectator_docs),
+                text,
+                config=label,
+                phase=s.phase.value,
+                viewer=None,
+                config_fingerprint=s.config.fingerprint,
+            )
+        )
+
     records = game_records(customs)
     record_docs = [r.to_json() for _label, r in records]
     record_entries = [
@@ -376,6 +391,7 @@ def build() -> dict[str, tuple[str, list[str], list[dict[str, Any]]]]:
         "configs.jsonl": ("config", configs, config_entries),
         "states.jsonl": ("state", state_docs, state_entries),
         "views.jsonl": ("view", view_docs, view_entries),
+        "spectator-views.jsonl": ("view", spectator_docs, spectator_entries),
         "records.jsonl": ("record", record_docs, record_entries),
         "actions.jsonl": ("action", actions, action_entries),
     }

@@ -63,6 +63,7 @@ STATE_ARRAYS: dict[str, tuple[str, ...]] = {
         "_last_removed",
     ),
     "setup_named": ("_setup_named",),
+    "schema_version": ("_schema_version",),  # kept as it is, like the scalar engine's
 }
 """For each field of a ``GameState`` (``allegra_rules.fields``), the arrays of ``State`` that
 hold it (empty: the Env's, or derived from other fields). A field added to the declaration
@@ -190,6 +191,7 @@ def from_state(env: Tables, s: object) -> State:
         "_last_scores": np.array((0,) * n if last is None else last.scores, np.int32),
         "_last_removed": np.isin(np.arange(c), () if last is None else last.removed),
         "_seed": _seed_words(s.seed),
+        "_schema_version": np.int8(s.schema_version),
         "_illegal": np.bool_(False),
     }
     # The scalar engine's mask: exact by definition, and no compiled program needed here.
@@ -284,4 +286,5 @@ def to_state(env: Tables, state: State) -> GameState:
         setup_named=tuple(int(x) for x in v["_setup_named"][: len(v["_setup_named"])] if x >= 0)
         if int(v["_phase"]) == 0
         else (),
+        schema_version=int(v["_schema_version"]),
     )

@@ -16,6 +16,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from allegra_rules.fields import NEWEST_VERSION
 from allegra_rules.jax._arrays import get, i8, key_words, put, row, shuffle
 from allegra_rules.jax._rare import rarely
 from allegra_rules.jax._settle import (
@@ -92,6 +93,7 @@ def fresh(t: Tables, order: jax.Array) -> State:
         _last_scores=jnp.zeros(n, I32),
         _last_removed=jnp.zeros(c, bool),
         _seed=jnp.zeros(4, jnp.uint32),
+        _schema_version=i8(NEWEST_VERSION),  # a new game: the newest
         _illegal=jnp.asarray(False),
         _spec=t,
         **fields,

@@ -90,6 +90,7 @@ class State:
     _last_scores: jax.Array
     _last_removed: jax.Array
     _seed: jax.Array
+    _schema_version: jax.Array
     _illegal: jax.Array
     _spec: Tables | None = dataclasses.field(default=None, compare=False)
 

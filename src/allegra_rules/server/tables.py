@@ -261,6 +261,7 @@ class Table:
             seed=self.seed,
             actions=tuple(self.actions),
             preset=self.preset,
+            schema_version=self.state.schema_version,  # a stored game keeps its version
         )
 
 
