@@ -89,6 +89,7 @@ from allegra_rules import (  # noqa: E402
     PRESETS,
     Bot,
     GameState,
+    Phase,
     RuleConfig,
     SearchBot,
     apply,
@@ -263,6 +264,109 @@ def ambiguity_ids() -> list[str]:
     found = {m.upper() for m in re.findall(r"\{#(a\d+)\}", text)}
     found |= {f.metadata["ambiguity"] for f in attrs.fields(RuleConfig)}
     return sorted(found, key=lambda a: int(a[1:]))
+
+
+STATE_KEY_TYPES: dict[str, str] = {
+    "config": "object",
+    "seat_count": "integer",
+    "seed": "integer",
+    "round": "integer",
+    "phase": "string",
+    "seat": "integer",
+    "opt_seat": "integer or null",
+    "seats": "array of integer",
+    "opt_cell": "integer or null",
+    "cells": "array of integer",
+    "table": "array of integer or null",
+    "cell_mask": "array of boolean",
+    "cards": "array of integer",
+    "opt_card": "integer or null",
+    "hand": 'array of `{"player", "card"}`',
+    "reveals": "integer",
+    "turns": "integer",
+    "refills": "integer",
+    "per_seat": "array of integer",
+    "score_rows": "array of arrays",
+    "flag": "boolean",
+    "round_end": "object or null",
+    "cell_set": "array of integer",
+    "schema_version": "integer",
+}
+"""The JSON type of a state field of each kind (``Kind`` by value), in words."""
+
+
+_IN_JSON: dict[str, str] = {
+    "cell_mask": "per cell, whether its card lies face down (a gap never does).",
+}
+"""The meaning of a field of a kind whose JSON is not its Python value (``Kind`` by value)."""
+
+
+def _attributes(doc: str) -> dict[str, str]:
+    """The ``Attributes:`` entries of a Google-style docstring, each joined on one line."""
+    entries: dict[str, str] = {}
+    lines = doc.split("Attributes:\n", 1)[1].splitlines()
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    name = None
+    for line in lines:
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            break
+        text = line.strip()
+        if len(line) - len(line.lstrip()) == indent and ":" in text:
+            name, _, text = text.partition(":")
+            entries[name] = text.strip()
+        elif name is not None and text:
+            entries[name] += " " + text
+    return entries
+
+
+def state_keys_table() -> str:
+    """The key table of a saved state (``docs/saved-games.md``), from the declaration.
+
+    A row per field of ``STATE_FIELDS``: its JSON type by its kind, its meaning from
+    ``GameState``'s docstring, and the schema version that added it; the schema version
+    field is the header's ``schema_version``.
+
+    Raises:
+        KeyError: a kind without a JSON type in ``STATE_KEY_TYPES``, or a field without a
+            line in ``GameState``'s docstring.
+    """
+    from allegra_rules.fields import ROUND_END_FIELDS, STATE_FIELDS, Kind
+    from allegra_rules.serialize import SCHEMA_VERSION, SCHEMA_VERSIONS
+
+    meanings = _attributes(GameState.__doc__ or "")
+    versions = ", ".join(f"`{v}`" for v in SCHEMA_VERSIONS)
+    rows = ["| Key | JSON type | Meaning |", "|---|---|---|"]
+    for f in STATE_FIELDS:
+        if f.kind is not Kind.SCHEMA_VERSION:
+            continue
+        rows.append(
+            f"| `{f.name}` | {STATE_KEY_TYPES[f.kind.value]} | one of {versions}: "
+            f"{meanings[f.name]} New games: `{SCHEMA_VERSION}`. |"
+        )
+    rows.append('| `kind` | string | `"state"` |')
+    for f in STATE_FIELDS:
+        if f.kind is Kind.SCHEMA_VERSION:
+            continue
+        meaning = _IN_JSON.get(f.kind.value, meanings[f.name])
+        if f.kind is Kind.PHASE:
+            meaning += " One of " + ", ".join(f"`{p.value}`" for p in Phase) + "."
+        if f.kind is Kind.ROUND_END:
+            first = [e.name for e in ROUND_END_FIELDS if e.added == 1]
+            keys = ", ".join(f'"{k}"' for k in first)
+            meaning += f" An object `{{{keys}}}`"
+            later = [e for e in ROUND_END_FIELDS if e.added > 1]
+            if later:
+                meaning += (
+                    " (" + "; ".join(f'version {e.added} adds `"{e.name}"`' for e in later) + ")"
+                )
+            meaning += "."
+        if f.added > 1:
+            meaning = f"From version {f.added} (older documents leave it out): {meaning}"
+        rows.append(f"| `{f.name}` | {STATE_KEY_TYPES[f.kind.value]} | {meaning} |")
+    text = "\n".join(rows) + "\n"
+    for python, json_word in (("``None``", "`null`"), ("flat tuple", "array"), ("tuple", "array")):
+        text = text.replace(python, json_word)
+    return re.sub(r"``(.+?)``", r"`\1`", text)  # Markdown's code spans
 
 
 def traceability_table() -> str:
@@ -867,6 +971,7 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
     for amb in ambiguity_ids():
         _write(SNIPPETS / f"ambiguity-{amb.lower()}.md", ambiguity_options(amb))
     _write(SNIPPETS / "traceability.md", traceability_table())
+    _write(SNIPPETS / "state-keys.md", state_keys_table())
     _write(SNIPPETS / "api-index.md", api_index())
     _write(OUT / "img" / "layers.svg", layers_svg())
     drawn = pictures()

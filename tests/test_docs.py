@@ -171,6 +171,7 @@ TRANSLATED_SNIPPETS = {"options-table.md", "presets-table.md"}
 
 def snippet_names() -> set[str]:
     names = {"options-table.md", "presets-table.md", "traceability.md", "api-index.md"}
+    names |= {"state-keys.md"}
     names |= {f"ambiguity-{a.lower()}.md" for a in gen().ambiguity_ids()}
     return names | {"replay.md"}
 
@@ -193,6 +194,32 @@ def test_includes_and_pictures_are_ones_the_generator_writes(page: Path) -> None
     for picture in re.findall(r"\]\(_generated/img/([\w.-]+)\)", text):
         assert picture in pictures, picture
     assert "](img/" not in text, "the pictures are in _generated/img/ now"
+
+
+def test_the_saved_games_key_table_has_a_row_per_declared_field() -> None:
+    import unittest.mock
+
+    from allegra_rules.fields import STATE_FIELDS, Kind
+    from allegra_rules.state_codec import HEADER_KEYS
+
+    table = gen().state_keys_table()
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| (.*) \|$", table, re.M)
+    keys = [key for key, _, _ in rows]
+    fields = [f for f in STATE_FIELDS if f.kind is not Kind.SCHEMA_VERSION]
+    assert keys == [*HEADER_KEYS, *(f.name for f in fields)]
+    meaning = {key: text for key, _, text in rows}
+    for f in fields:
+        assert ("From version" in meaning[f.name]) == (f.added > 1), f.name
+    assert "``" not in table and "None" not in table  # JSON words, Markdown code
+    assert '--8<-- "docs/_generated/snippets/state-keys.md"' in page_text(DOCS / "saved-games.md")
+    # A kind without a JSON type in words stops the generator.
+    types = dict(gen().STATE_KEY_TYPES)
+    del types[Kind.FLAG.value]
+    with (
+        unittest.mock.patch.object(gen(), "STATE_KEY_TYPES", types),
+        pytest.raises(KeyError, match="flag"),
+    ):
+        gen().state_keys_table()
 
 
 def test_every_picture_of_the_guide_and_the_rules_can_be_played_from() -> None:

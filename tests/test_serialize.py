@@ -10,6 +10,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -36,6 +37,7 @@ from allegra_rules import (
     json_schema,
     legal_actions,
     new_game,
+    observe,
     preset,
     serialize,
     state_from_json,
@@ -1331,3 +1333,57 @@ def test_a_dead_end_is_named_by_the_loader_and_refused_by_the_state_itself() -> 
     with pytest.raises(SaveFormatError, match=r"^\$\.face_down: .* face up or gaps"):
         GameState.from_json(text)
     assert GameState.from_json(state_to_json(_dead_end_flip())) == _dead_end_flip()
+
+
+# ---------------------------------------------------------------- schema versions
+
+
+def test_a_game_keeps_the_schema_version_it_started_in() -> None:
+    from allegra_rules import GameRecord, replay, state_digest
+
+    for version in SCHEMA_VERSIONS:
+        state = new_game(3, seed=21, schema_version=version)
+        record = GameRecord(num_players=3, seed=21, schema_version=version)
+        while not state.is_terminal:
+            assert state.schema_version == version
+            text = state_to_json(state)
+            assert json.loads(text)["schema_version"] == version
+            back = state_from_json(text)
+            assert back == state and state_to_json(back) == text
+            assert observe(state, state.current_player).schema_version == version
+            action = legal_actions(state)[len(state.discard_pile) % len(legal_actions(state))]
+            record = record.with_actions(action)
+            state = apply(state, action)
+        # A record keeps its version through its document and replays to the same digest.
+        again = GameRecord.from_json(record.to_json())
+        assert again.schema_version == version == json.loads(record.to_json())["schema_version"]
+        assert state_digest(replay(again)) == state_digest(state)
+    assert new_game(2).schema_version == SCHEMA_VERSION
+
+
+def test_a_schema_version_that_cannot_hold_the_game_is_refused() -> None:
+    simultaneous = RuleConfig(setup_reveals="simultaneous")
+    with pytest.raises(ValueError, match="cannot hold the config's setup_reveals"):
+        new_game(2, config=simultaneous, schema_version=1)
+    for bad in (0, SCHEMA_VERSION + 1, True, "2", 1.0):
+        with pytest.raises(ValueError, match="schema_version must be an int"):
+            new_game(2, schema_version=bad)  # type: ignore[arg-type]
+    # A state built by hand is checked alike, and so is a later field's value.
+    state = new_game(2, seed=3)
+    with pytest.raises(ValueError, match="schema_version"):
+        attrs.evolve(new_game(2, config=simultaneous), schema_version=1)
+    old = attrs.evolve(state, schema_version=1)
+    assert later_fields(STATE_FIELDS, 1)  # setup_named: its default () is all it may hold
+    with pytest.raises(ValueError, match="added in version 2"):
+        attrs.evolve(old, setup_named=(0,))
+
+
+def test_apply_keeps_a_later_field_at_its_default_in_an_older_game() -> None:
+    from allegra_rules.state import trusted_evolve
+    from allegra_rules.transitions import _at_version
+
+    old = new_game(2, seed=3, schema_version=1)
+    # As a rule written for version 2 would leave it: the field set in a version 1 game.
+    changed = trusted_evolve(old, setup_named=(0, 1))
+    assert _at_version(changed).setup_named == () and _at_version(old) is old
+    assert _at_version(trusted_evolve(changed, schema_version=2)).setup_named == (0, 1)

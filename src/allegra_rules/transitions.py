@@ -39,7 +39,7 @@ from allegra_rules.actions import (
     interned_actions,
 )
 from allegra_rules.config import RuleConfig
-from allegra_rules.fields import NEWEST_VERSION
+from allegra_rules.fields import NEWEST_VERSION, STATE_FIELDS, later_fields
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.knocking import first_asked, knocking_applies, next_asked
 from allegra_rules.presets import preset
@@ -976,7 +976,36 @@ def apply(state: GameState, action: Action, *, player: int | None = None) -> Gam
         kind = type(action)
         if kind not in _APPLY or not any(type(c) is kind and c == action for c in legal):
             raise IllegalActionError(action, _why_not(state, action))
-    return _APPLY[type(action)](state, action)
+    after = _APPLY[type(action)](state, action)
+    if after.schema_version != NEWEST_VERSION:
+        return _at_version(after)
+    return after
+
+
+def _at_version(s: GameState) -> GameState:
+    """``s`` with each field added after its schema version set back to its default.
+
+    A game keeps the version it started in, and the fields of later versions hold their
+    defaults there (its documents leave them out): the rules need not ask the version.
+    """
+    fields = _LATER_FIELDS[s.schema_version]
+    if all(getattr(s, f.name) == f.default_for(_FieldsOf(s)) for f in fields):
+        return s
+    return _evolve(s, **{f.name: f.default_for(_FieldsOf(s)) for f in fields})
+
+
+_LATER_FIELDS = {v: later_fields(STATE_FIELDS, v) for v in range(1, NEWEST_VERSION + 1)}
+
+
+class _FieldsOf(dict[str, Any]):
+    """A state's fields by name, read on demand (the argument of a ``DefaultFrom``)."""
+
+    def __init__(self, state: GameState) -> None:
+        super().__init__()
+        self._state = state
+
+    def __missing__(self, name: str) -> Any:
+        return getattr(self._state, name)
 
 
 def _check_turn(state: GameState, action: object, player: object) -> None:
