@@ -66,13 +66,20 @@ def load_baseline(revision: str, folder: Path) -> ModuleType:
 
 
 def documents(count: int) -> list[str]:
-    """State documents of seeded random games under every 0.1.0 preset, 2 to 6 seats."""
+    """State documents of seeded random games under every 0.1.0 preset, 2 to 6 seats.
+
+    The games are of schema version 1, the documents every release writes alike (a new
+    game of this release is written in the newest version, which older ones write
+    differently).
+    """
     rng = random.Random(1)
     out: list[str] = []
     presets = ["seeds@1", "fr@1", "published@1"]
     while len(out) < count:
         config = current.preset(rng.choice(presets))
-        state = current.new_game(rng.randint(2, 6), config=config, seed=rng.getrandbits(32))
+        state = current.new_game(
+            rng.randint(2, 6), config=config, seed=rng.getrandbits(32), schema_version=1
+        )
         for _ in range(rng.randint(0, 600)):
             if state.is_terminal:
                 break

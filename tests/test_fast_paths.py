@@ -367,7 +367,6 @@ def test_importing_the_package_loads_only_the_engine() -> None:
             "_fast",
             "actions",
             "config",
-            "fields",
             "geometry",
             "knocking",
             "presets",

@@ -162,6 +162,10 @@ def generated() -> str:
     """The generated half of ``_fast.py``, after ``MARKER``."""
     out: list[str] = [MARKER, "", ""]
     out += [
+        f"NEWEST_VERSION = {NEWEST_VERSION}",
+        '"""``allegra_rules.fields.NEWEST_VERSION``, for the modules that play without the',
+        'declaration (importing it costs a twentieth of ``import allegra_rules``)."""',
+        "",
         "GENERATED_FOR: dict[str, tuple[str, ...]] = {",
         *(
             line

@@ -28,13 +28,30 @@ import attrs
 from allegra_rules import _fast
 from allegra_rules.actions import Action
 from allegra_rules.config import RuleConfig
-from allegra_rules.fields import NEWEST_VERSION
 from allegra_rules.geometry import Geometry, Pos, check_seat, geometry
 from allegra_rules.round_end import Phase, RoundEnd
 from allegra_rules.round_end import trusted_round_end as trusted_round_end
 
 # The documented names; the engine's constructors of trusted states are its own.
 __all__ = ["GameState", "Phase", "RoundEnd"]
+
+
+def _newest_version() -> int:
+    """``allegra_rules.fields.NEWEST_VERSION``, as generated into ``_fast``.
+
+    Importing the declaration would cost a twentieth of ``import allegra_rules``; while
+    ``_fast`` lacks the constant (before the generator has run), the declaration's own.
+    """
+    generated = getattr(_fast, "NEWEST_VERSION", None)
+    if isinstance(generated, int):
+        return generated
+    from allegra_rules.fields import NEWEST_VERSION as declared
+
+    return declared
+
+
+NEWEST_VERSION: int = _newest_version()
+"""The newest saved-game schema version, which new games start in (see ``allegra_rules.fields``)."""
 
 
 def require_state(state: object, what: str = "state") -> GameState:

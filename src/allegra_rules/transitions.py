@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import cache
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from allegra_rules.actions import (
     DISCARD,
@@ -39,7 +39,6 @@ from allegra_rules.actions import (
     interned_actions,
 )
 from allegra_rules.config import RuleConfig
-from allegra_rules.fields import NEWEST_VERSION, STATE_FIELDS, later_fields
 from allegra_rules.geometry import CELLS_PER_SEAT, Geometry, Pos, geometry
 from allegra_rules.knocking import first_asked, knocking_applies, next_asked
 from allegra_rules.presets import preset
@@ -47,6 +46,7 @@ from allegra_rules.round_end import ROUNDS as _ROUNDS
 from allegra_rules.scoring import round_scores, winners, zone_sums
 from allegra_rules.shuffle import DEFAULT_SEED, check_seed, seed_from_deck, shuffled, stream
 from allegra_rules.state import (
+    NEWEST_VERSION,
     GameState,
     Phase,
     RoundEnd,
@@ -55,6 +55,9 @@ from allegra_rules.state import (
     trusted_state,
 )
 from allegra_rules.triples import new_triples, table_triples
+
+if TYPE_CHECKING:
+    from allegra_rules.fields import StateField
 
 ROUNDS = _ROUNDS
 """Rounds in a game (defined below the state, in ``allegra_rules.round_end``, for its checks)."""
@@ -988,13 +991,22 @@ def _at_version(s: GameState) -> GameState:
     A game keeps the version it started in, and the fields of later versions hold their
     defaults there (its documents leave them out): the rules need not ask the version.
     """
-    fields = _LATER_FIELDS[s.schema_version]
+    fields = _later_fields(s.schema_version)
     if all(getattr(s, f.name) == f.default_for(_FieldsOf(s)) for f in fields):
         return s
     return _evolve(s, **{f.name: f.default_for(_FieldsOf(s)) for f in fields})
 
 
-_LATER_FIELDS = {v: later_fields(STATE_FIELDS, v) for v in range(1, NEWEST_VERSION + 1)}
+@cache
+def _later_fields(version: int) -> tuple[StateField, ...]:
+    """The state's fields added after schema ``version``.
+
+    The declaration is imported when an older game plays: a game of the newest version
+    does not need it.
+    """
+    from allegra_rules.fields import STATE_FIELDS, later_fields
+
+    return later_fields(STATE_FIELDS, version)
 
 
 class _FieldsOf(dict[str, Any]):
