@@ -29,6 +29,7 @@ from allegra_rules.fields import (
     ROUND_END_FIELDS,
     STATE_FIELDS,
     VIEW_ONLY,
+    DefaultFrom,
     Kind,
     Seen,
     StateField,
@@ -48,7 +49,11 @@ def test_the_declaration_lists_the_state_fields_in_order() -> None:
     assert [f.name for f in STATE_FIELDS] == [f.name for f in init]
     for declared, field in zip(STATE_FIELDS, init, strict=True):
         want = attrs.NOTHING if declared.default is NO_DEFAULT else declared.default
-        assert field.default == want, declared.name
+        if isinstance(declared.default, DefaultFrom):  # computed from the other fields
+            assert isinstance(field.default, attrs.Factory), declared.name  # type: ignore[arg-type]
+            assert field.default.takes_self, declared.name
+        else:
+            assert field.default == want, declared.name
         # A later field has a default for the games of older versions; the schema
         # version's default (the newest) is what a state built by hand is written in.
         has_default = declared.added > 1 or declared.kind is Kind.SCHEMA_VERSION
@@ -280,3 +285,26 @@ def test_a_rule_without_a_template_stops_the_generator(monkeypatch: Any, capsys:
     assert "no observe template for owned_by=<Owner.PAIR_SEAT" in err
     assert repr(next(f.name for f in STATE_FIELDS if f.owned_by is Owner.PAIR_SEAT)) in err
     assert fast.read_text(encoding="utf-8") == before
+
+
+def test_every_bound_has_a_range_in_the_checks_and_the_bulk_readers() -> None:
+    from allegra_rules._generate_fast import _BOUNDS
+    from allegra_rules.fields import Bound
+    from allegra_rules.state_checks import per_seat_range
+
+    config = RuleConfig()
+    for bound in (*Bound, None):
+        low, high = per_seat_range(bound, config)
+        assert low <= 0 < high and bound in _BOUNDS, bound
+    assert per_seat_range(Bound.COUNT, config) == (0, config.max_turns_per_round)
+
+
+def test_a_per_seat_number_out_of_its_range_is_refused() -> None:
+    from allegra_rules.state_checks import per_seat_range
+
+    state = new_game(2, seed=5)
+    for field in (f for f in STATE_FIELDS if f.kind is Kind.PER_SEAT):
+        low, high = per_seat_range(field.bound, state.config)
+        for bad in (low - 1, high + 1):
+            with pytest.raises(InvalidStateError, match=field.name):
+                attrs.evolve(state, **{field.name: (bad, 0)})

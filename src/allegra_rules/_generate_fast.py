@@ -781,11 +781,14 @@ def _writers() -> list[str]:
 
 
 _BOUNDS = {
-    Bound.SETUP_SUM: "valid.setup_bound",
-    Bound.SCORE: "valid.score_bound",
-    Bound.TOTAL: "rounds * valid.score_bound",
-    None: "valid.score_bound",
+    Bound.SETUP_SUM: ("-valid.setup_bound", "valid.setup_bound"),
+    Bound.SCORE: ("-valid.score_bound", "valid.score_bound"),
+    Bound.TOTAL: ("-rounds * valid.score_bound", "rounds * valid.score_bound"),
+    Bound.COUNT: ("0", "config.max_turns_per_round"),
+    None: ("-valid.score_bound", "valid.score_bound"),
 }
+"""A ``PER_SEAT`` number's lowest and highest value in a bulk reader, by its ``Bound``
+(the same as ``state_checks.per_seat_range``)."""
 
 
 def _and(conditions: list[str], indent: str) -> list[str]:
@@ -924,8 +927,10 @@ def _reader(name: str, fields: tuple[StateField, ...], doc: str) -> list[str]:
         if k is Kind.CARDS:
             checks += [f"len({v}) <= config.deck_size", f"values.issuperset({v})"]
         elif k is Kind.PER_SEAT:
-            b = _BOUNDS[f.bound]
-            checks += [f"len({v}) == n", f"-{b} <= min({v})", f"max({v}) <= {b}"]
+            if f.bound not in _BOUNDS:
+                raise NoTemplateError(f"the bound {f.bound} of {f.name!r} has no range in _BOUNDS")
+            low, high = _BOUNDS[f.bound]
+            checks += [f"len({v}) == n", f"{low} <= min({v})", f"max({v}) <= {high}"]
         elif k is Kind.SEATS:
             checks += [f"seats.issuperset({v})", f"len(set({v})) == len({v})"]
         elif k is Kind.CELLS:

@@ -39,7 +39,7 @@ Examples:
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -60,6 +60,7 @@ __all__ = [
     "StateField",
     "ViewField",
     "ViewKind",
+    "attribute_default",
     "later_fields",
     "one_per_seat",
 ]
@@ -158,7 +159,11 @@ class Owner(enum.Enum):
 
 
 class Bound(enum.Enum):
-    """How large, in absolute value, a ``PER_SEAT`` number may be (``StateField.bound``)."""
+    """The range of a ``PER_SEAT`` number (``StateField.bound``).
+
+    A sum or a score is as large in absolute value as its kind of sum allows; a count
+    runs from 0.
+    """
 
     SETUP_SUM = "setup_sum"
     """A setup sum: two cards."""
@@ -166,6 +171,9 @@ class Bound(enum.Enum):
     """A round's score or zone sum: a whole zone, doubled."""
     TOTAL = "total"
     """A game's total: three rounds' scores."""
+    COUNT = "count"
+    """A count of events in a round (knocks, say): ``0 ..`` the config's
+    ``max_turns_per_round``."""
 
 
 class _NoDefault(enum.Enum):
@@ -195,6 +203,36 @@ class DefaultFrom:
 
     make: Callable[[Mapping[str, Any]], object]
     meaning: str
+
+
+def attribute_default(name: str) -> Any:
+    """The attrs default of the ``GameState`` (or ``PlayerView``) attribute of field ``name``.
+
+    Its declared ``default``; for a ``DefaultFrom``, an ``attrs.Factory`` that computes it
+    from the object's other fields. A later field's attribute reads
+    ``knocks_made: tuple[int, ...] = attribute_default("knocks_made")``.
+    """
+    default = FIELDS[name].default
+    if isinstance(default, DefaultFrom):
+        make = default.make
+        return attrs.Factory(lambda obj: make(_Attributes(obj)), takes_self=True)
+    return default
+
+
+class _Attributes(Mapping[str, Any]):
+    """An object's attributes as a mapping (the argument of a ``DefaultFrom``)."""
+
+    def __init__(self, obj: object) -> None:
+        self._obj = obj
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self._obj, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(f.name for f in STATE_FIELDS)
+
+    def __len__(self) -> int:
+        return len(STATE_FIELDS)
 
 
 def one_per_seat(value: int) -> DefaultFrom:

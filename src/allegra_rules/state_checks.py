@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from operator import is_not
 from typing import Any, NamedTuple, TypeAlias, cast
@@ -22,7 +22,15 @@ import attrs
 from allegra_rules._fast import per_config
 from allegra_rules.config import RuleConfig
 from allegra_rules.config_codec import schema_version_for
-from allegra_rules.fields import NEWEST_VERSION, STATE_FIELDS, Kind, StateField, later_fields
+from allegra_rules.fields import (
+    NEWEST_VERSION,
+    STATE_FIELDS,
+    Bound,
+    Kind,
+    StateField,
+    _Attributes,
+    later_fields,
+)
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
 from allegra_rules.jsondoc import JsonPath, get_card, get_cards, get_int, get_opt_int
 from allegra_rules.knocking import (
@@ -92,6 +100,22 @@ bounds = per_config(_bounds_of)
 
 The loader bounds the same numbers with these values (remembered by ``_fast.per_config``).
 """
+
+
+def per_seat_range(bound: Bound | None, config: RuleConfig) -> tuple[int, int]:
+    """The lowest and highest number of a ``PER_SEAT`` field of ``bound`` under ``config``.
+
+    Raises:
+        KeyError: a bound this function does not know (every ``Bound`` has its range).
+    """
+    setup_bound, score_bound = bounds(config)
+    return {
+        Bound.SETUP_SUM: (-setup_bound, setup_bound),
+        Bound.SCORE: (-score_bound, score_bound),
+        None: (-score_bound, score_bound),
+        Bound.TOTAL: (-ROUNDS * score_bound, ROUNDS * score_bound),
+        Bound.COUNT: (0, config.max_turns_per_round),
+    }[bound]
 
 
 def _count_difference(found: Counter[int], want: Mapping[int, int]) -> str:
@@ -880,7 +904,8 @@ def _check_last_round(value: object, path: str, obj: Any, t: TableSize) -> None:
     _opt_cards(value.cells, join(path, "cells"), t.values, t.ncells)
 
 
-_KindCheck = Callable[[object, str, Any, TableSize], object]
+_KindCheck = Callable[..., object]
+"""``(value, path, obj, table size)``, and the field for a kind of ``_BY_FIELD``."""
 
 
 def _check_version(v: object, p: str, o: Any, t: TableSize) -> None:
@@ -889,28 +914,12 @@ def _check_version(v: object, p: str, o: Any, t: TableSize) -> None:
     assert isinstance(v, int)
     for field in later_fields(STATE_FIELDS, v):
         value = getattr(o, field.name, None)
-        if value is not None and value != field.default_for(_FieldsOf(o)):
+        if value is not None and value != field.default_for(_Attributes(o)):
             fail(
                 join(p.rpartition(".")[0] or "$", field.name),
                 f"a schema version {v} game holds {field.default!r} here: the field is "
                 f"added in version {field.added}",
             )
-
-
-class _FieldsOf(Mapping[str, Any]):
-    """An object's fields as a mapping (the argument of a ``DefaultFrom``)."""
-
-    def __init__(self, obj: object) -> None:
-        self._obj = obj
-
-    def __getitem__(self, name: str) -> Any:
-        return getattr(self._obj, name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(f.name for f in STATE_FIELDS)
-
-    def __len__(self) -> int:
-        return len(STATE_FIELDS)
 
 
 _KIND_CHECKS: dict[Kind, _KindCheck] = {
@@ -930,7 +939,9 @@ _KIND_CHECKS: dict[Kind, _KindCheck] = {
     Kind.REVEALS: lambda v, p, o, t: _int(v, p, 0, 2 * t.n),
     Kind.TURNS: lambda v, p, o, t: _int(v, p, 0, t.config.max_turns_per_round),
     Kind.REFILLS: lambda v, p, o, t: _int(v, p, 0, o.turns_played),
-    Kind.PER_SEAT: lambda v, p, o, t: _ints(v, p, length=t.n),
+    Kind.PER_SEAT: lambda v, p, o, t, f: _ints(
+        v, p, *per_seat_range(f.bound, t.config), length=t.n
+    ),
     Kind.SCORE_ROWS: _check_score_rows,
     Kind.FLAG: lambda v, p, o, t: _bool(v, p),
     Kind.ROUND_END: _check_last_round,
@@ -942,6 +953,9 @@ _KIND_CHECKS: dict[Kind, _KindCheck] = {
 
 _CHECKED_BY_SIZE = frozenset({Kind.CONFIG, Kind.SEAT_COUNT})
 """The kinds ``check_table_size`` checks."""
+
+_BY_FIELD = frozenset({Kind.PER_SEAT})
+"""The kinds whose check also takes the field (its ``bound``)."""
 
 
 def check_fields(obj: Any, fields: Iterable[StateField], size: TableSize, path: str = "$") -> None:
@@ -956,7 +970,12 @@ def check_fields(obj: Any, fields: Iterable[StateField], size: TableSize, path: 
     """
     for field in fields:
         if field.kind not in _CHECKED_BY_SIZE:
-            _KIND_CHECKS[field.kind](getattr(obj, field.name), join(path, field.name), obj, size)
+            check = _KIND_CHECKS[field.kind]
+            value, where = getattr(obj, field.name), join(path, field.name)
+            if field.kind in _BY_FIELD:
+                check(value, where, obj, size, field)
+            else:
+                check(value, where, obj, size)
 
 
 def check_types(s: State, path: str = "$") -> None:

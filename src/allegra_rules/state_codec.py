@@ -36,7 +36,6 @@ from allegra_rules.config_codec import config_from_data
 from allegra_rules.fields import (
     ROUND_END_FIELDS,
     STATE_FIELDS,
-    Bound,
     Kind,
     StateField,
     later_fields,
@@ -73,7 +72,7 @@ from allegra_rules.jsondoc import (
 )
 from allegra_rules.round_end import ROUNDS, Phase, trusted_round_end
 from allegra_rules.shuffle import MAX_SEED, MIN_SEED
-from allegra_rules.state_checks import ValidValues, bounds, deck_counts
+from allegra_rules.state_checks import ValidValues, bounds, deck_counts, per_seat_range
 from allegra_rules.value_checks import InvalidStateError
 
 __all__ = [
@@ -339,15 +338,6 @@ def read_table(data: Mapping[str, Any], path: JsonPath) -> ValidValues:
 _valid_cache: dict[tuple[int, int, int], ValidValues] = {}
 
 
-def _bound(field: StateField, valid: ValidValues) -> int:
-    """How large, in absolute value, a number of the ``PER_SEAT`` ``field`` may be."""
-    if field.bound is Bound.SETUP_SUM:
-        return valid.setup_bound
-    if field.bound is Bound.TOTAL:
-        return ROUNDS * valid.score_bound
-    return valid.score_bound
-
-
 _Decode = Callable[[Any, JsonPath, ValidValues, StateField, Mapping[str, Any]], Any]
 """A kind's checked decoder: ``(data, path, valid values, field, fields read so far)``."""
 
@@ -474,7 +464,7 @@ _DECODERS: dict[Kind, _Decode] = {
     Kind.TURNS: lambda v, p, valid, f, got: get_int(v, p, 0, valid.rule_config.max_turns_per_round),
     Kind.REFILLS: lambda v, p, valid, f, got: get_int(v, p, 0, got[_TURNS]),
     Kind.PER_SEAT: lambda v, p, valid, f, got: get_int_list(
-        v, p, -_bound(f, valid), _bound(f, valid), length=valid.seat_count
+        v, p, *per_seat_range(f.bound, valid.rule_config), length=valid.seat_count
     ),
     Kind.SCORE_ROWS: lambda v, p, valid, f, got: _score_rows(v, p, valid),
     Kind.FLAG: lambda v, p, valid, f, got: get_bool(v, p),
