@@ -36,7 +36,7 @@ from allegra_rules.fields import (
 )
 from allegra_rules.geometry import CELLS_PER_SEAT
 from allegra_rules.invariants import _KIND_CHECKS, InvalidStateError, check_state
-from allegra_rules.serialize import SaveFormatError, schema_version_for
+from allegra_rules.serialize import SCHEMA_VERSION, SaveFormatError, schema_version_for
 from allegra_rules.state import RoundEnd
 from helpers import forged
 from random_games import game_states
@@ -197,15 +197,15 @@ def test_a_new_field_of_a_known_kind_flows_through_the_codec() -> None:
     # writes them with no other change, and names them in its messages.
     extra = (
         StateField("bonus_seat", Kind.OPT_SEAT),
-        StateField("bonus_cards", Kind.CARDS, default=(), added=2),
+        StateField("bonus_cards", Kind.CARDS, default=(), added=SCHEMA_VERSION),
     )
     fields = (*STATE_FIELDS, *extra)
     state = next(s for s in game_states(RuleConfig(), 3, 11) if s.last_round is not None)
     obj = SimpleNamespace(
         **{f.name: getattr(state, f.name) for f in STATE_FIELDS}, bonus_seat=2, bonus_cards=(5, 7)
     )
-    version = 2
-    assert schema_version_for(state.config) <= version
+    version = SCHEMA_VERSION  # the newest, which the state is in
+    assert schema_version_for(state.config) <= version == state.schema_version
     data = json.loads(
         json.dumps(
             {
@@ -220,7 +220,7 @@ def test_a_new_field_of_a_known_kind_flows_through_the_codec() -> None:
     back = state_codec.decode_fields(fields, data, "$", valid)
     assert back == vars(obj)
     # An older document lacks the later field: it reads as the declared default.
-    old = dict(data, schema_version=1)
+    old = dict(data, schema_version=SCHEMA_VERSION - 1)
     del old["bonus_cards"]
     old_valid = state_codec.read_table(old, "$")
     assert state_codec.decode_fields(extra, old, "$", old_valid) == {

@@ -31,7 +31,7 @@ from allegra_rules.fields import (
     ViewKind,
     later_fields,
 )
-from allegra_rules.serialize import json_schema
+from allegra_rules.serialize import SCHEMA_VERSIONS, json_schema
 from helpers import schema_validator
 
 _HEADER = ["schema_version", "kind"]
@@ -158,40 +158,55 @@ def test_a_document_with_the_extra_field_validates() -> None:
     assert not validator(schema).is_valid({**data, "lucky_seat": 64})
 
 
-def test_a_field_added_in_version_2_is_required_there_only() -> None:
+def _entry(schema: dict[str, Any], version: int) -> dict[str, Any]:
+    """The ``allOf`` entry of what the documents of ``version`` (and no older) hold."""
+    (entry,) = (
+        e for e in schema["allOf"] if e["if"]["properties"]["schema_version"] == {"const": version}
+        or e["if"]["properties"]["schema_version"].get("enum", [None])[0] == version
+    )  # fmt: skip
+    return entry
+
+
+def test_a_field_added_in_the_newest_version_is_required_there_only() -> None:
     validator = type(schema_validator("state"))
-    extra = StateField("spare", Kind.FLAG, default=False, added=2)
+    newest = SCHEMA_VERSIONS[-1]
+    extra = StateField("spare", Kind.FLAG, default=False, added=newest)
     schema = gen.state_schema((*STATE_FIELDS, extra))
     assert schema["properties"]["spare"] == {"type": "boolean"}
     assert "spare" not in schema["required"]
-    (entry,) = schema["allOf"]
+    entry = _entry(schema, newest)
     # In the properties' order: a public field before those a view shows its own way.
-    in_2 = [k for k in schema["properties"] if k in {f.name for f in later_fields(STATE_FIELDS, 1)}]
-    public = [k for k in in_2 if not FIELDS[k].view]
-    assert entry["then"]["required"] == [*public, "spare", *(k for k in in_2 if k not in public)]
+    added = {f.name for f in STATE_FIELDS if f.added == newest}
+    in_newest = [k for k in schema["properties"] if k in added]
+    public = [k for k in in_newest if not FIELDS[k].view]
+    assert entry["then"]["required"] == [
+        *public,
+        "spare",
+        *(k for k in in_newest if k not in public),
+    ]
     assert entry["else"]["not"] == {"anyOf": [{"required": [k]} for k in entry["then"]["required"]]}
-    data = json.loads(allegra_rules.new_game(2, seed=3, schema_version=1).to_json())
-    assert data["schema_version"] == 1
+    data = json.loads(allegra_rules.new_game(2, seed=3, schema_version=newest - 1).to_json())
+    assert data["schema_version"] == newest - 1
     assert validator(schema).is_valid(data)
     assert not validator(schema).is_valid({**data, "spare": True})
     later = json.loads(allegra_rules.new_game(2, seed=3).to_json())
-    assert later["schema_version"] == 2
+    assert later["schema_version"] == newest
     assert not validator(schema).is_valid(later)
     assert validator(schema).is_valid({**later, "spare": True})
 
 
 def test_an_extra_round_end_field_and_view_field() -> None:
-    marks = StateField("marks", Kind.CELL_SET, default=(), added=2)
+    newest = SCHEMA_VERSIONS[-1]
+    marks = StateField("marks", Kind.CELL_SET, default=(), added=newest)
     state = gen.state_schema(round_end_fields=(*ROUND_END_FIELDS, marks))
     round_end = state["$defs"]["round_end"]
     assert round_end["properties"]["marks"] == {
         "type": "array",
         "items": {"type": "integer", "minimum": 0},
     }
-    (entry,) = state["allOf"]
-    assert entry["then"]["properties"]["last_round"]["anyOf"][1] == {
-        "required": ["removed", "marks"]
-    }
+    entry = _entry(state, newest)
+    inner = [f.name for f in ROUND_END_FIELDS if f.added == newest]
+    assert entry["then"]["properties"]["last_round"]["anyOf"][1] == {"required": [*inner, "marks"]}
     hint = ViewField("hint_cards", ViewKind.KNOWN_CARDS, shows="draw_pile", about="draw_pile_size")
     view = gen.view_schema(view_fields=_extended(VIEW_FIELDS, "draw_pile_cards", hint))
     assert view["properties"]["hint_cards"] == view["properties"]["draw_pile_cards"]

@@ -25,6 +25,7 @@ the state, so that ``GameState.to_json`` and ``GameState.from_json`` call it dir
 from __future__ import annotations
 
 import json
+from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from itertools import chain, compress
@@ -490,7 +491,7 @@ def decode_fields(
     version = valid.version
     for f in fields:
         if f.added > version:
-            got[f.name] = f.default_for(got)
+            got[f.name] = f.default_for(_known(got, valid))
         else:
             got[f.name] = _DECODERS[f.kind](data[f.name], join(path, f.name), valid, f, got)
     return got
@@ -539,7 +540,7 @@ def _round_end_fast(value: object, valid: ValidValues) -> Any:
     fields = _round_end_fields_fast(value, valid)
     if fields is None:
         return None
-    return trusted_round_end(**with_defaults(fields, _LATER_ROUND_END[valid.version]))
+    return trusted_round_end(**with_defaults(fields, _LATER_ROUND_END[valid.version], valid))
 
 
 public_fast: Callable[[Mapping[str, Any], ValidValues], dict[str, Any] | None] = _generated(
@@ -557,17 +558,24 @@ def read_public(data: Mapping[str, Any], path: JsonPath, valid: ValidValues) -> 
     fast = public_fast(data, valid)
     if fast is None:
         return decode_fields(PUBLIC_FIELDS, data, path, valid)
-    return with_defaults(fast, _LATER_PUBLIC[valid.version])
+    return with_defaults(fast, _LATER_PUBLIC[valid.version], valid)
 
 
-def with_defaults(got: dict[str, Any], later: tuple[StateField, ...]) -> dict[str, Any]:
+def with_defaults(
+    got: dict[str, Any], later: tuple[StateField, ...], valid: ValidValues
+) -> dict[str, Any]:
     """``got`` (read by a bulk reader) with each field of ``later`` set to its default.
 
     The document's version lacks those fields; ``got`` itself is changed and returned.
     """
     for f in later:
-        got[f.name] = f.default_for(got)
+        got[f.name] = f.default_for(_known(got, valid))
     return got
+
+
+def _known(got: Mapping[str, Any], valid: ValidValues) -> Mapping[str, Any]:
+    """The fields read so far, with the config and the seat count (a view's part lacks them)."""
+    return ChainMap(dict(got), {_CONFIG: valid.rule_config, _SEAT_COUNT: valid.seat_count})
 
 
 _LATER_STATE = {v: later_fields(STATE_FIELDS, v) for v in SCHEMA_VERSIONS}
@@ -593,7 +601,7 @@ def read_state_fast(data: object, path: JsonPath) -> dict[str, Any] | None:
     except SaveFormatError:
         return None
     fields = _state_fields_fast(data, valid)
-    return None if fields is None else with_defaults(fields, _LATER_STATE[version])
+    return None if fields is None else with_defaults(fields, _LATER_STATE[version], valid)
 
 
 def read_state_checked(data: object, path: JsonPath) -> dict[str, Any]:
