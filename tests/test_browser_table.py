@@ -21,9 +21,10 @@ import pytest
 
 from allegra_rules import GameRecord
 from allegra_rules.browser_table import BrowserTable, TableError, bot_choices
+from allegra_rules.determinize import determinize
 from allegra_rules.records import replay
 from allegra_rules.table_view import seat_document
-from allegra_rules.views import determinize, observe
+from allegra_rules.views import observe
 
 
 def new_table(seed: int, bots: dict[str, str] | None = None, players: int = 2) -> BrowserTable:

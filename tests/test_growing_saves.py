@@ -106,10 +106,6 @@ EDITS: dict[str, list[tuple[str, str]]] = {
     ],
     "jax/_convert.py": [
         (
-            '    "schema_version": ("_schema_version",),',
-            '    "schema_version": ("_schema_version",),\n    "knocks_made": ("_knocks_made",),',
-        ),
-        (
             '        "_schema_version": np.int8(s.schema_version),\n',
             '        "_schema_version": np.int8(s.schema_version),\n'
             '        "_knocks_made": np.array(s.knocks_made, np.int32),\n',

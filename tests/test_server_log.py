@@ -19,13 +19,14 @@ import pytest
 pytest.importorskip("starlette", reason="the server extra is not installed")
 
 from allegra_rules.actions import Action
+from allegra_rules.determinize import determinize
 from allegra_rules.presets import preset
 from allegra_rules.records import GameRecord
 from allegra_rules.server.log import KEEP, Move, recent, remember, replay, worded
 from allegra_rules.server.tables import seat_svg
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import IllegalActionError, apply, legal_actions, new_game
-from allegra_rules.views import determinize, observe, private_seats
+from allegra_rules.views import observe, private_seats
 
 PRESETS = ("seeds", "de", "pl", "fr", "published")
 

@@ -82,8 +82,8 @@ from allegra_rules.value_checks import _ints as _ints
 from allegra_rules.value_checks import _opt_cards as _opt_cards
 from allegra_rules.value_checks import _opt_int as _opt_int
 from allegra_rules.value_checks import _tuple as _tuple
-from allegra_rules.value_checks import fail as fail
-from allegra_rules.value_checks import join as join
+from allegra_rules.value_checks import invalid as invalid
+from allegra_rules.value_checks import key_path as key_path
 
 __all__ = ["InvalidStateError", "check_state"]
 
@@ -112,7 +112,7 @@ def check_state(state: object, path: str = "$") -> None:
         allegra_rules.invariants.InvalidStateError: $.turns_played: must be 0 during setup
     """
     if not isinstance(state, GameState):
-        fail(path, f"expected a GameState; got {type(state).__name__}")
+        invalid(path, f"expected a GameState; got {type(state).__name__}")
     check_types(state, path)
     check_consistency(state, path)
 
@@ -128,8 +128,8 @@ def check_consistency(state: GameState, path: str = "$") -> None:
     # Structure first, then the counts that only bound what turns can have done.
     check_structure(state, path)
     if state.phase is not Phase.OVER and not legal_actions(state):
-        fail(
-            join(path, "phase"),
+        invalid(
+            key_path(path, "phase"),
             f"no action is legal in phase {state.phase.value!r}: the state is a dead end",
         )
     check_counts(state, path)

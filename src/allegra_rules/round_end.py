@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS
-from allegra_rules.value_checks import _bool, _int, _ints, _opt_int, _tuple, fail, join
+from allegra_rules.value_checks import _bool, _int, _ints, _opt_int, _tuple, invalid, key_path
 
 __all__ = ["ROUNDS", "Phase", "RoundEnd"]
 
@@ -107,18 +107,18 @@ def check_round_end_types(last: Any, path: str = "$", num_players: int | None = 
     Raises:
         InvalidStateError: the first field of a wrong type, size or range.
     """
-    sums = _tuple(last.zone_sums, join(path, "zone_sums"), most=MAX_SEATS)
+    sums = _tuple(last.zone_sums, key_path(path, "zone_sums"), most=MAX_SEATS)
     n = len(sums) if num_players is None else num_players
     if n < 2:
-        fail(join(path, "zone_sums"), "must hold one sum per seat (at least 2)")
+        invalid(key_path(path, "zone_sums"), "must hold one sum per seat (at least 2)")
     ncells = n * CELLS_PER_SEAT
-    _int(last.round, join(path, "round"), 1, ROUNDS)
-    cells = _tuple(last.cells, join(path, "cells"), length=ncells)
+    _int(last.round, key_path(path, "round"), 1, ROUNDS)
+    cells = _tuple(last.cells, key_path(path, "cells"), length=ncells)
     for i, value in enumerate(cells):
         if value is not None:
-            _int(value, join(join(path, "cells"), i))
-    _ints(last.zone_sums, join(path, "zone_sums"), length=n)
-    _opt_int(last.ender, join(path, "ender"), 0, n - 1)
-    _bool(last.doubled, join(path, "doubled"))
-    _ints(last.scores, join(path, "scores"), length=n)
-    _ints(last.removed, join(path, "removed"), 0, ncells - 1, most=ncells)
+            _int(value, key_path(key_path(path, "cells"), i))
+    _ints(last.zone_sums, key_path(path, "zone_sums"), length=n)
+    _opt_int(last.ender, key_path(path, "ender"), 0, n - 1)
+    _bool(last.doubled, key_path(path, "doubled"))
+    _ints(last.scores, key_path(path, "scores"), length=n)
+    _ints(last.removed, key_path(path, "removed"), 0, ncells - 1, most=ncells)

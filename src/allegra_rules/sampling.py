@@ -1,7 +1,7 @@
 """How ``determinize`` draws a full state from a view: one sampler per declared rule.
 
-[`determinize`][allegra_rules.views.determinize] (in ``allegra_rules.views``, which also checks a
-loaded view by sampling one) checks its arguments and calls
+[`determinize`][allegra_rules.determinize.determinize] (and ``allegra_rules.views``, which checks
+a loaded view by sampling one) checks its arguments and calls
 [`sample_state`][allegra_rules.sampling.sample_state]. The samplers are chosen from the
 declaration of the fields (``allegra_rules.fields``) by each hidden field's ``Seen``, ``Owner``
 or kind, so no field is named here. This module sits below the views: it reads a view through

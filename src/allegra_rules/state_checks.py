@@ -53,8 +53,8 @@ from allegra_rules.value_checks import (
     _opt_int,
     _short,
     _tuple,
-    fail,
-    join,
+    invalid,
+    key_path,
 )
 
 __all__ = [
@@ -134,7 +134,7 @@ def check_conservation(path: str, found: Counter[int], config: RuleConfig, where
     # dict equality (C speed): neither side holds a zero count.
     if not dict.__eq__(found, _deck_counter(config)):
         want = deck_counts(config)
-        fail(
+        invalid(
             path,
             f"the cards in {where} must be exactly the config's deck of {config.deck_size} "
             f"cards; found {found.total()} ({_count_difference(found, want)})",
@@ -245,15 +245,15 @@ def _check_settled(s: State, path: str) -> None:
         when = "when play last settled"
         if cells is not s.cells:
             when = "before this knock exchange"
-        fail(
-            join(join(path, "cells"), found[0]),
+        invalid(
+            key_path(key_path(path, "cells"), found[0]),
             f"a triple through this cell would have been removed {when} (phase {s.phase.value!r})",
         )
     masks = geo.own_masks if s.config.round_end == "own_grid" else geo.zone_masks
     if s.ender is not None:
         if s.face_down & masks[s.ender]:
-            fail(
-                join(path, "ender"),
+            invalid(
+                key_path(path, "ender"),
                 f"seat {s.ender} ended the round, but cards of its "
                 f"{'own grid' if s.config.round_end == 'own_grid' else 'zone'} lie face down "
                 f"(round_end={s.config.round_end!r})",
@@ -263,8 +263,8 @@ def _check_settled(s: State, path: str) -> None:
         return  # the round end is not checked during setup (R4.3)
     for seat, mask in enumerate(masks):
         if not face_down & mask:
-            fail(
-                join(path, "ender"),
+            invalid(
+                key_path(path, "ender"),
                 f"seat {seat} has no face-down card left (round_end="
                 f"{s.config.round_end!r}), so the round would have an ender",
             )
@@ -308,7 +308,7 @@ def _check_gaps(s: State, path: str) -> None:
     gaps = [i for i, v in enumerate(s.cells) if v is None]
     for i in gaps:
         if (s.face_down >> i) & 1:
-            fail(join(join(path, "face_down"), i), "a gap cannot lie face down")
+            invalid(key_path(key_path(path, "face_down"), i), "a gap cannot lie face down")
     knock_gap = s.taken_at if s.phase is Phase.HOLD_TAKEN else None
     triple_gaps = [i for i in gaps if i != knock_gap]
     if not triple_gaps:
@@ -316,8 +316,8 @@ def _check_gaps(s: State, path: str) -> None:
     explained = _lines_of_gaps(s)
     for i in triple_gaps:
         if i not in explained:
-            fail(
-                join(join(path, "cells"), i),
+            invalid(
+                key_path(key_path(path, "cells"), i),
                 "a gap is left only by a removed triple, but no line through this cell "
                 f"holds three gaps (row_match={s.config.row_match!r})",
             )
@@ -338,8 +338,8 @@ def _check_progress(s: State, path: str) -> None:
     extra = {Phase.TAKE: 1, Phase.HOLD_TAKEN: 2}.get(s.phase, 0)
     most = 2 * n + 3 * completed + extra
     if shown > most:
-        fail(
-            join(path, "face_down"),
+        invalid(
+            key_path(path, "face_down"),
             f"{shown} cells are face up or gaps, but after the setup and "
             f"{s.turns_played} turn(s) at most {most} can be",
         )
@@ -349,16 +349,16 @@ def _check_progress(s: State, path: str) -> None:
         and s.config.setup_reveals == "in_turn"
         and shown != 2 * n
     ):
-        fail(
-            join(path, "face_down"),
+        invalid(
+            key_path(path, "face_down"),
             f"right after the setup exactly {2 * n} cells are face up or gaps; got {shown}",
         )
     if s.refills == 0:
         full = s.config.deck_size - ncells - 1
         drawn = full - len(s.draw_pile)
         if not 0 <= drawn <= s.turns_played:
-            fail(
-                join(path, "draw_pile"),
+            invalid(
+                key_path(path, "draw_pile"),
                 f"holds {len(s.draw_pile)} cards: with no refill this round, {s.turns_played} "
                 f"turn(s) leave {full - s.turns_played} to {full}",
             )
@@ -382,22 +382,22 @@ def _check_cards(s: State, path: str) -> None:
     removed = gaps - (1 if s.phase is Phase.HOLD_TAKEN else 0)
     if s.config.removed_cards == "discard":
         if s.out_of_play:
-            fail(join(path, "out_of_play"), 'must be empty with removed_cards="discard"')
+            invalid(key_path(path, "out_of_play"), 'must be empty with removed_cards="discard"')
     elif len(s.out_of_play) != removed:
-        fail(
-            join(path, "out_of_play"),
+        invalid(
+            key_path(path, "out_of_play"),
             f"holds {len(s.out_of_play)} cards, but {removed} cells were emptied by "
             'triples (removed_cards="out_of_play")',
         )
     if s.out_of_play:
         for card, copies in sorted(Counter(s.out_of_play).items()):
             if copies < 3:
-                fail(
-                    join(path, "out_of_play"),
+                invalid(
+                    key_path(path, "out_of_play"),
                     f"holds {copies} card(s) {card}: triples remove at least 3 equal cards",
                 )
     if not s.discard_pile and s.phase is not Phase.HOLD_DISCARD:
-        fail(join(path, "discard_pile"), f"cannot be empty in phase {s.phase.value!r}")
+        invalid(key_path(path, "discard_pile"), f"cannot be empty in phase {s.phase.value!r}")
 
 
 def _check_rounds(s: State, path: str) -> None:
@@ -409,53 +409,56 @@ def _check_rounds(s: State, path: str) -> None:
         for i, row in enumerate(played):
             for seat, score in enumerate(row):
                 if not -bound <= score <= bound:
-                    fail(
-                        join(join(join(path, "round_scores"), i), seat),
+                    invalid(
+                        key_path(key_path(key_path(path, "round_scores"), i), seat),
                         f"must be in {-bound}..{bound}; got {score}",
                     )
     over = s.phase is Phase.OVER
     if over and s.round != ROUNDS:
-        fail(
-            join(path, "round"), f"a finished game stays at its last round {ROUNDS}; got {s.round}"
+        invalid(
+            key_path(path, "round"),
+            f"a finished game stays at its last round {ROUNDS}; got {s.round}",
         )
     finished = ROUNDS if over else s.round - 1
     if len(s.round_scores) != finished:
-        fail(
-            join(path, "round_scores"),
+        invalid(
+            key_path(path, "round_scores"),
             f"round {s.round} in phase {s.phase.value!r} follows {finished} finished "
             f"round(s); got {len(s.round_scores)}",
         )
     want = tuple(map(sum, zip(*s.round_scores, strict=True))) if s.round_scores else (0,) * n
     if s.totals != want:
-        fail(join(path, "totals"), f"must be the per-seat sums of round_scores, {list(want)}")
+        invalid(
+            key_path(path, "totals"), f"must be the per-seat sums of round_scores, {list(want)}"
+        )
     best = winners(s.totals) if over else ()
     if s.winners != best:
-        fail(
-            join(path, "winners"),
+        invalid(
+            key_path(path, "winners"),
             f"must be {list(best)}: the lowest totals once the game is over, else empty",
         )
     last = s.last_round
-    where = join(path, "last_round")
+    where = key_path(path, "last_round")
     if last is None:
         if s.round_scores:
-            fail(where, "must describe the latest finished round")
+            invalid(where, "must describe the latest finished round")
         return
     if not s.round_scores:
-        fail(where, "must be null before any round has finished")
+        invalid(where, "must be null before any round has finished")
     if last.round != len(s.round_scores):
-        fail(join(where, "round"), f"the latest finished round is {len(s.round_scores)}")
+        invalid(key_path(where, "round"), f"the latest finished round is {len(s.round_scores)}")
     found: Counter[Any] = Counter(last.cells)
     found.pop(None, None)
     deck = _deck_counter(s.config)
     if any(copies > deck[card] for card, copies in found.items()):
-        fail(join(where, "cells"), "holds more copies of a card than the config's deck")
+        invalid(key_path(where, "cells"), "holds more copies of a card than the config's deck")
     geo = geometry(n)
     want_removed: tuple[int, ...] = ()
     if s.config.scoring_triples == "removed":
         want_removed = tuple(table_triples(s.config, last.cells, 0))
     if last.removed != want_removed:
-        fail(
-            join(where, "removed"),
+        invalid(
+            key_path(where, "removed"),
             f"scoring_triples={s.config.scoring_triples!r}: the triples removed at scoring "
             f"are {list(want_removed)}",
         )
@@ -464,82 +467,88 @@ def _check_rounds(s: State, path: str) -> None:
         scored[i] = None
     sums = zone_sums(geo, tuple(scored))
     if last.zone_sums != sums:
-        fail(join(where, "zone_sums"), f"the zone sums of these cells are {list(sums)}")
+        invalid(key_path(where, "zone_sums"), f"the zone sums of these cells are {list(sums)}")
     scores, doubled = round_scores(s.config, sums, last.ender)
     if last.doubled != doubled:
-        fail(join(where, "doubled"), f"the rules say {str(doubled).lower()} for this round")
+        invalid(key_path(where, "doubled"), f"the rules say {str(doubled).lower()} for this round")
     if last.scores != scores:
-        fail(join(where, "scores"), f"the rules score this round {list(scores)}")
+        invalid(key_path(where, "scores"), f"the rules score this round {list(scores)}")
     if last.scores != s.round_scores[-1]:
-        fail(join(path, "round_scores"), "the last entry must equal last_round.scores")
+        invalid(key_path(path, "round_scores"), "the last entry must equal last_round.scores")
     if over:
         if s.cells != tuple(scored):
-            fail(
-                join(path, "cells"), "a finished game shows the table its last round was scored on"
+            invalid(
+                key_path(path, "cells"),
+                "a finished game shows the table its last round was scored on",
             )
         if s.ender != last.ender:
-            fail(join(path, "ender"), "a finished game keeps its last round's ender")
+            invalid(key_path(path, "ender"), "a finished game keeps its last round's ender")
 
 
 def _check_setup(s: State, path: str) -> None:
     n = s.num_players
     start = (s.round - 1) % n
     if s.start_seat != start:
-        fail(join(path, "start_seat"), f"round {s.round} starts at seat {start}")
+        invalid(key_path(path, "start_seat"), f"round {s.round} starts at seat {start}")
     reveals = s.setup_reveals
     simultaneous = s.config.setup_reveals == "simultaneous"
-    named_path = join(path, "setup_named")
+    named_path = key_path(path, "setup_named")
     if s.setup_named and (not simultaneous or s.phase is not Phase.SETUP):
         why = "the setup is over" if simultaneous else 'only setup_reveals="simultaneous" names'
-        fail(named_path, f"must be empty: {why}")
+        invalid(named_path, f"must be empty: {why}")
     if s.phase is not Phase.SETUP:
         if reveals != 2 * n:
-            fail(join(path, "setup_reveals"), f"setup is over: must be {2 * n}")
+            invalid(key_path(path, "setup_reveals"), f"setup is over: must be {2 * n}")
         return
     if reveals >= 2 * n:
-        fail(join(path, "setup_reveals"), f"setup ends after {2 * n} reveals; got {reveals}")
+        invalid(key_path(path, "setup_reveals"), f"setup ends after {2 * n} reveals; got {reveals}")
     seat = (start + reveals // 2) % n
     if s.current_player != seat:
-        fail(
-            join(path, "current_player"),
+        invalid(
+            key_path(path, "current_player"),
             f"after {reveals} setup reveals seat {seat} reveals next; got {s.current_player}",
         )
     for j in range(n):
         who = (start + j) % n
         unrevealed = j > reveals // 2 or (j == reveals // 2 and reveals % 2 == 0)
         if (unrevealed or simultaneous) and s.setup_sums[who] != 0:
-            fail(join(join(path, "setup_sums"), who), f"seat {who} has not revealed yet: must be 0")
+            invalid(
+                key_path(key_path(path, "setup_sums"), who),
+                f"seat {who} has not revealed yet: must be 0",
+            )
     shown = sum(1 for i in range(len(s.cells)) if not (s.face_down >> i) & 1)
     if simultaneous:
         # A36: named cells stay face down until the last one is named.
         if shown:
-            fail(join(path, "face_down"), "no card turns up before every player has named two")
+            invalid(
+                key_path(path, "face_down"), "no card turns up before every player has named two"
+            )
         if len(s.setup_named) != reveals:
-            fail(named_path, f"must list the {reveals} cells named so far")
+            invalid(named_path, f"must list the {reveals} cells named so far")
         for k, cell in enumerate(s.setup_named):
             seat = (start + k // 2) % n
             if cell not in _area(n, seat, s.config.reveal_area):
-                fail(
-                    join(named_path, k),
+                invalid(
+                    key_path(named_path, k),
                     f"seat {seat} may only name cells of its reveal area "
                     f"(reveal_area={s.config.reveal_area!r})",
                 )
             if k % 2 and cell == s.setup_named[k - 1]:
-                fail(join(named_path, k), f"seat {seat} cannot name the same cell twice")
+                invalid(key_path(named_path, k), f"seat {seat} cannot name the same cell twice")
     elif shown != reveals:
-        fail(
-            join(path, "face_down"),
+        invalid(
+            key_path(path, "face_down"),
             f"after {reveals} setup reveals exactly {reveals} cells are face up or gaps; "
             f"got {shown}",
         )
     want_draw = s.config.deck_size - CELLS_PER_SEAT * n - 1
     if len(s.draw_pile) != want_draw:
-        fail(join(path, "draw_pile"), f"nobody has drawn yet: must hold {want_draw} cards")
+        invalid(key_path(path, "draw_pile"), f"nobody has drawn yet: must hold {want_draw} cards")
     for key in ("turns_played", "refills"):
         if getattr(s, key) != 0:
-            fail(join(path, key), "must be 0 during setup")
+            invalid(key_path(path, key), "must be 0 during setup")
     if s.ender is not None:
-        fail(join(path, "ender"), "must be null during setup")
+        invalid(key_path(path, "ender"), "must be null during setup")
 
 
 def _removed_this_round(s: State) -> tuple[int, ...]:
@@ -564,7 +573,10 @@ def _check_setup_sums(s: State, path: str) -> None:
     if not -two <= min(s.setup_sums) <= max(s.setup_sums) <= two:
         for seat, value in enumerate(s.setup_sums):
             if not -two <= value <= two:
-                fail(join(join(path, "setup_sums"), seat), f"must be in {-two}..{two}; got {value}")
+                invalid(
+                    key_path(key_path(path, "setup_sums"), seat),
+                    f"must be in {-two}..{two}; got {value}",
+                )
     if s.phase is Phase.SETUP or (s.phase is Phase.DRAW and s.turns_played == 0):
         _check_setup_reveals(s, path)
 
@@ -649,24 +661,24 @@ def _check_setup_reveals(s: State, path: str) -> None:
     reach = frozenset().union(*(areas[seat] for seat, count in counts if count))
     for i in sorted(shown - reach):
         what = "a gap" if cells[i] is None else "face up"
-        fail(
-            join(join(path, "face_down"), i),
+        invalid(
+            key_path(key_path(path, "face_down"), i),
             f"cell {i} is {what}, but no seat that has revealed in this setup could have "
             f"revealed it (reveal_area={s.config.reveal_area!r})",
         )
     gaps = sorted(i for i in shown if cells[i] is None)
     placements = _gap_values(s, gaps) if gaps else [{}]
     if not placements:
-        fail(
-            join(path, "cells"),
+        invalid(
+            key_path(path, "cells"),
             "the gaps of the table do not hold the cards that setup triples removed",
         )
     if not simultaneous:
         revealed_sum = sum(v for i in shown if (v := cells[i]) is not None)
         revealed_sum += sum(_removed_this_round(s))
         if sum(s.setup_sums) != revealed_sum:
-            fail(
-                join(path, "setup_sums"),
+            invalid(
+                key_path(path, "setup_sums"),
                 f"add up to {sum(s.setup_sums)}, but the cards revealed in this setup add "
                 f"up to {revealed_sum}",
             )
@@ -679,8 +691,8 @@ def _check_setup_reveals(s: State, path: str) -> None:
         if _setup_assignable(counts, shown, value, s.setup_sums, areas, simultaneous):
             return
     revealed = ", ".join(f"seat {seat}: {count}" for seat, count in counts)
-    fail(
-        join(path, "setup_sums"),
+    invalid(
+        key_path(path, "setup_sums"),
         f"no seat-by-seat setup gives these face-up cards and sums {list(s.setup_sums)} "
         f"(cells revealed so far, {revealed}; each in its reveal area, "
         f"reveal_area={s.config.reveal_area!r})",
@@ -693,37 +705,37 @@ def _check_turn(s: State, path: str) -> None:
     cap = s.config.max_turns_per_round
     if phase is Phase.OVER:
         if s.current_player is not None:
-            fail(join(path, "current_player"), "must be null once the game is over")
+            invalid(key_path(path, "current_player"), "must be null once the game is over")
         if s.face_down:
-            fail(join(path, "face_down"), "every card is face up once the game is over")
+            invalid(key_path(path, "face_down"), "every card is face up once the game is over")
     elif s.current_player is None:
-        fail(join(path, "current_player"), f"phase {phase.value!r} needs a current player")
+        invalid(key_path(path, "current_player"), f"phase {phase.value!r} needs a current player")
     if phase in (Phase.SETUP, Phase.OVER):
         for key in ("drawer", "knocker", "given_at", "taken_at", "held"):
             if getattr(s, key) is not None:
-                fail(join(path, key), f"must be null in phase {phase.value!r}")
+                invalid(key_path(path, key), f"must be null in phase {phase.value!r}")
         if s.final_turns:
-            fail(join(path, "final_turns"), f"must be empty in phase {phase.value!r}")
+            invalid(key_path(path, "final_turns"), f"must be empty in phase {phase.value!r}")
         return
     drawer = s.drawer
     if drawer is None:
-        fail(join(path, "drawer"), f"phase {phase.value!r} needs a drawer")
+        invalid(key_path(path, "drawer"), f"phase {phase.value!r} needs a drawer")
     if phase is Phase.DRAW:
         if not 0 <= s.turns_played < cap:
-            fail(
-                join(path, "turns_played"),
+            invalid(
+                key_path(path, "turns_played"),
                 f"must be below max_turns_per_round ({cap}) between turns",
             )
     elif s.turns_played < 1:
-        fail(join(path, "turns_played"), "a turn has started: must be at least 1")
+        invalid(key_path(path, "turns_played"), "a turn has started: must be at least 1")
     expected_current = {Phase.KNOCK: None, Phase.KNOCKER_SWAP: s.knocker}.get(phase, drawer)
     if phase is Phase.KNOCK:
         if s.current_player == drawer:
-            fail(join(path, "current_player"), "the drawer is not asked whether to knock")
+            invalid(key_path(path, "current_player"), "the drawer is not asked whether to knock")
     elif s.current_player != expected_current:
         who = "the knocker" if phase is Phase.KNOCKER_SWAP else "the drawer"
-        fail(
-            join(path, "current_player"),
+        invalid(
+            key_path(path, "current_player"),
             f"in phase {phase.value!r} {who} (seat {expected_current}) acts; "
             f"got {s.current_player}",
         )
@@ -731,34 +743,36 @@ def _check_turn(s: State, path: str) -> None:
     first = _first_player(s)
     if s.ender is None:
         if s.final_turns:
-            fail(join(path, "final_turns"), "must be empty while nobody has ended the round")
+            invalid(key_path(path, "final_turns"), "must be empty while nobody has ended the round")
         want = (first + completed) % n
         if drawer != want:
-            fail(
-                join(path, "drawer"),
+            invalid(
+                key_path(path, "drawer"),
                 f"turns pass clockwise from seat {first}: after {completed} completed "
                 f"turn(s) seat {want} draws; got {drawer}",
             )
         return
     ft = s.final_turns
     if not ft:
-        fail(join(path, "final_turns"), "the round has an ender: a final turn must be due")
+        invalid(key_path(path, "final_turns"), "the round has an ender: a final turn must be due")
     if s.ender in ft:
-        fail(join(path, "final_turns"), "the round's ender gets no final turn")
+        invalid(key_path(path, "final_turns"), "the round's ender gets no final turn")
     done = n - 1 - len(ft)
     ending_turn = completed - done
     if ending_turn < 1:
-        fail(join(path, "final_turns"), f"too many final turns for {completed} completed turn(s)")
+        invalid(
+            key_path(path, "final_turns"), f"too many final turns for {completed} completed turn(s)"
+        )
     d0 = (first + ending_turn - 1) % n
     full = tuple((d0 + j) % n for j in range(1, n + 1) if (d0 + j) % n != s.ender)
     if ft != full[done:]:
-        fail(
-            join(path, "final_turns"),
+        invalid(
+            key_path(path, "final_turns"),
             f"seat {s.ender} ended the round on turn {ending_turn}: the final turns left "
             f"are {list(full[done:])}",
         )
     if drawer != ft[0]:
-        fail(join(path, "drawer"), f"the next final turn is seat {ft[0]}'s")
+        invalid(key_path(path, "drawer"), f"the next final turn is seat {ft[0]}'s")
 
 
 def _check_exchange(s: State, path: str) -> None:
@@ -767,87 +781,94 @@ def _check_exchange(s: State, path: str) -> None:
     config = s.config
     if phase in _HOLDING:
         if s.held is None:
-            fail(join(path, "held"), f"phase {phase.value!r} needs a held card")
+            invalid(key_path(path, "held"), f"phase {phase.value!r} needs a held card")
     elif s.held is not None:
-        fail(join(path, "held"), f"must be null in phase {phase.value!r}")
+        invalid(key_path(path, "held"), f"must be null in phase {phase.value!r}")
     knocking = knocking_applies(config, n)
     if phase is Phase.KNOCK and not knocking:
-        fail(
-            join(path, "phase"),
+        invalid(
+            key_path(path, "phase"),
             f"knocking={config.knocking!r} allows no knock window with {n} players",
         )
     knockers = s.knockers
     if knockers:
-        where = join(path, "knockers")
+        where = key_path(path, "knockers")
         drawer = s.drawer
         if phase not in _MAY_HAVE_KNOCKERS or drawer is None:
-            fail(where, f"must be empty in phase {phase.value!r}")
+            invalid(where, f"must be empty in phase {phase.value!r}")
         if not knocking:
-            fail(where, f"knocking={config.knocking!r}: nobody may knock with {n} players")
+            invalid(where, f"knocking={config.knocking!r}: nobody may knock with {n} players")
         if not in_asked_order(knockers, drawer, n):
-            fail(where, f"knockers are other seats, in clockwise order from the drawer {drawer}")
+            invalid(where, f"knockers are other seats, in clockwise order from the drawer {drawer}")
         if closes_at_first_knock(config) and (len(knockers) > 1 or phase is Phase.KNOCK):
-            fail(where, 'knock_winner="first_clockwise" closes the window at the first knock')
+            invalid(where, 'knock_winner="first_clockwise" closes the window at the first knock')
         if phase is Phase.KNOCK:
             asked = s.current_player
             if asked is None:
-                fail(join(path, "current_player"), "the knock window needs a seat to ask")
+                invalid(key_path(path, "current_player"), "the knock window needs a seat to ask")
             if not set(knockers) <= set(asked_before(drawer, asked, n)):
-                fail(where, f"only seats asked before seat {asked} can have knocked")
+                invalid(where, f"only seats asked before seat {asked} can have knocked")
     exchange = phase in _EXCHANGE
     knocker = s.knocker
     if not exchange:
         for key in ("knocker", "given_at", "taken_at"):
             if getattr(s, key) is not None:
-                fail(join(path, key), f"must be null in phase {phase.value!r}")
+                invalid(key_path(path, key), f"must be null in phase {phase.value!r}")
         if s.in_hand:
-            fail(join(path, "in_hand"), f"must be empty in phase {phase.value!r}")
+            invalid(key_path(path, "in_hand"), f"must be empty in phase {phase.value!r}")
         for key in ("held_was_face_down", "hand_was_face_down"):
             if getattr(s, key):
-                fail(join(path, key), f"must be false in phase {phase.value!r}")
+                invalid(key_path(path, key), f"must be false in phase {phase.value!r}")
         return
     if knocker is None or knocker not in knockers:
-        fail(join(path, "knocker"), f"phase {phase.value!r} needs the knocker, one of the knockers")
+        invalid(
+            key_path(path, "knocker"),
+            f"phase {phase.value!r} needs the knocker, one of the knockers",
+        )
     if phase is Phase.KNOCKER_SWAP:
         for key in ("given_at", "taken_at"):
             if getattr(s, key) is not None:
-                fail(join(path, key), "must be null before the knocker swaps")
+                invalid(key_path(path, key), "must be null before the knocker swaps")
         if s.in_hand:
-            fail(join(path, "in_hand"), "must be empty before the knocker swaps")
+            invalid(key_path(path, "in_hand"), "must be empty before the knocker swaps")
         for key in ("held_was_face_down", "hand_was_face_down"):
             if getattr(s, key):
-                fail(join(path, key), "must be false before the knocker swaps")
+                invalid(key_path(path, key), "must be false before the knocker swaps")
         return
     if len(s.in_hand) != 1 or s.in_hand[0][0] != knocker:
-        fail(
-            join(path, "in_hand"), f"must hold exactly the knocker's (seat {knocker}) replaced card"
+        invalid(
+            key_path(path, "in_hand"),
+            f"must hold exactly the knocker's (seat {knocker}) replaced card",
         )
     given = s.given_at
     taken = s.taken_at
     if given is None or given not in _area(n, knocker, config.swap_area):
-        fail(
-            join(path, "given_at"),
+        invalid(
+            key_path(path, "given_at"),
             f"must be a cell of the knocker's swap area (swap_area={config.swap_area!r})",
         )
     if given != taken and (s.cells[given] is None or (s.face_down >> given) & 1):
-        fail(join(path, "given_at"), "the given card lies face up where the knocker put it")
+        invalid(key_path(path, "given_at"), "the given card lies face up where the knocker put it")
     if phase is Phase.TAKE:
         if taken is not None:
-            fail(join(path, "taken_at"), "must be null before the drawer takes")
+            invalid(key_path(path, "taken_at"), "must be null before the drawer takes")
         if s.held_was_face_down:
-            fail(join(path, "held_was_face_down"), "must be false before the drawer takes")
+            invalid(key_path(path, "held_was_face_down"), "must be false before the drawer takes")
         return
     if taken is None or taken not in _area(n, knocker, config.take_area):
-        fail(
-            join(path, "taken_at"),
+        invalid(
+            key_path(path, "taken_at"),
             f"must be a cell of the knocker's area (take_area={config.take_area!r})",
         )
     if s.cells[taken] is not None:
-        fail(join(path, "taken_at"), "the cell the drawer took from must be a gap")
+        invalid(key_path(path, "taken_at"), "the cell the drawer took from must be a gap")
     if taken == given and config.take_given_card == "forbidden":
-        fail(join(path, "taken_at"), 'take_given_card="forbidden": the given card cannot be taken')
+        invalid(
+            key_path(path, "taken_at"),
+            'take_given_card="forbidden": the given card cannot be taken',
+        )
     if taken == given and s.held_was_face_down:
-        fail(join(path, "held_was_face_down"), "the given card lay face up")
+        invalid(key_path(path, "held_was_face_down"), "the given card lay face up")
 
 
 # ------------------------------------------------------------------------- types
@@ -870,38 +891,40 @@ def check_table_size(obj: Any, path: str = "$") -> TableSize:
     """
     config = obj.config
     if not isinstance(config, RuleConfig):
-        fail(join(path, "config"), f"must be a RuleConfig; got {type(config).__name__}")
-    n = _int(obj.num_players, join(path, "num_players"), config.min_players, config.most_players())
+        invalid(key_path(path, "config"), f"must be a RuleConfig; got {type(config).__name__}")
+    n = _int(
+        obj.num_players, key_path(path, "num_players"), config.min_players, config.most_players()
+    )
     if n > MAX_SEATS:
-        fail(join(path, "num_players"), f"must be at most {MAX_SEATS}")
+        invalid(key_path(path, "num_players"), f"must be at most {MAX_SEATS}")
     return TableSize(config, n, n * CELLS_PER_SEAT, frozenset(v for v, _ in config.deck))
 
 
 def _check_hand(value: object, path: str, obj: Any, t: TableSize) -> None:
     for i, entry in enumerate(_tuple(value, path, most=1)):
-        where = join(path, i)
+        where = key_path(path, i)
         pair = _tuple(entry, where, length=2)
-        _int(pair[0], join(where, 0), 0, t.n - 1)
-        _card(pair[1], join(where, 1), t.values)
+        _int(pair[0], key_path(where, 0), 0, t.n - 1)
+        _card(pair[1], key_path(where, 1), t.values)
 
 
 def _check_score_rows(value: object, path: str, obj: Any, t: TableSize) -> None:
     for i, row in enumerate(_tuple(value, path, most=ROUNDS)):
-        _ints(row, join(path, i), length=t.n)
+        _ints(row, key_path(path, i), length=t.n)
 
 
 def _check_phase(value: object, path: str, obj: Any, t: TableSize) -> None:
     if not isinstance(value, Phase):
-        fail(path, f"must be a Phase; got {_short(value)}")
+        invalid(path, f"must be a Phase; got {_short(value)}")
 
 
 def _check_last_round(value: object, path: str, obj: Any, t: TableSize) -> None:
     if value is None:
         return
     if not isinstance(value, RoundEnd):
-        fail(path, f"must be a RoundEnd or None; got {type(value).__name__}")
+        invalid(path, f"must be a RoundEnd or None; got {type(value).__name__}")
     check_round_end_types(value, path, t.n)
-    _opt_cards(value.cells, join(path, "cells"), t.values, t.ncells)
+    _opt_cards(value.cells, key_path(path, "cells"), t.values, t.ncells)
 
 
 _KindCheck = Callable[..., object]
@@ -915,8 +938,8 @@ def _check_version(v: object, p: str, o: Any, t: TableSize) -> None:
     for field in later_fields(STATE_FIELDS, v):
         value = getattr(o, field.name, None)
         if value is not None and value != field.default_for(_Attributes(o)):
-            fail(
-                join(p.rpartition(".")[0] or "$", field.name),
+            invalid(
+                key_path(p.rpartition(".")[0] or "$", field.name),
                 f"a schema version {v} game holds {field.default!r} here: the field is "
                 f"added in version {field.added}",
             )
@@ -971,7 +994,7 @@ def check_fields(obj: Any, fields: Iterable[StateField], size: TableSize, path: 
     for field in fields:
         if field.kind not in _CHECKED_BY_SIZE:
             check = _KIND_CHECKS[field.kind]
-            value, where = getattr(obj, field.name), join(path, field.name)
+            value, where = getattr(obj, field.name), key_path(path, field.name)
             if field.kind in _BY_FIELD:
                 check(value, where, obj, size, field)
             else:

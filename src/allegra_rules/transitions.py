@@ -108,6 +108,20 @@ def _check_deck(config: RuleConfig, deck: object) -> tuple[int, ...]:
     return cards
 
 
+_NO_TURN: dict[str, Any] = {
+    "held": None,
+    "in_hand": (),
+    "knockers": (),
+    "knocker": None,
+    "given_at": None,
+    "taken_at": None,
+    "held_was_face_down": False,
+    "hand_was_face_down": False,
+}
+"""The fields of a turn in progress as they are when none is: after a deal, between two
+turns and once the game is over (``drawer`` is ``None`` too, but between two turns)."""
+
+
 def _deal(
     config: RuleConfig,
     n: int,
@@ -132,19 +146,12 @@ def _deal(
         face_down=(1 << cut) - 1,
         draw_pile=order[cut + 1 :],
         discard_pile=(order[cut],),
-        held=None,
-        in_hand=(),
         out_of_play=(),
         start_seat=start,
         setup_reveals=0,
         setup_sums=(0,) * n,
         drawer=None,
-        knockers=(),
-        knocker=None,
-        given_at=None,
-        taken_at=None,
-        held_was_face_down=False,
-        hand_was_face_down=False,
+        **_NO_TURN,
         turns_played=0,
         ender=None,
         final_turns=(),
@@ -611,14 +618,7 @@ _pass_on = _copier(
     "ender",
     "final_turns",
     phase=Phase.DRAW,
-    held=None,
-    in_hand=(),
-    knockers=(),
-    knocker=None,
-    given_at=None,
-    taken_at=None,
-    held_was_face_down=False,
-    hand_was_face_down=False,
+    **_NO_TURN,
 )
 
 
@@ -672,16 +672,9 @@ def _score_round(
         cells=cells,
         face_down=0,
         discard_pile=discard,
-        held=None,
-        in_hand=(),
         out_of_play=out_of_play,
         drawer=None,
-        knockers=(),
-        knocker=None,
-        given_at=None,
-        taken_at=None,
-        held_was_face_down=False,
-        hand_was_face_down=False,
+        **_NO_TURN,
         ender=ender,
         final_turns=(),
         totals=totals,

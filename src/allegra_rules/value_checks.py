@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-__all__ = ["InvalidStateError", "fail", "join"]
+__all__ = ["InvalidStateError", "invalid", "key_path"]
 
 
 class InvalidStateError(ValueError):
@@ -33,12 +33,12 @@ class InvalidStateError(ValueError):
         super().__init__(f"{path}: {reason}")
 
 
-def fail(path: str, reason: str) -> NoReturn:
+def invalid(path: str, reason: str) -> NoReturn:
     """Raise ``InvalidStateError`` at ``path``."""
     raise InvalidStateError(path, reason)
 
 
-def join(path: str, key: str | int) -> str:
+def key_path(path: str, key: str | int) -> str:
     """The path of ``key`` inside ``path``: ``$.cells`` + ``3`` gives ``$.cells[3]``."""
     return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
 
@@ -50,9 +50,9 @@ def _short(value: object) -> str:
 
 def _int(value: object, path: str, low: int | None = None, high: int | None = None) -> int:
     if type(value) is not int:
-        fail(path, f"must be an int; got {_short(value)} ({type(value).__name__})")
+        invalid(path, f"must be an int; got {_short(value)} ({type(value).__name__})")
     if (low is not None and value < low) or (high is not None and value > high):
-        fail(path, f"must be in {low}..{high}; got {_short(value)}")
+        invalid(path, f"must be in {low}..{high}; got {_short(value)}")
     return value
 
 
@@ -63,18 +63,18 @@ def _opt_int(value: object, path: str, low: int, high: int) -> None:
 
 def _bool(value: object, path: str) -> None:
     if type(value) is not bool:
-        fail(path, f"must be a bool; got {_short(value)} ({type(value).__name__})")
+        invalid(path, f"must be a bool; got {_short(value)} ({type(value).__name__})")
 
 
 def _tuple(
     value: object, path: str, length: int | None = None, most: int | None = None
 ) -> tuple[Any, ...]:
     if type(value) is not tuple:
-        fail(path, f"must be a tuple; got {_short(value)} ({type(value).__name__})")
+        invalid(path, f"must be a tuple; got {_short(value)} ({type(value).__name__})")
     if length is not None and len(value) != length:
-        fail(path, f"must hold {length} items; got {len(value)}")
+        invalid(path, f"must hold {length} items; got {len(value)}")
     if most is not None and len(value) > most:
-        fail(path, f"must hold at most {most} items; got {len(value)}")
+        invalid(path, f"must hold at most {most} items; got {len(value)}")
     return value
 
 
@@ -83,25 +83,25 @@ def _ints(
 ) -> tuple[int, ...]:
     items = _tuple(value, path, **size)
     for i, item in enumerate(items):
-        _int(item, join(path, i), low, high)
+        _int(item, key_path(path, i), low, high)
     return items
 
 
 def _cards(value: object, path: str, values: frozenset[int], most: int) -> tuple[int, ...]:
     items = _tuple(value, path, most=most)
     for i, item in enumerate(items):
-        _card(item, join(path, i), values)
+        _card(item, key_path(path, i), values)
     return items
 
 
 def _card(value: object, path: str, values: frozenset[int]) -> None:
     _int(value, path)
     if value not in values:
-        fail(path, f"{_short(value)} is not a card value of the config's deck")
+        invalid(path, f"{_short(value)} is not a card value of the config's deck")
 
 
 def _opt_cards(value: object, path: str, values: frozenset[int], length: int) -> None:
     items = _tuple(value, path, length=length)
     for i, item in enumerate(items):
         if item is not None:
-            _card(item, join(path, i), values)
+            _card(item, key_path(path, i), values)

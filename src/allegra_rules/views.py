@@ -326,7 +326,7 @@ class PlayerView:
 def _check_view(view: PlayerView, path: JsonPath) -> None:
     """Fail unless ``view`` is what ``observe`` gives for some valid state."""
     try:
-        state = determinize(view, random.Random(0))
+        state = sample_state(view, random.Random(0))  # determinize's sample
     except ValueError as exc:
         fail(path, f"inconsistent view: {exc}")
     try:
@@ -746,7 +746,7 @@ def _check_shown_hand(value: Any, path: str, size: Any) -> None:
 def _check_actions(value: Any, path: str, size: Any) -> None:
     for i, action in enumerate(inv._tuple(value, path)):
         if type(action) not in ACTION_TYPES:
-            inv.fail(f"{path}[{i}]", f"must be an action; got {type(action).__name__}")
+            inv.invalid(f"{path}[{i}]", f"must be an action; got {type(action).__name__}")
 
 
 _CHECK: dict[ViewKind, _Check] = {
@@ -1038,43 +1038,17 @@ Generated into ``allegra_rules._fast`` from the declaration, one code template p
 """
 
 
-def determinize(view: PlayerView, rng: random.Random) -> GameState:
-    """A full state consistent with ``view``, its hidden cards drawn from ``rng``.
+def __getattr__(name: str) -> object:
+    # ``determinize`` lived here until it moved to ``allegra_rules.determinize``.
+    if name == "determinize":
+        import importlib
+        import warnings
 
-    The unseen cards ([`PlayerView.unseen_cards`][allegra_rules.views.PlayerView.unseen_cards]) are
-    shuffled uniformly and dealt to the hidden places: the face-down cells in flat index order, then
-    a hidden held card, then a hidden in-hand card, then the draw pile (top first) unless its cards
-    are known, in which case only their order is shuffled. The seed, which decides every later
-    shuffle, is drawn from ``rng`` too (64 bits). Each arrangement of the unseen cards is equally
-    likely; nothing is inferred from how the players behaved. In a simultaneous setup
-    (``setup_reveals= "simultaneous"``) the cells that other seats have named are hidden too: each
-    is drawn uniformly from that seat's reveal area (two distinct cells per seat), after the cards
-    are dealt.
-
-    ``observe(determinize(view, rng), view.viewer) == view`` always holds, and the result passes the
-    saved-game checks of [`allegra_rules.state_from_json`][allegra_rules.serialize.state_from_json].
-    The same view and the same ``rng`` state give the same result.
-
-    Args:
-        view: what a player knows (from [`allegra_rules.observe`][allegra_rules.views.observe]).
-        rng: the random source; it is advanced.
-
-    Raises:
-        ValueError: ``view`` is not a ``PlayerView``, ``rng`` is not a
-            ``random.Random``, or the view is inconsistent (it shows more copies of
-            a card than the deck holds, hides a different number of cards than
-            are unseen, or lists other than the viewer's own setup namings so far).
-
-    Examples:
-        >>> import random
-        >>> from allegra_rules import new_game, observe
-        >>> view = observe(new_game(3, seed=9), 1)
-        >>> sample = determinize(view, random.Random(4))
-        >>> observe(sample, 1) == view
-        True
-    """
-    if not isinstance(view, PlayerView):
-        raise ValueError(f"view must be a PlayerView; got {type(view).__name__}")
-    if not isinstance(rng, random.Random):
-        raise ValueError(f"rng must be a random.Random; got {type(rng).__name__}")
-    return sample_state(view, rng)
+        warnings.warn(
+            "allegra_rules.views.determinize moved: import it from allegra_rules (or "
+            "allegra_rules.determinize)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module("allegra_rules.determinize").determinize
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,7 @@ import numpy as np
 from allegra_rules.encoding import legal_action_mask
 from allegra_rules.fields import STATE_FIELDS
 from allegra_rules.jax._state import State
-from allegra_rules.jax._tables import GAP, NONE, OVER, Tables
+from allegra_rules.jax._tables import GAP, NONE, OVER, StaticTables
 from allegra_rules.state import GameState, Phase, RoundEnd
 from allegra_rules.transitions import ROUNDS
 
@@ -21,36 +21,16 @@ _HOLDING = frozenset(
 )
 
 
-STATE_ARRAYS: dict[str, tuple[str, ...]] = {
+_OWN_ARRAYS: dict[str, tuple[str, ...]] = {
     "config": (),  # the Env's: one config per Env
     "num_players": (),  # the Env's
-    "seed": ("_seed",),
-    "round": ("_round",),
     "phase": ("_phase", "terminated"),
-    "current_player": ("current_player",),
-    "cells": ("_cells",),
-    "face_down": ("_face_down",),
+    "current_player": ("current_player",),  # pgx's name
     "draw_pile": ("_draw", "_draw_len"),
     "discard_pile": ("_discard", "_discard_len"),
-    "held": ("_held",),
     "in_hand": ("_hand_owner", "_hand_card"),
     "out_of_play": ("_out", "_out_len"),
-    "start_seat": ("_start_seat",),
-    "setup_reveals": ("_setup_reveals",),
-    "setup_sums": ("_setup_sums",),
-    "drawer": ("_drawer",),
-    "knockers": ("_knockers",),
-    "knocker": ("_knocker",),
-    "given_at": ("_given_at",),
-    "taken_at": ("_taken_at",),
-    "held_was_face_down": ("_held_was_face_down",),
-    "hand_was_face_down": ("_hand_was_face_down",),
-    "turns_played": ("_turns_played",),
-    "ender": ("_ender",),
     "final_turns": ("_final_due",),
-    "refills": ("_refills",),
-    "totals": ("_totals",),
-    "round_scores": ("_round_scores",),
     "winners": (),  # the seats of the lowest total once the game is over
     "last_round": (
         "_has_last",
@@ -62,17 +42,25 @@ STATE_ARRAYS: dict[str, tuple[str, ...]] = {
         "_last_scores",
         "_last_removed",
     ),
-    "setup_named": ("_setup_named",),
-    "schema_version": ("_schema_version",),  # kept as it is, like the scalar engine's
+}
+"""The fields of a ``GameState`` that ``State`` holds otherwise than in one array named
+after the field with a leading ``_`` (``round`` in ``_round``)."""
+
+STATE_ARRAYS: dict[str, tuple[str, ...]] = {
+    f.name: _OWN_ARRAYS.get(f.name, (f"_{f.name}",)) for f in STATE_FIELDS
 }
 """For each field of a ``GameState`` (``allegra_rules.fields``), the arrays of ``State`` that
-hold it (empty: the Env's, or derived from other fields). A field added to the declaration
-must be added here, and to ``from_state`` and ``to_state``: the import fails until it is."""
+hold it (empty: the Env's, or derived from other fields), derived from the declaration. A
+field added to the declaration needs its arrays in ``State`` (the import fails until they
+are there), and its conversion in ``from_state`` and ``to_state``."""
 
-if list(STATE_ARRAYS) != [field.name for field in STATE_FIELDS]:  # pragma: no cover
+_MISSING = sorted(
+    {a for arrays in STATE_ARRAYS.values() for a in arrays} - set(State.__dataclass_fields__)
+)
+if _MISSING:  # pragma: no cover
     raise ImportError(
-        "allegra_rules.jax._convert.STATE_ARRAYS does not list the fields of "
-        "allegra_rules.fields.STATE_FIELDS, in order: convert every field"
+        f"allegra_rules.jax._state.State lacks the arrays {', '.join(_MISSING)} of fields of "
+        "allegra_rules.fields.STATE_FIELDS: add them (see allegra_rules.jax._convert)"
     )
 
 
@@ -101,7 +89,7 @@ def _seed_of(words: Any) -> int:
     return unsigned - (1 << _SEED_BITS) if unsigned >> (_SEED_BITS - 1) else unsigned
 
 
-def from_state(env: Tables, s: object) -> State:
+def from_state(env: StaticTables, s: object) -> State:
     """The batched state of the ``GameState`` ``s`` (see ``Env.from_state``)."""
     if not isinstance(s, GameState):
         raise ValueError(f"state must be a GameState; got {type(s).__name__}")
@@ -201,7 +189,7 @@ def from_state(env: Tables, s: object) -> State:
     return State(_spec=env, **arrays)
 
 
-def to_state(env: Tables, state: State) -> GameState:
+def to_state(env: StaticTables, state: State) -> GameState:
     """The ``GameState`` of the single table ``state`` (see ``Env.to_state``)."""
     if not isinstance(state, State):
         raise ValueError(f"state must be an allegra_rules.jax.State; got {type(state).__name__}")

@@ -1,7 +1,7 @@
 """``Env``: the batched engine's thin shell, pgx's ``Env`` over the rules of ``_rules``.
 
 An ``Env`` checks its seat count and config, builds the game's static
-[`Tables`][allegra_rules.jax._tables.Tables] and binds them to the plain functions of
+[`StaticTables`][allegra_rules.jax._tables.StaticTables] and binds them to the plain functions of
 ``_rules`` (``init``, ``step``, ``observe``, ...). It holds no rule of its own.
 """
 
@@ -18,7 +18,7 @@ from allegra_rules.encoding import GAP_CODE
 from allegra_rules.jax import _rules
 from allegra_rules.jax._convert import from_state, to_state
 from allegra_rules.jax._state import State
-from allegra_rules.jax._tables import I32, Tables, tables
+from allegra_rules.jax._tables import I32, StaticTables, tables
 from allegra_rules.presets import preset
 
 
@@ -57,7 +57,7 @@ class Env:
                 f"the batched engine stores cards as int8: card values must be {low}..{high}; "
                 f"RuleConfig.deck has {cards[0]}..{cards[-1]}"
             )
-        self.tables: Tables = tables(num_players, config)
+        self.tables: StaticTables = tables(num_players, config)
         """The game's static tables (also every state's ``_spec``)."""
         self.config = config
         """The rules."""

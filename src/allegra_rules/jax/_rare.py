@@ -24,7 +24,7 @@ T = TypeVar("T")
 
 
 def chunk_size(batch: int, share: float) -> int:
-    """Tables per chunk of ``rarely``'s batched rule for a batch of ``batch`` tables.
+    """StaticTables per chunk of ``rarely``'s batched rule for a batch of ``batch`` tables.
 
     ``share`` is the part of the tables expected to need the work. A chunk holds about
     that many tables, but at least 16 and at most a sixteenth of the batch (then a

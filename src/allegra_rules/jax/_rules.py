@@ -1,7 +1,7 @@
 """The rules of the batched engine: ``init``, ``step``, the legal-action mask, ``observe``.
 
 Plain functions of one table, pgx's split between a game's rules and its ``Env``: each
-takes the game's static [`Tables`][allegra_rules.jax._tables.Tables] first (the rule
+takes the game's static [`StaticTables`][allegra_rules.jax._tables.StaticTables] first (the rule
 options are read in Python when the program is traced: one compiled program per rule
 config and seat count), works with static shapes and never branches in Python on a
 traced value, so ``jax.jit`` compiles it and ``jax.vmap`` batches it. ``Env`` binds the
@@ -49,7 +49,7 @@ from allegra_rules.jax._tables import (
     ROUNDS,
     SETUP,
     TAKE,
-    Tables,
+    StaticTables,
 )
 
 DATA_FIELDS = [
@@ -68,12 +68,12 @@ def _refill(x: dict[str, jax.Array]) -> dict[str, jax.Array]:
     return {**x, "pile": shuffle(x["words"], x["pile"], x["length"])}
 
 
-def init(t: Tables, key: jax.Array) -> State:
+def init(t: StaticTables, key: jax.Array) -> State:
     """Deal round 1 of a new game, shuffled from ``key``."""
     return fresh(t, shuffle(key_words(key), jnp.asarray(t.cards), t.deck_size))
 
 
-def fresh(t: Tables, order: jax.Array) -> State:
+def fresh(t: StaticTables, order: jax.Array) -> State:
     """A new game dealt from the whole deck in ``order``."""
     n, c = t.n, t.num_cells
     fields = deal_fields(t, order, jnp.asarray(1, I8))
@@ -101,7 +101,7 @@ def fresh(t: Tables, order: jax.Array) -> State:
     return state
 
 
-def step_fields(t: Tables, s: State, action: jax.Array, key: jax.Array) -> dict[str, Any]:
+def step_fields(t: StaticTables, s: State, action: jax.Array, key: jax.Array) -> dict[str, Any]:
     """Every field after the legal ``action`` (without the legal-action mask)."""
     config, n, c = t.config, t.n, t.num_cells
     give0, reveal0, swap0, take0 = t.ids.give, t.ids.reveal, t.ids.swap, t.ids.take
@@ -259,7 +259,7 @@ def step_fields(t: Tables, s: State, action: jax.Array, key: jax.Array) -> dict[
     return {name: out["f"][name] for name in DATA_FIELDS}
 
 
-def settle(t: Tables, x: dict[str, Any]) -> dict[str, Any]:
+def settle(t: StaticTables, x: dict[str, Any]) -> dict[str, Any]:
     """The fields after a setup reveal, or after an action that ends a turn.
 
     ``x["f"]`` holds the ``SETTLE_FIELDS`` before the action ``x["a"]`` on
@@ -325,7 +325,7 @@ def settle(t: Tables, x: dict[str, Any]) -> dict[str, Any]:
     return {**x, "f": out}
 
 
-def legal_action_mask(t: Tables, s: State) -> jax.Array:
+def legal_action_mask(t: StaticTables, s: State) -> jax.Array:
     """The legal-action mask of ``s`` (bool over the action ids of ``allegra_rules.encoding``)."""
     config, n, c = t.config, t.n, t.num_cells
     phase = s._phase
@@ -386,7 +386,7 @@ def legal_action_mask(t: Tables, s: State) -> jax.Array:
     )
 
 
-def exchange_mask(t: Tables, x: dict[str, jax.Array]) -> dict[str, jax.Array]:
+def exchange_mask(t: StaticTables, x: dict[str, jax.Array]) -> dict[str, jax.Array]:
     """The legal Give, the knocker's Swap and the Take of a table (``legal_action_mask``)."""
     config, n, c = t.config, t.n, t.num_cells
     phase = x["phase"]
@@ -414,7 +414,7 @@ def exchange_mask(t: Tables, x: dict[str, jax.Array]) -> dict[str, jax.Array]:
     return {**x, "can_give": can_give, "knocker_swap": kswap_ok, "take": take_ok}
 
 
-def step(t: Tables, state: State, action: jax.Array, key: jax.Array) -> State:
+def step(t: StaticTables, state: State, action: jax.Array, key: jax.Array) -> State:
     """The state after ``action`` (an action id); chance draws from ``key``.
 
     A step on a terminated state returns it unchanged with zero rewards. An
@@ -434,7 +434,7 @@ def step(t: Tables, state: State, action: jax.Array, key: jax.Array) -> State:
     return out
 
 
-def refused(t: Tables, x: dict[str, State]) -> dict[str, State]:
+def refused(t: StaticTables, x: dict[str, State]) -> dict[str, State]:
     """``step``'s result for an illegal action, or on a game that is over."""
     n = t.n
     state = x["before"]
@@ -457,7 +457,7 @@ def refused(t: Tables, x: dict[str, State]) -> dict[str, State]:
     return {"before": state, "after": after}
 
 
-def step_auto_reset(t: Tables, state: State, action: jax.Array, key: jax.Array) -> State:
+def step_auto_reset(t: StaticTables, state: State, action: jax.Array, key: jax.Array) -> State:
     """``step``; when that ends the game, a new game dealt from ``key`` instead.
 
     The new game keeps the final step's ``rewards`` (its ``terminated`` is False), so

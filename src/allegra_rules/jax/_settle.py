@@ -1,7 +1,7 @@
 """The end of a turn in the batched engine: triples, the round's end and scoring, the next deal.
 
 Plain functions of one table. Each takes the game's static
-[`Tables`][allegra_rules.jax._tables.Tables] first and works on a dict of the state's
+[`StaticTables`][allegra_rules.jax._tables.StaticTables] first and works on a dict of the state's
 fields (``f``), which it updates in place or returns. ``_rules`` calls them when a step
 settles the table.
 """
@@ -27,7 +27,7 @@ from allegra_rules.jax._tables import (
     OVER,
     ROUNDS,
     SETUP,
-    Tables,
+    StaticTables,
 )
 
 
@@ -52,7 +52,7 @@ def no_turn(n: int) -> dict[str, jax.Array]:
     }
 
 
-def deal_fields(t: Tables, order: jax.Array, round_number: jax.Array) -> dict[str, jax.Array]:
+def deal_fields(t: StaticTables, order: jax.Array, round_number: jax.Array) -> dict[str, jax.Array]:
     """The fields of a freshly dealt round from the whole deck in ``order``."""
     n, c, d = t.n, t.num_cells, t.deck_size
     start = ((round_number - 1) % n).astype(I8)
@@ -85,7 +85,7 @@ def deal_fields(t: Tables, order: jax.Array, round_number: jax.Array) -> dict[st
 # ---------------------------------------------------------------------- triples
 
 
-def triples(t: Tables, cells: jax.Array, up: jax.Array) -> jax.Array:
+def triples(t: StaticTables, cells: jax.Array, up: jax.Array) -> jax.Array:
     """Every card in a triple on the whole table (bool per cell).
 
     Written with static slices and elementwise operations only: each of the five
@@ -93,7 +93,7 @@ def triples(t: Tables, cells: jax.Array, up: jax.Array) -> jax.Array:
     and the comparisons are unrolled in Python (small reductions over short axes
     are slow under ``vmap`` on a CPU). The zone rows are geometry's ``zone_rows``:
     the left neighbour's shared column rolled in front of the own columns
-    (``Tables`` checks that this layout is geometry's).
+    (``StaticTables`` checks that this layout is geometry's).
     """
     n = t.n
     g = cells.reshape(n, ROWS, COLS)
@@ -145,14 +145,14 @@ def push(pile: jax.Array, length: jax.Array, cards: jax.Array, mask: jax.Array) 
     return pile, (length + mask.sum()).astype(I16)
 
 
-def take_away(t: Tables, f: dict[str, jax.Array], removed: jax.Array) -> None:
+def take_away(t: StaticTables, f: dict[str, jax.Array], removed: jax.Array) -> None:
     """Empty the cells ``removed``; their cards go where ``removed_cards`` says."""
     pile = "_discard" if t.config.removed_cards == "discard" else "_out"
     f[pile], f[pile + "_len"] = push(f[pile], f[pile + "_len"], f["_cells"], removed)
     f["_cells"] = jnp.where(removed, i8(GAP), f["_cells"])
 
 
-def settle_triples(t: Tables, f: dict[str, jax.Array]) -> None:
+def settle_triples(t: StaticTables, f: dict[str, jax.Array]) -> None:
     """Take away the triples of face-up cards.
 
     Few tables make a triple in a step: under ``vmap`` only those pay for moving
@@ -176,7 +176,7 @@ def settle_triples(t: Tables, f: dict[str, jax.Array]) -> None:
 # ---------------------------------------------------------------------- scoring
 
 
-def zone_sums(t: Tables, cells: jax.Array) -> jax.Array:
+def zone_sums(t: StaticTables, cells: jax.Array) -> jax.Array:
     """Each seat's zone sum (int32): its own cards and its left neighbour's shared column."""
     n = t.n
     vals = jnp.where(cells != GAP, cells.astype(I32), 0).reshape(n, ROWS, COLS)
@@ -184,7 +184,9 @@ def zone_sums(t: Tables, cells: jax.Array) -> jax.Array:
     return own + jnp.roll(vals[:, :, SHARED_COL].sum(axis=1), -1)
 
 
-def score_round(t: Tables, f: dict[str, jax.Array], ender: jax.Array, order: jax.Array) -> None:
+def score_round(
+    t: StaticTables, f: dict[str, jax.Array], ender: jax.Array, order: jax.Array
+) -> None:
     """Score the round, then deal the next one or end the game (in ``f``)."""
     config, n, c = t.config, t.n, t.num_cells
     turned_up = f["_cells"]
@@ -236,7 +238,7 @@ def score_round(t: Tables, f: dict[str, jax.Array], ender: jax.Array, order: jax
     f["terminated"] = last
 
 
-def scored(t: Tables, x: dict[str, Any]) -> dict[str, Any]:
+def scored(t: StaticTables, x: dict[str, Any]) -> dict[str, Any]:
     """``score_round`` of ``x["f"]``, the next deal shuffled from ``x["words"]``.
 
     ``x["f"]`` holds every data field and ``_score_ender``, the round's ender (or
@@ -251,7 +253,7 @@ def scored(t: Tables, x: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- the turn's end
 
 
-def end_turn(t: Tables, f: dict[str, jax.Array]) -> None:
+def end_turn(t: StaticTables, f: dict[str, jax.Array]) -> None:
     """At the end of the drawer's turn, triples settled: the round end, then pass on."""
     config, n = t.config, t.n
     drawer = f["_drawer"]
@@ -295,7 +297,7 @@ def end_turn(t: Tables, f: dict[str, jax.Array]) -> None:
     f["_score_ender"] = jnp.where(over, ender, i8(NONE))
 
 
-def after_setup(t: Tables, f: dict[str, jax.Array], done: jax.Array) -> None:
+def after_setup(t: StaticTables, f: dict[str, jax.Array], done: jax.Array) -> None:
     """After ``done`` setup reveals: the next seat to reveal, or the first turn (in ``f``)."""
     config, n = t.config, t.n
     start = f["_start_seat"]

@@ -1,6 +1,6 @@
 """The batched engine's state, a JAX pytree of fixed-shape arrays, and what a seat sees of it.
 
-``State`` carries its game's static [`Tables`][allegra_rules.jax._tables.Tables] as the
+``State`` carries its game's static [`StaticTables`][allegra_rules.jax._tables.StaticTables] as the
 static part of the pytree (``_spec``), so ``state.observation`` is computed from the state
 alone: [`observe`][allegra_rules.jax._state.observe] takes those tables explicitly.
 """
@@ -23,7 +23,7 @@ from allegra_rules.jax._tables import (
     OVER,
     ROUNDS,
     SETUP,
-    Tables,
+    StaticTables,
 )
 
 
@@ -92,7 +92,7 @@ class State:
     _seed: jax.Array
     _schema_version: jax.Array
     _illegal: jax.Array
-    _spec: Tables | None = dataclasses.field(default=None, compare=False)
+    _spec: StaticTables | None = dataclasses.field(default=None, compare=False)
 
     def replace(self, **changes: Any) -> State:
         """A copy with the given fields replaced."""
@@ -133,7 +133,7 @@ _FIELDS = [f.name for f in dataclasses.fields(State) if f.name != "_spec"]
 jax.tree_util.register_dataclass(State, data_fields=_FIELDS, meta_fields=["_spec"])
 
 
-def observe(t: Tables, s: State, viewer: jax.Array) -> jax.Array:
+def observe(t: StaticTables, s: State, viewer: jax.Array) -> jax.Array:
     """``Encoder(config, n).features(observe(state, viewer))`` as float32 (one table).
 
     ``t`` is the game's tables (``s._spec``), ``viewer`` a seat (traced or not).

@@ -17,7 +17,6 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from allegra_rules.adapters.features import Encoder, round_score_bounds
 from allegra_rules.config import RuleConfig
 from allegra_rules.encoding import (
     DISCARD_ID,
@@ -29,6 +28,7 @@ from allegra_rules.encoding import (
     action_id_layout,
     legal_action_mask,
 )
+from allegra_rules.features import Encoder, round_score_bounds
 from allegra_rules.geometry import CELLS_PER_SEAT, COLS, ROWS, SHARED_COL, geometry
 from allegra_rules.knocking import first_asked, knocking_applies, next_asked
 from allegra_rules.state import Phase
@@ -84,7 +84,7 @@ __all__ = [
     "ROUNDS",
     "SETUP",
     "TAKE",
-    "Tables",
+    "StaticTables",
     "tables",
 ]
 
@@ -108,7 +108,7 @@ def _bool_masks(masks: tuple[int, ...], cells: int) -> np.ndarray[Any, Any]:
     return np.array([[(m >> i) & 1 for i in range(cells)] for m in masks], bool)
 
 
-class Tables:
+class StaticTables:
     """The static tables of one seat count and config: everything a traced step reads.
 
     Built once per ``(num_players, config)`` by [`tables`][allegra_rules.jax._tables.tables]
@@ -194,7 +194,7 @@ class Tables:
         raise ValueError(f'an area is "zone" or "own"; got {which!r}')
 
     def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Tables) and self._key == other._key)
+        return self is other or (isinstance(other, StaticTables) and self._key == other._key)
 
     def __hash__(self) -> int:
         return self._hash
@@ -204,9 +204,9 @@ class Tables:
 
 
 @cache
-def tables(num_players: int, config: RuleConfig) -> Tables:
-    """The [`Tables`][allegra_rules.jax._tables.Tables] of ``num_players`` seats under ``config``.
+def tables(num_players: int, config: RuleConfig) -> StaticTables:
+    """The ``StaticTables`` of ``num_players`` seats under ``config``.
 
     Built once per seat count and config (cached).
     """
-    return Tables(num_players, config)
+    return StaticTables(num_players, config)

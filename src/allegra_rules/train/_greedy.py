@@ -34,7 +34,7 @@ from allegra_rules.encoding import (
 )
 from allegra_rules.geometry import geometry
 from allegra_rules.jax import State
-from allegra_rules.jax._tables import GAP, KNOCK, SETUP, Tables
+from allegra_rules.jax._tables import GAP, KNOCK, SETUP, StaticTables
 
 F32 = jnp.float32
 TIE = 1e-4
@@ -84,7 +84,7 @@ def _overlapping(num_players: int) -> bool:
     )
 
 
-def greedy_scores(t: Tables, s: State) -> jax.Array:
+def greedy_scores(t: StaticTables, s: State) -> jax.Array:
     """float32 ``(num_actions,)``: GreedyBot's score of every action id of one table.
 
     Illegal ids score ``-1e9``; in the knock window ``Knock`` scores 1 or -1 and ``Pass``
@@ -233,7 +233,7 @@ def hint_of(scores: jax.Array, mask: jax.Array) -> jax.Array:
     return out
 
 
-def greedy_hint(t: Tables, s: State) -> jax.Array:
+def greedy_hint(t: StaticTables, s: State) -> jax.Array:
     """float32 ``(num_actions,)``: GreedyBot's score of each legal id as the network reads it.
 
     Each legal id's score clipped to ``HINT_CLIP`` points either way and divided by
@@ -257,7 +257,7 @@ def choice_of(scores: jax.Array, mask: jax.Array, key: jax.Array) -> jax.Array:
     return out
 
 
-def greedy_action(t: Tables, s: State, key: jax.Array) -> jax.Array:
+def greedy_action(t: StaticTables, s: State, key: jax.Array) -> jax.Array:
     """GreedyBot's choice of one table: a best-scoring legal id, ties broken by ``key``."""
     return choice_of(greedy_scores(t, s), s.legal_action_mask, key)
 

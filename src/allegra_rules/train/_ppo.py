@@ -39,7 +39,7 @@ import optax
 
 from allegra_rules.jax import Env, State
 from allegra_rules.jax._state import observe
-from allegra_rules.jax._tables import SETUP, Tables
+from allegra_rules.jax._tables import SETUP, StaticTables
 from allegra_rules.train._greedy import (
     choice_of,
     greedy_action,
@@ -168,7 +168,7 @@ def value_head_only(grads: Any, policy_on: jax.Array) -> Any:
     return jax.tree_util.tree_map_with_path(scale, grads)
 
 
-def learner_input(state: State, tables: Tables | None = None) -> jax.Array:
+def learner_input(state: State, tables: StaticTables | None = None) -> jax.Array:
     """What the network reads of a (batched) state: the acting seat's features.
 
     With ``tables`` (``PPOConfig.greedy_input``), the greedy hint of the acting seat
