@@ -31,25 +31,32 @@ from allegra_rules.jax._tables import (
 )
 
 
-def no_turn(n: int) -> dict[str, jax.Array]:
-    """The fields of a turn in progress, as they are when no turn is.
+def between_turns(n: int) -> dict[str, jax.Array]:
+    """The fields of a turn in progress, as they are between two turns.
 
-    After a deal and once the game is over: nothing held, no drawer, no knockers, no
-    exchange, no final turns.
+    Nothing held, no knockers, no exchange (the drawer and the final turns are the next
+    turn's). As the scalar engine's ``transitions._NO_TURN``.
     """
     return {
         "_held": i8(GAP),
         "_hand_owner": i8(NONE),
         "_hand_card": i8(0),
-        "_drawer": i8(NONE),
         "_knockers": jnp.zeros(n, bool),
         "_knocker": i8(NONE),
         "_given_at": jnp.asarray(NONE, I16),
         "_taken_at": jnp.asarray(NONE, I16),
         "_held_was_face_down": jnp.asarray(False),
         "_hand_was_face_down": jnp.asarray(False),
-        "_final_due": jnp.zeros(n, bool),
     }
+
+
+def no_turn(n: int) -> dict[str, jax.Array]:
+    """The fields of a turn in progress, as they are when no turn is.
+
+    After a deal and once the game is over: ``between_turns``, and no drawer and no final
+    turns.
+    """
+    return {**between_turns(n), "_drawer": i8(NONE), "_final_due": jnp.zeros(n, bool)}
 
 
 def deal_fields(t: StaticTables, order: jax.Array, round_number: jax.Array) -> dict[str, jax.Array]:
@@ -283,15 +290,7 @@ def end_turn(t: StaticTables, f: dict[str, jax.Array]) -> None:
     f["_drawer"] = nxt
     f["_ender"] = ender
     f["_final_due"] = due
-    f["_held"] = i8(GAP)
-    f["_hand_owner"] = i8(NONE)
-    f["_hand_card"] = i8(0)
-    f["_knockers"] = jnp.zeros(n, bool)
-    f["_knocker"] = i8(NONE)
-    f["_given_at"] = jnp.asarray(NONE, I16)
-    f["_taken_at"] = jnp.asarray(NONE, I16)
-    f["_held_was_face_down"] = jnp.asarray(False)
-    f["_hand_was_face_down"] = jnp.asarray(False)
+    f.update(between_turns(n))
     scoring = over | capped
     f["_scoring"] = scoring
     f["_score_ender"] = jnp.where(over, ender, i8(NONE))
