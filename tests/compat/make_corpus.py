@@ -303,6 +303,29 @@ def entry(line: int, text: str, **facts: Any) -> dict[str, Any]:
     return {"line": line, "sha256": hashlib.sha256(text.encode()).hexdigest(), **facts}
 
 
+def view_documents(
+    viewed: list[tuple[str, GameState]], *, spectator: bool
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The views of ``viewed`` states: every seat's, or the spectator's; with their entries."""
+    docs: list[str] = []
+    entries: list[dict[str, Any]] = []
+    for label, s in viewed:
+        for seat in [None] if spectator else list(range(s.num_players)):
+            text = observe(s, seat).to_json()
+            docs.append(text)
+            entries.append(
+                entry(
+                    len(docs),
+                    text,
+                    config=label,
+                    phase=s.phase.value,
+                    viewer=seat,
+                    config_fingerprint=s.config.fingerprint,
+                )
+            )
+    return docs, entries
+
+
 def build() -> dict[str, tuple[str, list[str], list[dict[str, Any]]]]:
     """Every corpus file: ``{file name: (kind, documents, manifest entries)}``."""
     customs = custom_configs()
@@ -338,36 +361,8 @@ def build() -> dict[str, tuple[str, list[str], list[dict[str, Any]]]]:
         for i, ((label, s), text) in enumerate(zip(states, state_docs, strict=True), 1)
     ]
 
-    view_docs, view_entries = [], []
-    for label, s in viewed:
-        for seat in range(s.num_players):
-            text = observe(s, seat).to_json()
-            view_docs.append(text)
-            view_entries.append(
-                entry(
-                    len(view_docs),
-                    text,
-                    config=label,
-                    phase=s.phase.value,
-                    viewer=seat,
-                    config_fingerprint=s.config.fingerprint,
-                )
-            )
-
-    spectator_docs, spectator_entries = [], []
-    for label, s in viewed:
-        text = observe(s, None).to_json()
-        spectator_docs.append(text)
-        spectator_entries.append(
-            entry(
-                len(spectator_docs),
-                text,
-                config=label,
-                phase=s.phase.value,
-                viewer=None,
-                config_fingerprint=s.config.fingerprint,
-            )
-        )
+    view_docs, view_entries = view_documents(viewed, spectator=False)
+    spectator_docs, spectator_entries = view_documents(viewed, spectator=True)
 
     records = game_records(customs)
     record_docs = [r.to_json() for _label, r in records]
