@@ -972,6 +972,8 @@ def _reader(name: str, fields: tuple[StateField, ...], doc: str) -> list[str]:
             checks += [f"len({v}) <= 1"]
         elif k is Kind.SCORE_ROWS:
             checks += [f"len({v}) <= rounds"]
+        else:
+            raise NoTemplateError(f"the list kind {k} ({f.name!r}) has no range check in _reader")
     body += _and(checks, "        ")
     for f in of[Kind.SCORE_ROWS]:
         v = var[f.name]

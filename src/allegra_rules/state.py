@@ -293,7 +293,8 @@ def state_builder(
     """
     fixed = dict(fixed or {})
     key = (tuple(changed), tuple(fixed))
-    make = _fast.COPIERS.get(key)
+    copiers: dict[Any, Any] = getattr(_fast, "COPIERS", {})  # none before the generator ran
+    make = copiers.get(key)
     if make is None or not _fast.current(GameState):
         return _fast.stand_in(f"copier {key}")
     build: Callable[..., GameState] = make(GameState, _UnfrozenState, **fixed)
