@@ -37,6 +37,7 @@ from allegra_rules.config_codec import config_from_data
 from allegra_rules.fields import (
     ROUND_END_FIELDS,
     STATE_FIELDS,
+    DefaultFrom,
     Kind,
     StateField,
     later_fields,
@@ -569,7 +570,10 @@ def with_defaults(
     The document's version lacks those fields; ``got`` itself is changed and returned.
     """
     for f in later:
-        got[f.name] = f.default_for(_known(got, valid))
+        default = f.default
+        if isinstance(default, DefaultFrom):
+            default = default.make(_known(got, valid))
+        got[f.name] = default
     return got
 
 
