@@ -95,25 +95,13 @@ EDITS: dict[str, list[tuple[str, str]]] = {
             "    return _evolve(_answer_knock(s, True), knocks_made=tuple(knocks))\n",
         ),
     ],
-    # 5. The batched engine: the field's array, its conversion both ways, its rule (in a
-    #    game of version 3 and later, as the scalar engine's apply keeps it) and its value
-    #    at a deal.
+    # 5. The batched engine: the field's array and its rule (in a game of version 3 and
+    #    later, as the scalar engine's apply keeps it). Its conversion both ways and its
+    #    value at a deal follow from its kind and its default (jax/_by_kind.py).
     "jax/_state.py": [
         (
             "    _schema_version: jax.Array\n",
             "    _schema_version: jax.Array\n    _knocks_made: jax.Array\n",
-        ),
-    ],
-    "jax/_convert.py": [
-        (
-            '        "_schema_version": np.int8(s.schema_version),\n',
-            '        "_schema_version": np.int8(s.schema_version),\n'
-            '        "_knocks_made": np.array(s.knocks_made, np.int32),\n',
-        ),
-        (
-            '        schema_version=int(v["_schema_version"]),\n',
-            '        schema_version=int(v["_schema_version"]),\n'
-            '        knocks_made=tuple(int(x) for x in v["_knocks_made"]),\n',
         ),
     ],
     "jax/_rules.py": [
@@ -125,13 +113,6 @@ EDITS: dict[str, list[tuple[str, str]]] = {
             "        + (knocked & (s._schema_version >= 3) & (jnp.arange(n) == player))"
             ".astype(I32),\n"
             '        "current_player": jnp.where(closes, s._drawer, nxt),\n',
-        ),
-    ],
-    "jax/_settle.py": [
-        (
-            '        "_setup_named": jnp.full(2 * n, NONE, I16),\n        "_turns_played"',
-            '        "_setup_named": jnp.full(2 * n, NONE, I16),\n'
-            '        "_knocks_made": jnp.zeros(n, I32),\n        "_turns_played"',
         ),
     ],
 }
@@ -216,12 +197,10 @@ def grown(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return src
 
 
-def test_the_change_edits_these_files_outside_the_tests() -> None:
-    # The scalar engine takes four files, the batched engine four more (see
-    # CONTRIBUTING.md: its arrays are not derived from the declaration yet).
-    scalar = {"fields.py", "state.py", "views.py", "transitions.py"}
-    assert set(EDITS) - scalar == {f for f in EDITS if f.startswith("jax/")}
-    assert len(scalar & set(EDITS)) == 4 and len(EDITS) == 8
+def test_the_change_edits_at_most_six_files_outside_the_tests() -> None:
+    # Four in the scalar engine, two in the batched one (see CONTRIBUTING.md).
+    assert len(EDITS) <= 6, sorted(EDITS)
+    assert {f for f in EDITS if f.startswith("jax/")} == {"jax/_state.py", "jax/_rules.py"}
 
 
 def test_the_copy_is_the_edited_package(grown: Path) -> None:

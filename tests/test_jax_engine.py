@@ -459,7 +459,17 @@ def test_nested_vmap_equals_one_batch() -> None:
 
 
 JAX_PACKAGE = Path(__file__).resolve().parents[1] / "src" / "allegra_rules" / "jax"
-LAYERS = ["_tables", "_arrays", "_rare", "_state", "_settle", "_rules", "_convert", "_env"]
+LAYERS = [
+    "_by_kind",
+    "_tables",
+    "_arrays",
+    "_rare",
+    "_state",
+    "_settle",
+    "_rules",
+    "_convert",
+    "_env",
+]
 """The modules of ``allegra_rules.jax``, each importing only modules before it."""
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from allegra_rules.encoding import legal_action_mask
 from allegra_rules.fields import STATE_FIELDS
+from allegra_rules.jax._by_kind import BY_KIND, from_array, to_array
 from allegra_rules.jax._state import State
 from allegra_rules.jax._tables import GAP, NONE, OVER, StaticTables
 from allegra_rules.state import GameState, Phase, RoundEnd
@@ -182,6 +183,8 @@ def from_state(env: StaticTables, s: object) -> State:
         "_schema_version": np.int8(s.schema_version),
         "_illegal": np.bool_(False),
     }
+    for f in BY_KIND:  # the fields held by their kind alone
+        fields[f"_{f.name}"] = to_array(f, getattr(s, f.name))
     # The scalar engine's mask: exact by definition, and no compiled program needed here.
     fields["legal_action_mask"] = np.array(legal_action_mask(s), bool)
     assert {a for arrays in STATE_ARRAYS.values() for a in arrays} <= set(fields)
@@ -275,4 +278,5 @@ def to_state(env: StaticTables, state: State) -> GameState:
         if int(v["_phase"]) == 0
         else (),
         schema_version=int(v["_schema_version"]),
+        **{f.name: from_array(f, v[f"_{f.name}"]) for f in BY_KIND},
     )

@@ -16,6 +16,7 @@ import numpy as np
 
 from allegra_rules.geometry import COLS, ROWS, SHARED_COL
 from allegra_rules.jax._arrays import first_from, get, i8, shuffle
+from allegra_rules.jax._by_kind import deal_defaults
 from allegra_rules.jax._rare import rarely
 from allegra_rules.jax._tables import (
     DRAW,
@@ -86,6 +87,7 @@ def deal_fields(t: StaticTables, order: jax.Array, round_number: jax.Array) -> d
         "_ender": i8(NONE),
         "_refills": jnp.asarray(0, I16),
         **no_turn(n),
+        **deal_defaults(n, t.config),  # the fields held by their kind alone
     }
 
 
