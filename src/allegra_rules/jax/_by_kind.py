@@ -18,44 +18,12 @@ import numpy as np
 
 from allegra_rules.fields import NO_DEFAULT, STATE_FIELDS, Kind, StateField
 
-BY_HAND: frozenset[str] = frozenset(
-    (
-        "config",
-        "num_players",
-        "seed",
-        "round",
-        "phase",
-        "current_player",
-        "cells",
-        "face_down",
-        "draw_pile",
-        "discard_pile",
-        "held",
-        "in_hand",
-        "out_of_play",
-        "start_seat",
-        "setup_reveals",
-        "setup_sums",
-        "drawer",
-        "knockers",
-        "knocker",
-        "given_at",
-        "taken_at",
-        "held_was_face_down",
-        "hand_was_face_down",
-        "turns_played",
-        "ender",
-        "final_turns",
-        "refills",
-        "totals",
-        "round_scores",
-        "winners",
-        "last_round",
-        "setup_named",
-        "schema_version",
-    )
-)
-"""The fields that ``from_state``, ``to_state``, the deal and the rules handle by name."""
+_LATER_BY_HAND: frozenset[str] = frozenset()
+"""The fields added after schema version 2 that the engine handles by name all the same."""
+
+BY_HAND: frozenset[str] = frozenset(f.name for f in STATE_FIELDS if f.added <= 2) | _LATER_BY_HAND
+"""The fields that ``from_state``, ``to_state``, the deal and the rules handle by name: every
+field of schema versions 1 and 2, when this module came, and ``_LATER_BY_HAND``."""
 
 _KINDS: dict[Kind, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     Kind.PER_SEAT: (lambda v: np.array(v, np.int32), lambda a: tuple(int(x) for x in a)),
