@@ -292,6 +292,11 @@ class StateField:
         default = self.default
         return default.make(fields) if isinstance(default, DefaultFrom) else default
 
+    def default_of(self, obj: object) -> object:
+        """The default of this field in the state (or view) ``obj``, from its other fields."""
+        default = self.default
+        return default.make(_Attributes(obj)) if isinstance(default, DefaultFrom) else default
+
     @property
     def view_fields(self) -> tuple[str, ...]:
         """The ``PlayerView`` fields that show it: ``view``, or its own name if copied."""

@@ -28,7 +28,6 @@ from allegra_rules.fields import (
     Bound,
     Kind,
     StateField,
-    _Attributes,
     later_fields,
 )
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS, ROWS, geometry
@@ -937,7 +936,7 @@ def _check_version(v: object, p: str, o: Any, t: TableSize) -> None:
     assert isinstance(v, int)
     for field in later_fields(STATE_FIELDS, v):
         value = getattr(o, field.name, None)
-        if value is not None and value != field.default_for(_Attributes(o)):
+        if value is not None and value != field.default_of(o):
             invalid(
                 key_path(p.rpartition(".")[0] or "$", field.name),
                 f"a schema version {v} game holds {field.default!r} here: the field is "

@@ -984,10 +984,10 @@ def _at_version(s: GameState) -> GameState:
     A game keeps the version it started in, and the fields of later versions hold their
     defaults there (its documents leave them out): the rules need not ask the version.
     """
-    fields = _later_fields(s.schema_version)
-    if all(getattr(s, f.name) == f.default_for(_FieldsOf(s)) for f in fields):
+    defaults = {f.name: f.default_of(s) for f in _later_fields(s.schema_version)}
+    if all(getattr(s, name) == value for name, value in defaults.items()):
         return s
-    return _evolve(s, **{f.name: f.default_for(_FieldsOf(s)) for f in fields})
+    return _evolve(s, **defaults)
 
 
 @cache
@@ -1000,17 +1000,6 @@ def _later_fields(version: int) -> tuple[StateField, ...]:
     from allegra_rules.fields import STATE_FIELDS, later_fields
 
     return later_fields(STATE_FIELDS, version)
-
-
-class _FieldsOf(dict[str, Any]):
-    """A state's fields by name, read on demand (the argument of a ``DefaultFrom``)."""
-
-    def __init__(self, state: GameState) -> None:
-        super().__init__()
-        self._state = state
-
-    def __missing__(self, name: str) -> Any:
-        return getattr(self._state, name)
 
 
 def _check_turn(state: GameState, action: object, player: object) -> None:
