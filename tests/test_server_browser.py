@@ -265,3 +265,55 @@ def test_a_friend_joins_by_link(browser: Browser, server: ServerProcess) -> None
     assert "(vous)" in browser.evaluate("document.getElementById('scores').textContent")
     screenshot(browser, "joined-390-fr")
     assert not overflows(browser)
+
+
+def test_the_creator_frees_seats_and_gives_them_to_bots(
+    browser: Browser, server: ServerProcess
+) -> None:
+    browser.load(f"{server.base}/?lang=en", width=1280, height=900)
+    browser.evaluate(
+        "document.getElementById('players').value = '3';"
+        "document.getElementById('players').dispatchEvent(new Event('change'));"
+        "document.getElementById('seat-1').value = 'person';"
+        "document.getElementById('seat-2').value = 'person';"
+    )
+    click(browser, "document.getElementById('create-button')")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
+    table = browser.evaluate("page.table")
+    assert browser.evaluate(f"localStorage.getItem('allegra:{table}:creator')")
+    with httpx.Client(base_url=server.base, timeout=10) as c:
+        friend = c.post(f"/api/tables/{table}/seats/1").json()["token"]
+        # The creator's page hears of the claim without a move.
+        browser.wait_until(
+            "document.querySelector('#seats li[data-seat=\"1\"] .badge-person') !== null",
+            timeout=10,
+        )
+        assert browser.evaluate("page.view.version") == 0
+        buttons = browser.evaluate(
+            "[...document.querySelectorAll('#creator button')].map(b => b.textContent)"
+        )
+        assert buttons == [
+            "Free seat 1",
+            "Give seat 1 to a bot",
+            "Give seat 2 to a bot",
+        ]
+        click(browser, "document.querySelector('#creator button[data-seat=\"1\"]')")
+        browser.wait_until("page.info.seats[1].taken === false", timeout=10)
+        headers = {"Authorization": f"Bearer {friend}"}
+        assert c.get(f"/api/tables/{table}/view", headers=headers).status_code == 403
+        click(browser, "[...document.querySelectorAll('#creator button')][0]")  # seat 1: a bot
+        browser.wait_until("page.info.seats[1].bot === 'greedy'", timeout=10)
+        # The creator's own seat token is lost: the page drops it (4401), keeps the
+        # creator's token, and offers to free that seat.
+        browser.evaluate(
+            f"localStorage.setItem('allegra:{table}', JSON.stringify({{seat: 0, token: 'lost'}}))"
+        )
+        browser.load(f"{server.base}/?table={table}&lang=en", width=1280, height=900)
+        browser.wait_until("!document.getElementById('join').hidden", timeout=15)
+        click(browser, "document.querySelector('#seat-buttons button.creator[data-seat=\"0\"]')")
+        browser.wait_until(
+            "[...document.querySelectorAll('#seat-buttons button')]"
+            ".some(b => b.textContent === 'Take seat 0')",
+            timeout=10,
+        )
+        assert c.get(f"/api/tables/{table}").json()["seats"][0]["taken"] is False

@@ -219,15 +219,45 @@ def test_each_address_creates_a_few_tables_an_hour(client: httpx.Client) -> None
     assert client.get(f"/api/tables/{done['table']}").status_code == 200
 
 
-@options("--max-tables", 2)
-def test_finished_bot_only_tables_count_within_the_hour(client: httpx.Client) -> None:
+@options("--max-tables", 1)
+def test_a_finished_table_does_not_count_as_open(client: httpx.Client) -> None:
     body = {"players": 2, "max_turns": 1, "bots": {"0": "greedy", "1": "greedy"}}
-    for _ in range(2):
-        table = created(client.post("/api/tables", json=body))["table"]
-        wait_for(lambda table=table: client.get(f"/api/tables/{table}").json()["over"])
+    table = created(client.post("/api/tables", json=body))["table"]
+    wait_for(lambda: client.get(f"/api/tables/{table}").json()["over"])
+    created(client.post("/api/tables", json={"players": 2}))
+
+
+@options("--max-tables", 2, "--abandoned-after", 2)
+def test_a_table_nobody_joined_expires_and_retry_after_says_when(client: httpx.Client) -> None:
+    began = time.monotonic()
+    first = created(client.post("/api/tables", json={"players": 2}))["table"]
+    second = created(client.post("/api/tables", json={"players": 2}))
     answer = client.post("/api/tables", json={"players": 2})
     refused(answer, 503, "too_many_tables")
-    assert answer.headers["Retry-After"]
+    wait = int(answer.headers["Retry-After"])
+    assert 1 <= wait <= 2
+    # A claimed seat keeps the second table open for a day (it does not expire).
+    claimed = client.post(f"/api/tables/{second['table']}/seats/0")
+    assert claimed.status_code == 201, claimed.text
+    time.sleep(max(0.0, began + wait + 0.2 - time.monotonic()))
+    # The first table expired: it no longer counts, and takes no claim.
+    created(client.post("/api/tables", json={"players": 2}))
+    refused(client.post(f"/api/tables/{first}/seats/0"), 410, "table_expired")
+    assert client.get(f"/api/tables/{first}").status_code == 200
+    again = client.post("/api/tables", json={"players": 2})
+    refused(again, 503, "too_many_tables")
+    # Both open tables count until their last move (creation here) is a day old, or
+    # until the unclaimed one expires (2 s).
+    assert 1 <= int(again.headers["Retry-After"]) <= 2
+
+
+@options("--max-tables", 1)
+def test_retry_after_is_a_day_for_a_claimed_table_that_waits(client: httpx.Client) -> None:
+    table = created(client.post("/api/tables", json={"players": 2}))["table"]
+    assert client.post(f"/api/tables/{table}/seats/1").status_code == 201
+    answer = client.post("/api/tables", json={"players": 2})
+    refused(answer, 503, "too_many_tables")
+    assert 86400 - 60 <= int(answer.headers["Retry-After"]) <= 86400
 
 
 def test_the_wal_file_stays_under_its_limit(tmp_path: Path) -> None:
@@ -366,13 +396,23 @@ def test_a_freed_seat_closes_its_sockets(server: ServerProcess, client: httpx.Cl
 
 @options("--seat-timeout", 1)
 def test_an_unclaimed_seat_does_not_stall_the_game(client: httpx.Client) -> None:
-    t = created(client.post("/api/tables", json={"players": 2, "bots": {"1": "greedy"}}))["table"]
+    t = created(client.post("/api/tables", json={"players": 3, "bots": {"2": "greedy"}}))["table"]
+    assert client.post(f"/api/tables/{t}/seats/0").status_code == 201
     started = time.monotonic()
     info = wait_for(lambda: (i := client.get(f"/api/tables/{t}").json())["over"] and i)
-    # Nobody ever claimed seat 0: a stand-in played its moves once it was idle for 1 s.
+    # Seat 1 was never claimed, and seat 0's person never moved: stand-ins played their
+    # moves once each was idle for 1 s.
     assert time.monotonic() - started >= 0.9
     assert info["version"] > 0
     check_answer(client.get(f"/api/tables/{t}"))
+
+
+@options("--seat-timeout", 0.2)
+def test_a_table_nobody_came_to_gets_no_stand_in(client: httpx.Client) -> None:
+    t = created(client.post("/api/tables", json={"players": 2, "bots": {"1": "greedy"}}))["table"]
+    time.sleep(1.0)
+    info = client.get(f"/api/tables/{t}").json()
+    assert info["stand_in"] == [] and info["version"] == 0
 
 
 @options("--seat-timeout", 1)

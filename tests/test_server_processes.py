@@ -202,6 +202,53 @@ def test_seats_claimed_or_freed_on_one_process_hold_on_the_other(
         assert on_b.get(f"/api/tables/{table}/view", headers=bearer(token)).status_code == 403
 
 
+def test_a_claim_or_a_move_answered_by_one_process_holds_at_once_on_the_other(
+    pair: tuple[str, Path],
+) -> None:
+    """No waiting for the database's notice: the other process reads the database first."""
+    url, folder = pair
+    refused: list[str] = []
+    with (
+        start(url, folder, "agree-a") as a,
+        start(url, folder, "agree-b") as b,
+        httpx.Client(base_url=a.base, timeout=10) as on_a,
+        httpx.Client(base_url=b.base, timeout=10) as on_b,
+    ):
+        for _ in range(25):
+            table = on_a.post("/api/tables", json={"players": 4}).json()["table"]
+            assert on_b.get(f"/api/tables/{table}/view").status_code == 200  # B has it
+            for seat in range(4):
+                token = claim(on_a, table, seat)
+                if seat % 2:
+                    answer = on_b.get(f"/api/tables/{table}/view", headers=bearer(token))
+                    if answer.status_code != 200:
+                        refused.append(f"GET {answer.status_code}")
+                    continue
+                with ws_client.connect(f"{b.ws_base}/ws/tables/{table}?token={token}") as sock:
+                    try:
+                        assert json.loads(sock.recv(timeout=10))["viewer"] == seat
+                    except ConnectionClosed as closed:
+                        refused.append(f"socket {closed.rcvd.code if closed.rcvd else None}")
+        assert refused == []
+        # A view read on A right after B answered a move shows that move.
+        table = on_a.post("/api/tables", json={"players": 2}).json()["table"]
+        tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
+        assert view(on_a, table, tokens[0])["version"] == 0
+        for version in range(30):
+            seat = view(on_b, table, tokens[0])["current_player"]
+            mine = view(on_b, table, tokens[seat])
+            moved = on_b.post(
+                f"/api/tables/{table}/moves",
+                json={"action": mine["legal_actions"][0], "version": version},
+                headers=bearer(tokens[seat]),
+            )
+            assert moved.status_code == 200, moved.text
+            assert view(on_a, table, tokens[1 - seat])["version"] == version + 1
+            public = on_a.get(f"/api/tables/{table}/view").json()
+            assert public["version"] == on_a.get(f"/api/tables/{table}").json()["version"]
+            assert public["version"] == version + 1
+
+
 def test_concurrent_copies_of_a_move_on_both_processes_are_stored_once(
     pair: tuple[str, Path],
 ) -> None:

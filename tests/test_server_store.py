@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,15 +78,22 @@ def test_a_table_reads_back_as_stored(store: Store) -> None:
     assert row.creator == b"\x01" * 32
     assert store.load("nope") is None
     assert store.unfinished() == ["t1"]
-    assert store.open_tables(0.0) == 1
+    assert store.version("t1") == 1 and store.version("nope") is None
+    # Open: unfinished and moved since the first time; unclaimed, since the second.
+    [(updated, claimed)] = store.open_tables(0.0, 0.0)
+    assert claimed is False and abs(updated - time.time()) < 60
+    assert store.open_tables(0.0, updated + 1) == []
+    assert store.open_tables(updated + 1, 0.0) == []
+    assert store.add_seat("t1", 1, b"\x04" * 32)
+    assert store.open_tables(0.0, updated + 1) == [(updated, True)]
+    assert store.load("t1").updated == updated  # type: ignore[union-attr]
     store.add_move("t1", 1, 1, "{}", "state 2", True)
     # A process that has the first moves reads only the later ones.
     later = store.load("t1", actions_from=1)
     assert later is not None and (later.version, later.actions) == (2, [{}])
     assert store.load("t1", actions_from=2).actions == []  # type: ignore[union-attr]
     assert store.unfinished() == []
-    assert store.open_tables(0.0) == 0
-    assert store.open_tables(0.0, created_since=0.0) == 1
+    assert store.open_tables(0.0, 0.0) == []  # finished tables never count
 
 
 def test_a_stale_move_writes_nothing(store: Store) -> None:

@@ -439,7 +439,8 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         type=int,
         metavar="N",
         default=1000,
-        help="most unfinished tables active in the last day (default 1000)",
+        help="most open tables: unfinished, moved in the last day, and with a claimed seat "
+        "or moved within --abandoned-after (default 1000)",
     )
     serve.add_argument(
         "--proxy-headers",
@@ -466,6 +467,14 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         default=300.0,
         help="a bot plays a seat idle this long while it is to act, until its person "
         "comes back; 0 never (default 300)",
+    )
+    serve.add_argument(
+        "--abandoned-after",
+        type=float,
+        metavar="SECONDS",
+        default=600.0,
+        help="a table where no seat is claimed expires this long after its creation or "
+        "last move (default 600)",
     )
     serve.add_argument(
         "--view-cache-mb",
@@ -798,6 +807,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--tables-per-hour must be at least 1; got {args.tables_per_hour}")
     if not 0 <= args.seat_timeout < float("inf"):
         raise UsageError(f"--seat-timeout must be 0 or more seconds; got {args.seat_timeout}")
+    if not 0 < args.abandoned_after < float("inf"):
+        raise UsageError(
+            f"--abandoned-after must be more than 0 seconds; got {args.abandoned_after}"
+        )
     if not 0 <= args.view_cache_mb <= 1_000_000:
         raise UsageError(f"--view-cache-mb must be 0 or more; got {args.view_cache_mb}")
     if args.bot_workers < 1:
@@ -837,6 +850,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             max_open_tables=args.max_tables,
             tables_per_hour=args.tables_per_hour,
             seat_timeout=args.seat_timeout,
+            abandoned_after=args.abandoned_after,
             view_cache_bytes=int(args.view_cache_mb * 1024 * 1024),
             bot_workers=args.bot_workers,
             wal_limit=int(args.wal_limit_mb * 1024 * 1024),

@@ -38,6 +38,7 @@ from .app import (
 )
 from .store import BOT_LEASE, WAL_LIMIT, is_postgres_url, open_store
 from .tables import (
+    ABANDONED_AFTER,
     BOT_WORKERS,
     MAX_SEATS,
     SEAT_TIMEOUT,
@@ -47,6 +48,7 @@ from .tables import (
 )
 
 __all__ = [
+    "ABANDONED_AFTER",
     "BODY_TIMEOUT",
     "BOT_LEASE",
     "BOT_WORKERS",
@@ -134,6 +136,7 @@ def serve(
     view_cache_bytes: int = VIEW_CACHE_BYTES,
     tables_per_hour: int = TABLES_PER_HOUR,
     seat_timeout: float = SEAT_TIMEOUT,
+    abandoned_after: float = ABANDONED_AFTER,
     bot_workers: int = BOT_WORKERS,
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
@@ -160,6 +163,8 @@ def serve(
         tables_per_hour: how many tables one client address may create per hour.
         seat_timeout: seconds a seat may be idle while it is to act before a bot
             stands in for it; 0: never.
+        abandoned_after: seconds after its creation or last move that a table where no
+            seat is claimed expires (it stops counting as open and takes no claim).
         bot_workers: the worker threads the bots of every table think in.
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots lasts
@@ -193,6 +198,7 @@ def serve(
         "view_cache_bytes": view_cache_bytes,
         "tables_per_hour": tables_per_hour,
         "seat_timeout": seat_timeout,
+        "abandoned_after": abandoned_after,
         "bot_workers": bot_workers,
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,

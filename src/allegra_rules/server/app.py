@@ -31,6 +31,7 @@ import contextlib
 import gc
 import json
 import logging
+import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
@@ -49,7 +50,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .store import BOT_LEASE, WAL_LIMIT, open_store
 from .tables import (
+    ABANDONED_AFTER,
     BOT_WORKERS,
+    IDLE_SECONDS,
     LANGUAGES,
     SEAT_TIMEOUT,
     TABLES_PER_HOUR,
@@ -58,6 +61,7 @@ from .tables import (
     RateLimited,
     Table,
     Tables,
+    TooManyTables,
 )
 
 __all__ = [
@@ -128,10 +132,8 @@ def openapi_document() -> dict[str, Any]:
 
 def _error(exc: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
     merged = {**_NO_STORE, **(headers or {})}
-    if exc.status == 503:
-        merged["Retry-After"] = "60"
-    if isinstance(exc, RateLimited):
-        merged["Retry-After"] = str(max(1, round(exc.retry_after)))
+    if isinstance(exc, RateLimited | TooManyTables):
+        merged["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
     if exc.status in (408, 413):
         # The rest of the body may still be on its way: the connection ends here.
         merged["Connection"] = "close"
@@ -333,7 +335,8 @@ def create_app(
     db: str | Path = ":memory:",
     *,
     max_open_tables: int = 1000,
-    idle_seconds: float = 86400.0,
+    idle_seconds: float = IDLE_SECONDS,
+    abandoned_after: float = ABANDONED_AFTER,
     body_timeout: float = BODY_TIMEOUT,
     view_cache_bytes: int = VIEW_CACHE_BYTES,
     tables_per_hour: int = TABLES_PER_HOUR,
@@ -350,7 +353,10 @@ def create_app(
             only; ``":memory:"`` keeps the tables only as long as the process runs) or a
             PostgreSQL URL, ``postgresql://USER@HOST:PORT/DB`` (see ``open_store``).
         max_open_tables: how many unfinished, recently active tables there may be.
-        idle_seconds: after how long without a move a table no longer counts as open.
+        idle_seconds: after how long without a move an unfinished table no longer
+            counts as open.
+        abandoned_after: after how long without a move a table where no seat is
+            claimed expires (it no longer counts as open, and takes no claim).
         body_timeout: seconds a request may take to send its body (408 after that).
         view_cache_bytes: the size of the cache of rendered views, in bytes of text.
         tables_per_hour: how many tables one client address may create per hour (429
@@ -374,6 +380,7 @@ def create_app(
         store,
         max_open_tables=max_open_tables,
         idle_seconds=idle_seconds,
+        abandoned_after=abandoned_after,
         view_cache_bytes=view_cache_bytes,
         tables_per_hour=tables_per_hour,
         seat_timeout=seat_timeout,
@@ -383,6 +390,11 @@ def create_app(
 
     def table_of(request: Request) -> Table:
         return tables.get(request.path_params["table"])
+
+    def current_table(request: Request) -> Table:
+        table = table_of(request)
+        tables.sync(table)  # with PostgreSQL: the moves other processes answered, too
+        return table
 
     async def read_json(request: Request) -> object:
         return _parse_json(await _read_body(request, body_timeout))
@@ -397,7 +409,7 @@ def create_app(
         return _json(body, 201)
 
     async def info(request: Request) -> Response:
-        return _json(table_of(request).info())
+        return _json(current_table(request).info())
 
     async def claim(request: Request) -> Response:
         _check_write(request, body_optional=True)
@@ -434,7 +446,7 @@ def create_app(
         return _json(table.info())
 
     async def view(request: Request) -> Response:
-        table = table_of(request)
+        table = current_table(request)
         svg, lang = _options(request.query_params)
         token = _bearer(request)
         seat = None if token is None else tables.seat_of(table, token)
@@ -469,6 +481,7 @@ def create_app(
         try:
             svg, lang = _options(websocket.query_params)
             table = tables.get(websocket.path_params["table"])
+            tables.sync(table)
             token = websocket.query_params.get("token")
             seat = None if token is None else tables.seat_of(table, token)
             if seat is not None:
@@ -527,6 +540,7 @@ def create_app(
         watchers = [
             asyncio.create_task(tables.watch_seats()),
             asyncio.create_task(tables.watch_bots()),
+            asyncio.create_task(tables.watch_expired()),
         ]
         yield
         for watcher in watchers:

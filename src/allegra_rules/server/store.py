@@ -73,6 +73,7 @@ class TableRow:
             the index ``load`` was given on.
         creator: the SHA-256 digest of the creator's token (``None`` for a table
             stored by an older server).
+        updated: when (epoch s) the table was created or last moved.
     """
 
     id: str
@@ -87,6 +88,7 @@ class TableRow:
     seats: dict[int, bytes]
     actions: list[Any]
     creator: bytes | None = None
+    updated: float = 0.0
 
 
 class Store(Protocol):
@@ -138,12 +140,17 @@ class Store(Protocol):
                 ``index`` is already stored (nothing is written).
         """
 
-    def open_tables(self, since: float, created_since: float | None = None) -> int:
-        """How many tables count as open.
+    def open_tables(self, active_since: float, unclaimed_since: float) -> list[tuple[float, bool]]:
+        """The tables that count as open: for each, when it last moved and if a seat is claimed.
 
-        Those unfinished that were created or moved on after ``since`` (epoch s), and,
-        with ``created_since``, also every table created after it, finished or not.
+        A table counts while it is unfinished and was created or moved on after
+        ``active_since`` (epoch s); one with no claimed seat only while that was also after
+        ``unclaimed_since``. Each is given as ``(updated, claimed)``: when it was created or
+        last moved (epoch s), and whether any of its seats is claimed.
         """
+
+    def version(self, table_id: str) -> int | None:
+        """The stored version of ``table_id`` (its number of moves), or ``None``: no such table."""
 
     def unfinished(self) -> list[str]:
         """The ids of every table whose game has not ended."""

@@ -306,25 +306,25 @@ class PostgresStore:
         if done != 1:
             raise StaleVersion(f"table {table_id} is not stored at version {index}")
 
-    def open_tables(self, since: float, created_since: float | None = None) -> int:
-        """How many tables count as open.
+    def open_tables(self, active_since: float, unclaimed_since: float) -> list[tuple[float, bool]]:
+        """The tables that count as open: for each, when it last moved and if a seat is claimed.
 
-        Those unfinished that were created or moved on after ``since`` (epoch s), and,
-        with ``created_since``, also every table created after it, finished or not.
+        See [`Store.open_tables`][allegra_rules.server.store.Store.open_tables].
         """
         with self._pool.connection() as conn:
-            if created_since is None:
-                row = conn.execute(
-                    "SELECT count(*) FROM tables WHERE over = 0 AND updated >= %s", (since,)
-                ).fetchone()
-            else:
-                row = conn.execute(
-                    "SELECT count(*) FROM tables"
-                    " WHERE (over = 0 AND updated >= %s) OR created >= %s",
-                    (since, created_since),
-                ).fetchone()
-        assert row is not None
-        return int(row[0])
+            rows = conn.execute(
+                "SELECT t.updated, EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id)"
+                " FROM tables t WHERE t.over = 0 AND t.updated >= %s"
+                " AND (t.updated >= %s OR EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id))",
+                (active_since, unclaimed_since),
+            ).fetchall()
+        return [(float(updated), bool(claimed)) for updated, claimed in rows]
+
+    def version(self, table_id: str) -> int | None:
+        """The stored version of ``table_id``, or ``None``: no such table."""
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT version FROM tables WHERE id = %s", (table_id,)).fetchone()
+        return None if row is None else int(row[0])
 
     def unfinished(self) -> list[str]:
         """The ids of every table whose game has not ended."""
@@ -340,7 +340,7 @@ class PostgresStore:
         with self._pool.connection() as conn:
             row = conn.execute(
                 "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
-                " creator_sha256,"
+                " creator_sha256, updated,"
                 " ARRAY(SELECT seat FROM seats WHERE table_id = t.id ORDER BY seat),"
                 " ARRAY(SELECT token_sha256 FROM seats WHERE table_id = t.id ORDER BY seat),"
                 " ARRAY(SELECT action FROM moves WHERE table_id = t.id AND idx >= %s"
@@ -350,8 +350,8 @@ class PostgresStore:
             ).fetchone()
         if row is None:
             return None
-        seats = {int(seat): bytes(digest) for seat, digest in zip(row[10], row[11], strict=True)}
-        actions = [json.loads(text) for text in row[12]]
+        seats = {int(seat): bytes(digest) for seat, digest in zip(row[11], row[12], strict=True)}
+        actions = [json.loads(text) for text in row[13]]
         return TableRow(
             id=row[0],
             num_players=row[1],
@@ -365,6 +365,7 @@ class PostgresStore:
             seats=seats,
             actions=actions,
             creator=None if row[9] is None else bytes(row[9]),
+            updated=float(row[10]),
         )
 
 

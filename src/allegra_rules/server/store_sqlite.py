@@ -31,6 +31,14 @@ from .store import WAL_LIMIT, StaleVersion, TableRow, bots_from_json, bots_json
 __all__ = ["SQLiteStore"]
 
 
+_OPEN_TABLES = """
+SELECT t.updated, EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id) AS claimed
+FROM tables t
+WHERE t.over = 0 AND t.updated >= ?
+  AND (t.updated >= ? OR EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id))
+"""
+
+
 class SQLiteStore:
     """The server's SQLite database: a [`Store`][allegra_rules.server.store.Store].
 
@@ -264,23 +272,22 @@ class SQLiteStore:
             with self._lock, contextlib.suppress(sqlite3.Error):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def open_tables(self, since: float, created_since: float | None = None) -> int:
-        """How many tables count as open.
+    def open_tables(self, active_since: float, unclaimed_since: float) -> list[tuple[float, bool]]:
+        """The tables that count as open: for each, when it last moved and if a seat is claimed.
 
-        Those unfinished that were created or moved on after ``since`` (epoch s), and,
-        with ``created_since``, also every table created after it, finished or not.
+        See [`Store.open_tables`][allegra_rules.server.store.Store.open_tables].
         """
         with self._lock:
-            if created_since is None:
-                row = self._db.execute(
-                    "SELECT count(*) FROM tables WHERE over = 0 AND updated >= ?", (since,)
-                ).fetchone()
-            else:
-                row = self._db.execute(
-                    "SELECT count(*) FROM tables WHERE (over = 0 AND updated >= ?) OR created >= ?",
-                    (since, created_since),
-                ).fetchone()
-        return int(row[0])
+            rows = self._db.execute(_OPEN_TABLES, (active_since, unclaimed_since)).fetchall()
+        return [(float(updated), bool(claimed)) for updated, claimed in rows]
+
+    def version(self, table_id: str) -> int | None:
+        """The stored version of ``table_id``, or ``None``: no such table."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT version FROM tables WHERE id = ?", (table_id,)
+            ).fetchone()
+        return None if row is None else int(row[0])
 
     def unfinished(self) -> list[str]:
         """The ids of every table whose game has not ended."""
@@ -295,7 +302,7 @@ class SQLiteStore:
         with self._transaction(write=False):
             row = self._db.execute(
                 "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
-                " creator_sha256 FROM tables WHERE id = ?",
+                " creator_sha256, updated FROM tables WHERE id = ?",
                 (table_id,),
             ).fetchone()
             if row is None:
@@ -326,6 +333,7 @@ class SQLiteStore:
             seats=seats,
             actions=actions,
             creator=None if row[9] is None else bytes(row[9]),
+            updated=float(row[10]),
         )
 
     @contextlib.contextmanager

@@ -68,7 +68,9 @@ from .limits import VIEW_CACHE_BYTES, RateLimit, ViewCache, ViewKey
 from .store import StaleVersion, Store, TableRow
 
 __all__ = [
+    "ABANDONED_AFTER",
     "BOT_WORKERS",
+    "IDLE_SECONDS",
     "LANGUAGES",
     "MAX_SEATS",
     "SEAT_TIMEOUT",
@@ -80,6 +82,7 @@ __all__ = [
     "Subscriber",
     "Table",
     "Tables",
+    "TooManyTables",
     "ViewCache",
     "public_view",
     "seat_svg",
@@ -102,6 +105,16 @@ SEAT_TIMEOUT = 300.0
 
 BOT_WORKERS = 2
 """The default number of worker threads the bots of all tables think in."""
+
+IDLE_SECONDS = 86400.0
+"""The default seconds after its last move that an unfinished table stops counting as open."""
+
+ABANDONED_AFTER = 600.0
+"""The default seconds after which a table with no claimed seat and no move expires.
+
+Counted from its creation or its last move (a bot's included): such a table no longer
+counts as open, and nobody may claim a seat at it any more (410 ``table_expired``).
+"""
 
 
 class ApiError(Exception):
@@ -129,6 +142,19 @@ class RateLimited(ApiError):
 
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(429, "too_many_requests", message)
+        self.retry_after = retry_after
+
+
+class TooManyTables(ApiError):
+    """A 503: the server has as many open tables as it allows.
+
+    Attributes:
+        retry_after: the seconds until enough of them stop counting as open, should
+            none of them move before.
+    """
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(503, "too_many_tables", message)
         self.retry_after = retry_after
 
 
@@ -173,6 +199,7 @@ class Table:
             change the views without a move.
         cache: the server's cache of rendered views (``None``: no caching).
         moves: the last moves, for the views' ``log`` (see ``allegra_rules.server.log``).
+        active: when (epoch s, ``time.time``) the table was created or last moved.
     """
 
     id: str
@@ -193,6 +220,7 @@ class Table:
     generation: int = 0
     cache: ViewCache | None = None
     moves: list[Move] = attrs.field(factory=list)
+    active: float = attrs.field(factory=time.time)
 
     @property
     def num_players(self) -> int:
@@ -301,6 +329,15 @@ def _follow(table: Table, added: list[Action]) -> bool:
     return True
 
 
+def _seat_of_digest(table: Table, digest: bytes) -> int | None:
+    """The seat whose stored token digest is ``digest`` (compared in constant time), or None."""
+    found = None
+    for seat, stored in table.tokens.items():
+        if hmac.compare_digest(stored, digest):
+            found = seat
+    return found
+
+
 def token_digest(token: str) -> bytes:
     """The SHA-256 digest of a token, as stored."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
@@ -311,10 +348,12 @@ class Tables:
 
     Args:
         store: the database.
-        max_open_tables: how many unfinished tables may have been active within
-            ``idle_seconds``; creating one more is refused with 503.
-        idle_seconds: a table whose last move is older no longer counts as open.
-            Every table created within the last hour counts as well, finished or not.
+        max_open_tables: how many tables may count as open; creating one more is refused
+            with 503 and a ``Retry-After`` saying when one of them stops counting.
+        idle_seconds: an unfinished table counts as open until this long after its
+            creation or last move.
+        abandoned_after: a table with no claimed seat expires this long after its
+            creation or last move: it stops counting as open and takes no claim.
         view_cache_bytes: the size of the cache of rendered views (bytes of text).
         tables_per_hour: how many tables one client address may create per hour
             (429 after that).
@@ -328,7 +367,8 @@ class Tables:
         store: Store,
         *,
         max_open_tables: int = 1000,
-        idle_seconds: float = 86400.0,
+        idle_seconds: float = IDLE_SECONDS,
+        abandoned_after: float = ABANDONED_AFTER,
         view_cache_bytes: int = VIEW_CACHE_BYTES,
         tables_per_hour: int = TABLES_PER_HOUR,
         seat_timeout: float = SEAT_TIMEOUT,
@@ -337,6 +377,10 @@ class Tables:
         self.store = store
         self.max_open_tables = max_open_tables
         self.idle_seconds = idle_seconds
+        self.abandoned_after = abandoned_after
+        # Another process may store moves and claims (PostgreSQL): what is in memory is
+        # checked against the database before a view is sent or a token refused.
+        self.shared = store.bot_lease > 0
         self.seat_timeout = seat_timeout
         self.views = ViewCache(view_cache_bytes)
         self.created = RateLimit(tables_per_hour)
@@ -436,13 +480,7 @@ class Tables:
                 f"try again in {wait:.0f} seconds",
                 wait,
             )
-        now = time.time()
-        if self.store.open_tables(now - self.idle_seconds, now - 3600) >= self.max_open_tables:
-            raise ApiError(
-                503,
-                "too_many_tables",
-                f"the server already has {self.max_open_tables} open tables; try again later",
-            )
+        self._check_room()
         table_id = secrets.token_urlsafe(9)
         creator_token = secrets.token_urlsafe(32)
         self.store.add_table(
@@ -472,6 +510,70 @@ class Tables:
         self._tables[table_id] = table
         self.schedule_bots(table)
         return table, creator_token
+
+    def _check_room(self, now: float | None = None) -> None:
+        """Refuse a new table while ``max_open_tables`` tables count as open.
+
+        Raises:
+            TooManyTables: with the seconds until enough of them stop counting, should
+                none of them move before.
+        """
+        now = time.time() if now is None else now
+        counted = self.store.open_tables(now - self.idle_seconds, now - self.abandoned_after)
+        extra = len(counted) - self.max_open_tables
+        if extra < 0:
+            return
+        closing = sorted(
+            updated + (self.idle_seconds if claimed else self.abandoned_after)
+            for updated, claimed in counted
+        )
+        wait = max(closing[extra] - now, 1.0)
+        raise TooManyTables(
+            f"the server already has {self.max_open_tables} open tables; "
+            f"try again in {wait:.0f} seconds",
+            wait,
+        )
+
+    def expired(self, table: Table, now: float | None = None) -> bool:
+        """Whether ``table`` has no claimed seat and has not moved for ``abandoned_after`` s.
+
+        A finished table never expires. An expired table does not count as open, and
+        nobody may claim a seat at it or hand it to bots.
+        """
+        if table.tokens or table.state.is_terminal:
+            return False
+        now = time.time() if now is None else now
+        return now - table.active >= self.abandoned_after
+
+    def _check_not_expired(self, table: Table) -> None:
+        """Raises ApiError 410 ``table_expired`` when ``table`` has expired."""
+        if self.expired(table):
+            raise ApiError(
+                410,
+                "table_expired",
+                f"table {table.id} expired: nobody took a seat and nothing moved for "
+                f"{self.abandoned_after:g} seconds; create a new table",
+            )
+
+    def forget_expired(self, now: float | None = None) -> int:
+        """Drop from memory every expired table that no socket watches; how many.
+
+        They stay in the database (their ``GET`` still answers, from there).
+        """
+        gone = [t.id for t in self._tables.values() if not t.subscribers and self.expired(t, now)]
+        for table_id in gone:
+            del self._tables[table_id]
+        return len(gone)
+
+    async def watch_expired(self) -> None:
+        """Run ``forget_expired`` now and then, until cancelled (a server task)."""
+        every = min(60.0, max(0.05, self.abandoned_after / 4))
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.forget_expired()
+            except Exception:  # pragma: no cover - keep watching whatever one table does
+                log.exception("the expiry watcher failed")
 
     @staticmethod
     def _rules(data: dict[str, Any]) -> tuple[RuleConfig, str | None]:
@@ -543,16 +645,36 @@ class Tables:
             actions=actions,
             creator=row.creator,
             cache=self.views,
+            active=row.updated or time.time(),
         )
         self._tables[table_id] = table
         return table
 
     def resume(self) -> int:
-        """Load every unfinished table and let its bots move; returns how many there are."""
+        """Load every unfinished table and let its bots move; returns how many there are.
+
+        Expired tables (see ``expired``) are left in the database, not in memory.
+        """
         ids = self.store.unfinished()
         for table_id in ids:
-            self.schedule_bots(self.get(table_id))
+            table = self.get(table_id)
+            if self.expired(table):
+                del self._tables[table_id]
+            else:
+                self.schedule_bots(table)
         return len(ids)
+
+    def sync(self, table: Table) -> None:
+        """Catch ``table`` up with the moves another process stored (a shared store only).
+
+        Called before a view is read: a view read on any process after a move was
+        answered shows that move, without waiting for the database's notice.
+        """
+        if not self.shared:
+            return
+        version = self.store.version(table.id)
+        if version is not None and version > table.version:
+            self.notified(table.id, version)
 
     # ---------------------------------------------------------- seats, tokens
 
@@ -561,9 +683,10 @@ class Tables:
 
         Raises:
             ApiError: 404 for a seat the table does not have, 409 for a bot's seat or
-                one already taken.
+                one already taken, 410 when the table has expired.
         """
         seat = self.seat_number(table, seat_text)
+        self._check_not_expired(table)
         if seat in table.bots:
             raise ApiError(409, "seat_is_bot", f"seat {seat} is played by a bot")
         token = secrets.token_urlsafe(32)
@@ -572,6 +695,7 @@ class Tables:
             raise ApiError(409, "seat_taken", f"seat {seat} is already taken")
         table.tokens[seat] = digest
         self.seen(table, seat)
+        self._announce(table)  # the seats changed: every page reads them again
         return seat, token
 
     @staticmethod
@@ -643,6 +767,7 @@ class Tables:
             raise ApiError(422, "invalid_bot", f"{name} cannot play here: {why}")
         if table.state.is_terminal:
             raise ApiError(409, "game_over", "the game is over")
+        self._check_not_expired(table)
         bot_seed = secrets.randbelow(2**31)
         bots = {**table.bots, seat: (name, bot_seed)}
         if seat in table.tokens:
@@ -690,18 +815,23 @@ class Tables:
         table.generation += 1
         self._announce(table)
 
-    @staticmethod
-    def seat_of(table: Table, token: str) -> int:
+    def seat_of(self, table: Table, token: str) -> int:
         """The seat whose token ``token`` is (compared in constant time).
+
+        With a shared store, a token not known here is looked for again in the
+        database's seats before it is refused: a seat claimed through another process
+        is valid here as soon as its claim has answered.
 
         Raises:
             ApiError: 403 when it is no seat's token at this table.
         """
         digest = token_digest(token)
-        found = None
-        for seat, stored in table.tokens.items():
-            if hmac.compare_digest(stored, digest):
-                found = seat
+        found = _seat_of_digest(table, digest)
+        if found is None and self.shared:
+            row = self.store.load(table.id, actions_from=table.version)
+            if row is not None and (row.seats != table.tokens or row.version != table.version):
+                self.notified(table.id, None)
+                found = _seat_of_digest(table, digest)
         if found is None:
             raise ApiError(403, "wrong_token", "this token is not a seat's token at this table")
         return found
@@ -723,6 +853,8 @@ class Tables:
         version = data["version"]
         if type(version) is not int:
             raise ApiError(400, "bad_body", f"version must be an integer; got {version!r:.40}")
+        if version != table.version:
+            self.sync(table)  # another process may have stored the moves the seat saw
         state = table.state
         if state.is_terminal:
             raise ApiError(409, "game_over", "the game is over; GET .../record has its record")
@@ -775,6 +907,7 @@ class Tables:
         table.state = after
         table.actions.append(action)
         table.turn_since = time.monotonic()
+        table.active = time.time()
         self._announce(table)
         self._forget_if_done(table)
 
@@ -797,6 +930,7 @@ class Tables:
             table.state = _row_state(row, table.config)
         table.actions = table.actions[:known] + added
         table.tokens = row.seats
+        table.active = max(table.active, row.updated)
         if row.bots != table.bots:
             table.bots = row.bots
             table.players = {p: BOT_KINDS[name](seed) for p, (name, seed) in row.bots.items()}
@@ -988,7 +1122,9 @@ class Tables:
         """Let a stand-in play every seat idle past ``seat_timeout`` while it is to act.
 
         Returns how many stand-ins started. A seat no bot plays (claimed or not) is idle
-        since its turn began or its person's last request, whichever is later.
+        since its turn began or its person's last request, whichever is later. Only a
+        table where some seat is claimed gets stand-ins: one nobody came to waits, and
+        expires (see ``expired``).
         """
         if self.seat_timeout <= 0:
             return 0
@@ -998,6 +1134,8 @@ class Tables:
             state = table.state
             seat = state.current_player
             if state.is_terminal or seat is None or seat in table.bots or seat in table.stand_in:
+                continue
+            if not table.tokens:  # nobody has come to this table: nobody is kept waiting
                 continue
             if now - max(table.turn_since, table.seen.get(seat, 0.0)) < self.seat_timeout:
                 continue

@@ -10,6 +10,7 @@ const TEXT = {
     rules: "Rules", maxTurns: "Turns per round (empty: no limit)", otherSeats: "The other seats",
     seatN: "Seat {n}", you: "you", person: "a person (invite by link)", random: "random bot", search: "search bot (stronger)",
     greedy: "greedy bot", create: "Create the table", joinTable: "Join the table",
+    freeSeat: "Free seat {n}", botSeat: "Give seat {n} to a bot", creatorControls: "As the table's creator you can free a seat or give it to a bot.",
     takeSeat: "Take seat {n}", watch: "Just watch", invite: "Invite friends with this link:",
     copy: "Copy", copied: "Copied", drawPile: "Draw pile", discardPile: "Discard pile",
     held: "In hand", scores: "Scores", round: "Round {n}", total: "Total", cards: "{n} cards",
@@ -54,6 +55,7 @@ const TEXT = {
     rules: "Regeln", maxTurns: "Züge pro Runde (leer: unbegrenzt)", otherSeats: "Die anderen Plätze",
     seatN: "Platz {n}", you: "du", person: "ein Mensch (per Link einladen)", random: "Zufalls-Bot", search: "Such-Bot (stärker)",
     greedy: "gieriger Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
+    freeSeat: "Platz {n} freigeben", botSeat: "Platz {n} einem Bot geben", creatorControls: "Du hast den Tisch eröffnet: Du kannst einen Platz freigeben oder einem Bot geben.",
     takeSeat: "Platz {n} nehmen", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
     copy: "Kopieren", copied: "Kopiert", drawPile: "Nachziehstapel", discardPile: "Ablagestapel",
     held: "Auf der Hand", scores: "Punkte", round: "Runde {n}", total: "Summe", cards: "{n} Karten",
@@ -98,6 +100,7 @@ const TEXT = {
     rules: "Zasady", maxTurns: "Tury na rundę (puste: bez limitu)", otherSeats: "Pozostałe miejsca",
     seatN: "Miejsce {n}", you: "ty", person: "człowiek (zaproś linkiem)", random: "bot losowy", search: "bot szukający (silniejszy)",
     greedy: "bot zachłanny", create: "Załóż stół", joinTable: "Dołącz do stołu",
+    freeSeat: "Zwolnij miejsce {n}", botSeat: "Oddaj miejsce {n} botowi", creatorControls: "Jako zakładający stół możesz zwolnić miejsce albo oddać je botowi.",
     takeSeat: "Zajmij miejsce {n}", watch: "Tylko oglądaj", invite: "Zaproś znajomych tym linkiem:",
     copy: "Kopiuj", copied: "Skopiowano", drawPile: "Talia", discardPile: "Stos odrzuconych",
     held: "Na ręce", scores: "Punkty", round: "Runda {n}", total: "Suma", cards: "kart: {n}",
@@ -142,6 +145,7 @@ const TEXT = {
     rules: "Règles", maxTurns: "Tours par manche (vide : sans limite)", otherSeats: "Les autres places",
     seatN: "Place {n}", you: "vous", person: "une personne (invitée par lien)", random: "bot au hasard", search: "bot chercheur (plus fort)",
     greedy: "bot glouton", create: "Créer la table", joinTable: "Rejoindre la table",
+    freeSeat: "Libérer la place {n}", botSeat: "Confier la place {n} à un bot", creatorControls: "Vous avez créé la table : vous pouvez libérer une place ou la confier à un bot.",
     takeSeat: "Prendre la place {n}", watch: "Regarder seulement", invite: "Invitez vos amis avec ce lien :",
     copy: "Copier", copied: "Copié", drawPile: "Pioche", discardPile: "Défausse",
     held: "En main", scores: "Points", round: "Manche {n}", total: "Total", cards: "{n} cartes",
@@ -211,6 +215,7 @@ const ERRORS = {
     stale_version: "The table has moved on; here is where it stands now.",
     too_large: "The request is too large.",
     too_many_requests: "Too many requests; wait a moment and try again.",
+    table_expired: "Nobody took a seat at this table for too long: it has closed. Create a new one.",
     too_many_tables: "The server has too many open tables; try again later.",
     unknown_seat: "The table has no such seat.",
     unknown_table: "There is no such table.",
@@ -241,6 +246,7 @@ const ERRORS = {
     stale_version: "Am Tisch ist inzwischen gespielt worden; hier ist der aktuelle Stand.",
     too_large: "Die Anfrage ist zu groß.",
     too_many_requests: "Zu viele Anfragen; warte kurz und versuche es noch einmal.",
+    table_expired: "An diesem Tisch hat zu lange niemand Platz genommen: Er ist geschlossen. Eröffne einen neuen.",
     too_many_tables: "Der Server hat zu viele offene Tische; versuche es später noch einmal.",
     unknown_seat: "Diesen Platz gibt es an diesem Tisch nicht.",
     unknown_table: "Diesen Tisch gibt es nicht.",
@@ -271,6 +277,7 @@ const ERRORS = {
     stale_version: "Gra poszła dalej; oto obecny stan stołu.",
     too_large: "Żądanie jest za duże.",
     too_many_requests: "Za dużo żądań; poczekaj chwilę i spróbuj ponownie.",
+    table_expired: "Przy tym stole zbyt długo nikt nie usiadł: został zamknięty. Załóż nowy.",
     too_many_tables: "Serwer ma za dużo otwartych stołów; spróbuj później.",
     unknown_seat: "Przy tym stole nie ma takiego miejsca.",
     unknown_table: "Nie ma takiego stołu.",
@@ -301,6 +308,7 @@ const ERRORS = {
     stale_version: "La partie a avancé ; voici où en est la table.",
     too_large: "La requête est trop grande.",
     too_many_requests: "Trop de requêtes ; attendez un peu et réessayez.",
+    table_expired: "Personne n’a pris place à cette table depuis trop longtemps : elle est fermée. Créez-en une nouvelle.",
     too_many_tables: "Le serveur a trop de tables ouvertes ; réessayez plus tard.",
     unknown_seat: "Cette table n’a pas cette place.",
     unknown_table: "Cette table n’existe pas.",
@@ -314,8 +322,8 @@ const params = new URLSearchParams(location.search);
 // The play page also reads #lang=, #scene= and #record= (a link's fragment).
 const hashParams = new URLSearchParams(location.hash.slice(1));
 const page = {
-  lang: "en", table: params.get("table"), seat: null, token: null, info: null,
-  view: null, socket: null, busy: false, retry: 0, seenRound: 0, infoVersion: -1, logSince: 0,
+  lang: "en", table: params.get("table"), seat: null, token: null, creator: null, info: null,
+  view: null, socket: null, busy: false, retry: 0, seenRound: 0, infoStale: false, logSince: 0,
   narrow: window.matchMedia("(max-width: 700px)"),
   local: document.documentElement.dataset.backend === "browser",
   botChoices: ["greedy", "search-easy"],
@@ -367,9 +375,9 @@ const sleep = (ms) => new Promise((done) => { setTimeout(done, ms); });
 // (GETs and moves: a move names the version it was made at, so the server refuses a
 // repeat with "stale_version") is retried, waiting longer each time, while the page
 // says that it cannot reach the server.
-async function api(method, path, body, { retry = method === "GET" } = {}) {
+async function api(method, path, body, { retry = method === "GET", token = page.token } = {}) {
   const headers = {};
-  if (page.token) headers.Authorization = `Bearer ${page.token}`;
+  if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   for (let attempt = 0; ; attempt += 1) {
     let response;
@@ -563,6 +571,9 @@ async function createTable(event) {
   try {
     const table = await api("POST", "/api/tables", body);
     page.table = table.table;
+    // The creator's token is kept apart from the seat's: a seat's token may be dropped
+    // (close code 4401), the creator's never is, so the creator can still free seats.
+    localStorage.setItem(`allegra:${table.table}:creator`, table.creator_token);
     const claim = await api("POST", `/api/tables/${table.table}/seats/0`, {});
     localStorage.setItem(`allegra:${table.table}`, JSON.stringify({ seat: 0, token: claim.token }));
     location.href = `/?table=${encodeURIComponent(table.table)}&lang=${page.lang}`;
@@ -591,6 +602,53 @@ function showJoin() {
     const note = document.createElement("p");
     note.textContent = t("noFreeSeat");
     box.append(note);
+  }
+  if (page.creator && !page.info.over) {
+    for (const s of page.info.seats.filter((seat) => seat.taken)) {
+      box.append(creatorButton("freeSeat", s.seat, "DELETE", `/api/tables/${page.table}/seats/${s.seat}`));
+    }
+  }
+}
+
+// -------------------------------------------------------- the creator's controls
+
+// The creator (who holds the creator's token) may free a seat (its token stops working,
+// or its bot leaves) or give it to a bot, at any time before the game is over.
+function creatorButton(key, seat, method, path) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "creator";
+  button.dataset.seat = String(seat);
+  button.textContent = t(key, { n: seat });
+  button.addEventListener("click", async () => {
+    showError("");
+    button.disabled = true;
+    try {
+      page.info = await api(method, path, method === "POST" ? {} : undefined, { token: page.creator, retry: false });
+      if (!$("join").hidden) showJoin();
+      if (page.view) renderSeats(page.view);
+    } catch (error) {
+      showError(errorText(error));
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
+function renderCreatorControls(view) {
+  const box = $("creator");
+  box.replaceChildren();
+  box.hidden = !page.creator || page.local || view.phase === "over";
+  if (box.hidden) return;
+  const note = document.createElement("p");
+  note.textContent = t("creatorControls");
+  box.append(note);
+  for (let p = 0; p < view.num_players; p += 1) {
+    if (p === page.seat) continue;
+    const facts = seatFacts(p);
+    const base = `/api/tables/${page.table}/seats/${p}`;
+    if (facts.taken) box.append(creatorButton("freeSeat", p, "DELETE", base));
+    if (!facts.bot) box.append(creatorButton("botSeat", p, "POST", `${base}/bot`));
   }
 }
 
@@ -636,6 +694,7 @@ function connect() {
   page.socket = socket;
   socket.onmessage = (message) => {
     page.retry = 0;
+    page.infoStale = true;
     showError("");
     render(JSON.parse(message.data));
   };
@@ -672,12 +731,13 @@ async function forgetSeat() {
   }
 }
 
-// The seats' facts (bot, taken) change without a move when someone takes a seat: they
-// are read again with each new version while a seat is free.
-async function refreshInfo(view) {
-  if (page.local || !page.info || page.infoVersion === view.version) return;
+// The seats' facts (bot, taken) change without a move when someone takes a seat (the
+// server then sends every socket the view again): they are read again with each view
+// the socket brings while a seat is free.
+async function refreshInfo() {
+  if (page.local || !page.info || !page.infoStale) return;
+  page.infoStale = false;
   if (page.info.seats.every((s) => s.taken)) return;
-  page.infoVersion = view.version;
   try {
     page.info = await api("GET", `/api/tables/${page.table}`);
     if (page.view) renderSeats(page.view);
@@ -816,7 +876,7 @@ function render(view) {
   }
   renderLog(view, before);
   renderScores(view);
-  if (!before || before.version !== view.version) refreshInfo(view);
+  refreshInfo();
 }
 
 function renderSeats(view) {
@@ -848,6 +908,7 @@ function renderSeats(view) {
     list.append(item);
   }
   $("share").hidden = page.local || (Boolean(page.info) && page.info.seats.every((s) => s.taken));
+  renderCreatorControls(view);
 }
 
 // ----------------------------------------------------------- the table picture
@@ -1159,6 +1220,7 @@ async function start() {
     showError(errorText(error));
     return;
   }
+  page.creator = localStorage.getItem(`allegra:${page.table}:creator`);
   const saved = JSON.parse(localStorage.getItem(`allegra:${page.table}`) || "null");
   if (saved && typeof saved.token === "string") {
     page.seat = saved.seat;
