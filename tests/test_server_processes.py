@@ -129,17 +129,47 @@ def test_serve_refuses_a_bad_bot_lease(seconds: str, capsys: pytest.CaptureFixtu
 
 
 def test_a_sqlite_store_has_one_process(tmp_path: Path) -> None:
-    from allegra_rules.server.store import open_store
+    from allegra_rules.server.backends import open_store, open_transport
+    from allegra_rules.server.transport import InProcessTransport, Notice
 
     store = open_store(tmp_path / "one.db")
     try:
-        heard: list[object] = []
-        store.listen(lambda *notice: heard.append(notice))
         assert store.bot_lease == 0
         assert store.hold_bots(["t1", "t2"]) == {"t1", "t2"}
-        assert heard == []
+        transport = open_transport(tmp_path / "one.db")
+        assert isinstance(transport, InProcessTransport)
+        heard: list[Notice] = []
+        transport.listen(heard.append)
+        transport.publish(Notice("t1", 1, "me"))
+        assert heard == [Notice("t1", 1, "me")]
+        transport.close()
+        transport.publish(Notice("t1", 2, "me"))
+        assert len(heard) == 1
     finally:
         store.close()
+
+
+def test_postgres_notify_carries_notices_between_processes(pair: tuple[str, Path]) -> None:
+    from allegra_rules.server.backends import open_transport
+    from allegra_rules.server.transport import Notice
+    from allegra_rules.server.transport_postgres import PostgresNotify
+
+    url, _ = pair
+    one, two = open_transport(url), open_transport(url)
+    assert isinstance(one, PostgresNotify) and isinstance(two, PostgresNotify)
+    heard: list[Notice] = []
+    try:
+        two.listen(heard.append)
+        sent = [Notice("t1", 3, "one"), Notice("t1", None, "one"), Notice("t2", 0, "one")]
+        # The listener connects in its thread: publish until it hears the first.
+        wait_for(lambda: one.publish(sent[0]) or bool(heard), 10)
+        for notice in sent[1:]:
+            one.publish(notice)
+        wait_for(lambda: heard[-1] == sent[-1], 5)
+        assert set(heard) == set(sent)
+    finally:
+        one.close()
+        two.close()
 
 
 def test_a_move_on_one_process_reaches_the_sockets_of_the_other(

@@ -22,8 +22,9 @@ import pytest
 pytest.importorskip("starlette", reason="the server extra is not installed")
 pytest.importorskip("uvicorn", reason="the server extra is not installed")
 
+from allegra_rules.server.backends import is_postgres_url, open_store
 from allegra_rules.server.migrations import MIGRATIONS
-from allegra_rules.server.store import StaleVersion, Store, is_postgres_url, open_store
+from allegra_rules.server.store import StaleVersion, Store
 from allegra_rules.server.store_sqlite import SQLiteStore
 from postgres import Cluster
 

@@ -3,7 +3,9 @@
 ``allegra-rules serve [--host 127.0.0.1] [--port 8000] [--db FILE | --database URL]`` runs
 it: a Starlette application ([`create_app`][allegra_rules.server.app.create_app]) served
 by uvicorn, its tables stored in SQLite or PostgreSQL (a
-[`Store`][allegra_rules.server.store.Store]).
+[`Store`][allegra_rules.server.store.Store]; the processes sharing a PostgreSQL database
+hear of each other's changes through a
+[`Transport`][allegra_rules.server.transport.Transport]).
 The server is a thin shell around the library: it checks each move with
 ``apply(state, action, player=seat)``, stores every state, and sends each seat its own
 view (``observe(state, seat)``), never the state. The core package never imports this one.
@@ -36,7 +38,8 @@ from .app import (
     create_app,
     openapi_document,
 )
-from .store import BOT_LEASE, WAL_LIMIT, is_postgres_url, open_store
+from .backends import is_postgres_url, open_store
+from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
     BOT_WORKERS,

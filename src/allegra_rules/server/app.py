@@ -48,7 +48,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .store import BOT_LEASE, WAL_LIMIT, open_store
+from .backends import open_store, open_transport
+from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
     BOT_WORKERS,
@@ -376,8 +377,10 @@ def create_app(
             an application embedded in a larger program leaves it off.
     """
     store = open_store(db, wal_limit=wal_limit, bot_lease=bot_lease)
+    transport = open_transport(db)
     tables = Tables(
         store,
+        transport,
         max_open_tables=max_open_tables,
         idle_seconds=idle_seconds,
         abandoned_after=abandoned_after,
@@ -548,6 +551,7 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
         tables.close()
+        transport.close()
         store.close()
         if freeze_startup_objects:
             gc.unfreeze()

@@ -1,13 +1,13 @@
-"""The storage of the table server: one interface, a SQLite and a PostgreSQL store.
+"""The storage of the table server: the interface every store implements.
 
 [`Store`][allegra_rules.server.store.Store] is what the server above it
 ([`Tables`][allegra_rules.server.tables.Tables]) uses; it never knows which store it has.
-[`open_store`][allegra_rules.server.store.open_store] picks one from the database named:
-a ``postgresql://`` (or ``postgres://``) URL opens a ``PostgresStore``
-(``allegra_rules.server.store_postgres``, psycopg 3), anything else is a SQLite file
-(``SQLiteStore``, ``allegra_rules.server.store_sqlite``). Both create and migrate their
-schema with the same numbered steps (``allegra_rules.server.migrations``), recorded in
-the table ``schema_migrations``.
+Two implement it: ``SQLiteStore`` (``allegra_rules.server.store_sqlite``) and
+``PostgresStore`` (``allegra_rules.server.store_postgres``, psycopg 3);
+[`open_store`][allegra_rules.server.backends.open_store] (in
+``allegra_rules.server.backends``, the one module that knows the implementations) picks
+one for the database named. Both create and migrate their schema with the same numbered
+steps (``allegra_rules.server.migrations``), recorded in the table ``schema_migrations``.
 
 A move is one transaction in either store: the table's row is updated only where its
 ``version`` is still the one the move was made on, and the move is added to ``moves``
@@ -15,19 +15,18 @@ under the unique key (table, index). A move made on a version another move alrea
 took, whichever process made it, writes nothing and raises
 [`StaleVersion`][allegra_rules.server.store.StaleVersion].
 
-Several server processes may share one PostgreSQL database. Its store then tells each
-process of the moves the others stored (``listen``: PostgreSQL's ``NOTIFY``, the table's
-id and new version), and lends each table's bots to one process at a time
-(``hold_bots``: a lease that its holder renews and that another process takes over once
-it expires). A SQLite database has one process: its ``listen`` hears nothing and its
-``hold_bots`` always says yes.
+Several server processes may share one PostgreSQL database. Its store lends each
+table's bots to one process at a time (``hold_bots``: a lease that its holder renews and
+that another process takes over once it expires); a SQLite database has one process, and
+its ``hold_bots`` always says yes. How the processes hear of each other's changes is not
+the store's job but the transport's
+([`Transport`][allegra_rules.server.transport.Transport]).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
-from pathlib import Path
+from collections.abc import Collection
 from typing import Any, Protocol
 
 import attrs
@@ -38,8 +37,6 @@ __all__ = [
     "StaleVersion",
     "Store",
     "TableRow",
-    "is_postgres_url",
-    "open_store",
 ]
 
 WAL_LIMIT = 16 * 1024 * 1024
@@ -162,15 +159,6 @@ class Store(Protocol):
         the first ones already); the row's ``actions`` then start there.
         """
 
-    def listen(self, callback: Callable[[str, int | None], None]) -> None:
-        """Call ``callback(table_id, version)`` for each move another process stores.
-
-        ``version`` is the table's version after the move, or ``None`` when another
-        process changed the table's seats or bots. The callback runs in a thread of the
-        store (not the caller's); it may be told of a move more than once, or of the
-        caller's own moves. ``close`` stops it.
-        """
-
     def hold_bots(self, table_ids: Collection[str]) -> set[str]:
         """Take or renew this process's hold on the bots of the tables ``table_ids``.
 
@@ -183,28 +171,6 @@ class Store(Protocol):
 
     def migrations(self) -> list[int]:
         """The numbers of the schema steps applied to the database, in order."""
-
-
-def is_postgres_url(database: str | Path) -> bool:
-    """Whether ``database`` is a PostgreSQL URL (``postgresql://`` or ``postgres://``)."""
-    return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
-
-
-def open_store(
-    database: str | Path, *, wal_limit: int = WAL_LIMIT, bot_lease: float = BOT_LEASE
-) -> Store:
-    """The store of ``database``: a PostgreSQL URL, or a SQLite file (``":memory:"``).
-
-    The schema is created or migrated on opening. ``wal_limit`` is SQLite's (see
-    ``SQLiteStore``), ``bot_lease`` PostgreSQL's (see ``PostgresStore``).
-    """
-    if is_postgres_url(database):
-        from .store_postgres import PostgresStore
-
-        return PostgresStore(str(database), bot_lease=bot_lease)
-    from .store_sqlite import SQLiteStore
-
-    return SQLiteStore(database, wal_limit=wal_limit)
 
 
 def bots_json(bots: dict[int, tuple[str, int]]) -> str:

@@ -9,24 +9,21 @@ moves on one version, from any process, exactly one is stored; the other raises
 [`StaleVersion`][allegra_rules.server.store.StaleVersion]. Migrations take a transaction
 advisory lock: processes starting together on one database run each step once.
 
-Several processes may serve one database. A move's transaction also sends
-``NOTIFY allegra_moves`` with ``<table id>:<version>`` (sent on commit only; a change of
-a table's seats or bots sends ``<table id>:seats:<holder>``), and each
-process listens on a connection of its own (``listen``), so that it reads the table
-again and tells its sockets. A table's bots are played by the process that holds its
-row in ``bot_leases`` (``hold_bots``): the holder renews it, and another process takes
-it over once it has expired, ``bot_lease`` seconds after its last renewal (a process
-that died). Lease times are the database's clock, so the processes' clocks may differ.
+Several processes may serve one database (they hear of each other's changes through
+their transport, ``allegra_rules.server.transport_postgres``). A table's bots are
+played by the process that holds its row in ``bot_leases`` (``hold_bots``): the holder
+renews it, and another process takes it over once it has expired, ``bot_lease`` seconds
+after its last renewal (a process that died). Lease times are the database's clock, so
+the processes' clocks may differ.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported when a store opens: the module imports without them
@@ -36,12 +33,9 @@ if TYPE_CHECKING:  # imported when a store opens: the module imports without the
 from .migrations import MIGRATIONS, SCHEMA_TABLE
 from .store import BOT_LEASE, StaleVersion, TableRow, bots_from_json, bots_json
 
-__all__ = ["CHANNEL", "MIGRATION_LOCK", "PostgresStore"]
+__all__ = ["MIGRATION_LOCK", "PostgresStore"]
 
 log = logging.getLogger("allegra_rules.server")
-
-CHANNEL = "allegra_moves"
-"""The ``NOTIFY`` channel of stored moves; a payload is ``<table id>:<version>``."""
 
 MIGRATION_LOCK = 0x616C6C6567726100
 """The advisory lock key migrations hold (``pg_advisory_xact_lock``)."""
@@ -80,8 +74,6 @@ class PostgresStore:
         self.bot_lease = bot_lease
         self.holder = uuid.uuid4().hex
         """This process's name in ``bot_leases``."""
-        self._stop = threading.Event()
-        self._listener: threading.Thread | None = None
 
         self._unique_violation = psycopg.errors.UniqueViolation
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
@@ -134,59 +126,8 @@ class PostgresStore:
         """Nothing to start: PostgreSQL needs no upkeep from the server."""
 
     def close(self) -> None:
-        """Stop listening and close every connection of the pool."""
-        self._stop.set()
-        if self._listener is not None:
-            self._listener.join(timeout=5)
-            self._listener = None
+        """Close every connection of the pool."""
         self._pool.close()
-
-    def listen(self, callback: Callable[[str, int | None], None]) -> None:
-        """Call ``callback(table_id, version)`` for each move stored (by any process).
-
-        ``version`` is ``None`` when another process changed the table's seats or bots.
-
-        A thread of the store listens on a connection of its own (connecting again,
-        after a pause, when it is lost) until ``close``.
-        """
-        if self._listener is not None:
-            return
-        self._listener = threading.Thread(
-            target=self._listen, args=(callback,), name="allegra-listen", daemon=True
-        )
-        self._listener.start()
-
-    def _listen(self, callback: Callable[[str, int | None], None]) -> None:
-        import psycopg
-
-        pause = 0.1
-        while not self._stop.is_set():
-            try:
-                with psycopg.connect(
-                    self._url, autocommit=True, connect_timeout=max(1, int(self._timeout))
-                ) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    pause = 0.1
-                    while not self._stop.is_set():
-                        for note in conn.notifies(timeout=0.5):
-                            self._heard(note.payload, callback)
-            except psycopg.Error as exc:
-                if self._stop.is_set():
-                    break
-                log.warning("listening for moves failed (%s); again in %.1f s", exc, pause)
-                self._stop.wait(pause)
-                pause = min(pause * 2, 5.0)
-
-    def _heard(self, payload: str, callback: Callable[[str, int | None], None]) -> None:
-        """Pass one notification on: a move's ``ID:VERSION``, or ``ID:seats:HOLDER``."""
-        parts = payload.split(":")
-        try:
-            if len(parts) == 2:
-                callback(parts[0], int(parts[1]))
-            elif len(parts) == 3 and parts[1] == "seats" and parts[2] != self.holder:
-                callback(parts[0], None)
-        except Exception:  # pragma: no cover - keep listening whatever one notice does
-            log.exception("a notice of table %s failed", parts[0][:64])
 
     def hold_bots(self, table_ids: Collection[str]) -> set[str]:
         """Take or renew this process's lease on the bots of the tables ``table_ids``.
@@ -246,32 +187,23 @@ class PostgresStore:
 
     def set_bots(self, table_id: str, bots: dict[int, tuple[str, int]]) -> None:
         """Store a table's bot seats anew (the creator handed a seat to a bot or freed one)."""
-        with self._pool.connection() as conn, conn.transaction():
+        with self._pool.connection() as conn:
             conn.execute("UPDATE tables SET bots = %s WHERE id = %s", (bots_json(bots), table_id))
-            self._notify_seats(conn, table_id)
 
     def remove_seat(self, table_id: str, seat: int) -> None:
         """Forget a claimed seat's token (the seat is free again, or a bot's)."""
-        with self._pool.connection() as conn, conn.transaction():
+        with self._pool.connection() as conn:
             conn.execute("DELETE FROM seats WHERE table_id = %s AND seat = %s", (table_id, seat))
-            self._notify_seats(conn, table_id)
 
     def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
         """Store a claimed seat; False when the seat was already claimed."""
-        with self._pool.connection() as conn, conn.transaction():
+        with self._pool.connection() as conn:
             cursor = conn.execute(
                 "INSERT INTO seats (table_id, seat, token_sha256) VALUES (%s, %s, %s)"
                 " ON CONFLICT DO NOTHING",
                 (table_id, seat, token_sha256),
             )
-            if cursor.rowcount != 1:
-                return False
-            self._notify_seats(conn, table_id)
-            return True
-
-    def _notify_seats(self, conn: psycopg.Connection[Any], table_id: str) -> None:
-        """Tell the other processes (on commit) that ``table_id``'s seats or bots changed."""
-        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id}:seats:{self.holder}"))
+            return cursor.rowcount == 1
 
     def add_move(
         self, table_id: str, index: int, seat: int, action: str, state: str, over: bool
@@ -284,7 +216,7 @@ class PostgresStore:
         """
         # One statement, so one round trip and one transaction (the connection is in
         # autocommit): the table row is updated only at the version the move was made
-        # on, the move is added only when it was, and the notice is sent on commit.
+        # on, and the move is added only when it was.
         try:
             with self._pool.connection() as conn:
                 done = conn.execute(
@@ -294,11 +226,10 @@ class PostgresStore:
                     " added AS ("
                     " INSERT INTO moves (table_id, idx, seat, action)"
                     " SELECT id, %s, %s, %s FROM moved RETURNING table_id)"
-                    " SELECT pg_notify(%s, %s) FROM added",
+                    " SELECT 1 FROM added",
                     (
                         state, index + 1, int(over), time.time(), table_id, index,
                         index, seat, action,
-                        CHANNEL, f"{table_id}:{index + 1}",
                     ),
                 ).rowcount  # fmt: skip
         except self._unique_violation:

@@ -22,7 +22,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from .migrations import MIGRATIONS, SCHEMA_TABLE
@@ -43,8 +43,8 @@ class SQLiteStore:
     """The server's SQLite database: a [`Store`][allegra_rules.server.store.Store].
 
     One connection; its transactions are taken one at a time, so several threads may
-    share it. One process uses the database: ``listen`` hears nothing and the process
-    always holds every table's bots (``bot_lease`` is 0).
+    share it. One process uses the database: it always holds every table's bots
+    (``bot_lease`` is 0).
 
     Args:
         path: the database file; ``":memory:"`` keeps everything in memory.
@@ -119,9 +119,6 @@ class SQLiteStore:
         with self._lock:
             rows = self._db.execute("SELECT version FROM schema_migrations ORDER BY version")
             return [int(row[0]) for row in rows]
-
-    def listen(self, callback: Callable[[str, int | None], None]) -> None:
-        """Nothing to hear: no other process stores moves in this database."""
 
     def hold_bots(self, table_ids: Collection[str]) -> set[str]:
         """All of them: the one process of the database always holds every table's bots."""

@@ -18,9 +18,12 @@ A seat only ever gets ``observe(state, seat)``; a spectator gets the public view
 ``observe(state, None)`` (as data: [`public_view`][allegra_rules.server.tables.public_view]),
 what every seat knows.
 
-Several server processes may share one database (PostgreSQL). Each hears of the moves
-the others store (``listen``, then ``notified``) and reads such a table again, exactly as
-after a move refused as stale, so that its sockets get the new views. A table's bots
+Several server processes may share one database (PostgreSQL). After each change (a
+move stored, seats or bots changed) a process publishes a
+[`Notice`][allegra_rules.server.transport.Notice] on its
+[`Transport`][allegra_rules.server.transport.Transport]; each hears those of the others
+(``listen``, then ``notified``) and reads such a table again, exactly as after a move
+refused as stale, so that its sockets get the new views. A table's bots
 are played by the one process that holds them (``Store.hold_bots``); ``watch_bots``
 renews that hold and takes a table's bots over once another process's hold has expired.
 """
@@ -35,6 +38,7 @@ import json
 import logging
 import secrets
 import time
+import uuid
 from typing import Any
 
 import attrs
@@ -66,6 +70,7 @@ from allegra_rules.transitions import IllegalActionError, apply, new_game
 
 from .limits import VIEW_CACHE_BYTES, RateLimit, ViewCache, ViewKey
 from .store import StaleVersion, Store, TableRow
+from .transport import InProcessTransport, Notice, Transport
 
 __all__ = [
     "ABANDONED_AFTER",
@@ -348,6 +353,8 @@ class Tables:
 
     Args:
         store: the database.
+        transport: how this process and the others sharing ``store`` hear of each
+            other's changes (default: an ``InProcessTransport``, one process).
         max_open_tables: how many tables may count as open; creating one more is refused
             with 503 and a ``Retry-After`` saying when one of them stops counting.
         idle_seconds: an unfinished table counts as open until this long after its
@@ -365,6 +372,7 @@ class Tables:
     def __init__(
         self,
         store: Store,
+        transport: Transport | None = None,
         *,
         max_open_tables: int = 1000,
         idle_seconds: float = IDLE_SECONDS,
@@ -375,6 +383,9 @@ class Tables:
         bot_workers: int = BOT_WORKERS,
     ) -> None:
         self.store = store
+        self.transport: Transport = InProcessTransport() if transport is None else transport
+        self.origin = uuid.uuid4().hex
+        """This process's name in the notices it publishes."""
         self.max_open_tables = max_open_tables
         self.idle_seconds = idle_seconds
         self.abandoned_after = abandoned_after
@@ -694,6 +705,7 @@ class Tables:
         if seat in table.tokens or not self.store.add_seat(table.id, seat, digest):
             raise ApiError(409, "seat_taken", f"seat {seat} is already taken")
         table.tokens[seat] = digest
+        self._publish(table, seats=True)
         self.seen(table, seat)
         self._announce(table)  # the seats changed: every page reads them again
         return seat, token
@@ -773,6 +785,7 @@ class Tables:
         if seat in table.tokens:
             self.store.remove_seat(table.id, seat)
         self.store.set_bots(table.id, bots)
+        self._publish(table, seats=True)
         table.tokens.pop(seat, None)
         table.bots = bots
         table.players[seat] = BOT_KINDS[name](bot_seed)
@@ -798,6 +811,7 @@ class Tables:
             self.store.set_bots(table.id, bots)
             table.bots = bots
             table.players.pop(seat, None)
+        self._publish(table, seats=True)
         table.seen.pop(seat, None)
         self._close_seat(table, seat)
         self._seats_changed(table)
@@ -906,6 +920,7 @@ class Tables:
         remember(table.moves, table.version + 1, seat, table.state, action, after)
         table.state = after
         table.actions.append(action)
+        self._publish(table)
         table.turn_since = time.monotonic()
         table.active = time.time()
         self._announce(table)
@@ -939,17 +954,21 @@ class Tables:
         self._forget_if_done(table)
 
     def listen(self) -> None:
-        """Hear of the moves other processes store (call on the running event loop).
+        """Hear of the changes other processes make (call on the running event loop).
 
-        Each is handled by ``notified`` on the loop.
+        Each notice of another process is handled by ``notified`` on the loop.
         """
         loop = asyncio.get_running_loop()
 
-        def heard(table_id: str, version: int | None) -> None:
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(self.notified, table_id, version)
+        def heard(notice: Notice) -> None:
+            if notice.origin != self.origin and not loop.is_closed():
+                loop.call_soon_threadsafe(self.notified, notice.table_id, notice.version)
 
-        self.store.listen(heard)
+        self.transport.listen(heard)
+
+    def _publish(self, table: Table, *, seats: bool = False) -> None:
+        """Tell the other processes that ``table`` moved (or its seats or bots changed)."""
+        self.transport.publish(Notice(table.id, None if seats else table.version, self.origin))
 
     def notified(self, table_id: str, version: int | None) -> None:
         """A move took ``table_id`` to ``version`` (``None``: its seats or bots changed).
