@@ -71,7 +71,7 @@ def test_commit_and_check() -> None:
     ],
 )
 def test_bad_arguments_are_value_errors(seed: object, salt: object, commitment: object) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"seed|salt|commitment"):
         check_deal(seed, salt, commitment)  # type: ignore[arg-type]
 
 
