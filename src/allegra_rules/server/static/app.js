@@ -48,6 +48,13 @@ const TEXT = {
     loading: "Loading the game into this page…", loadFailed: "The game could not be loaded in this page ({code}).",
     localNote: "You play here, in this page, against bots: nothing is sent anywhere.",
     refusedLocal: "The table refused this ({code}).", newGame: "New game",
+    dealCommitted: "The deal is fixed: commitment", seedChosen: "The creator of this table chose the seed (so only one seat is for a person).",
+    dealChecked: "The deal was fixed before the game: checked.", dealNoted: "(against the commitment this page noted when it joined)",
+    dealServerOnly: "(this page did not see the table before the end: checked against the commitment the server shows)",
+    dealMismatch: "WARNING: the revealed deal does NOT match the commitment shown at the start. The deal may have been changed during the game!",
+    dealNoCrypto: "This browser cannot check the deal here (it needs https); use the command below.",
+    dealNone: "This table was made before deals were committed: there is nothing to check.",
+    dealVerify: "To check every move from the committed deal, download the record and run:",
   },
   de: {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
@@ -92,6 +99,13 @@ const TEXT = {
     loading: "Das Spiel wird in diese Seite geladen …", loadFailed: "Das Spiel ließ sich nicht in diese Seite laden ({code}).",
     localNote: "Du spielst hier, in dieser Seite, gegen Bots: nichts wird irgendwohin gesendet.",
     refusedLocal: "Der Tisch hat das abgelehnt ({code}).", newGame: "Neue Partie",
+    dealCommitted: "Die Verteilung steht fest: Festlegung", seedChosen: "Wer diesen Tisch eröffnet hat, hat den Seed gewählt (darum ist nur ein Platz für einen Menschen).",
+    dealChecked: "Die Verteilung stand vor dem Spiel fest: geprüft.", dealNoted: "(gegen die Festlegung, die sich diese Seite beim Beitreten gemerkt hat)",
+    dealServerOnly: "(diese Seite kannte den Tisch vor dem Ende nicht: geprüft gegen die Festlegung, die der Server zeigt)",
+    dealMismatch: "WARNUNG: Die aufgedeckte Verteilung passt NICHT zur Festlegung vom Anfang. Die Karten könnten während des Spiels verändert worden sein!",
+    dealNoCrypto: "Dieser Browser kann die Verteilung hier nicht prüfen (dazu braucht es https); nutze den Befehl unten.",
+    dealNone: "Dieser Tisch stammt aus der Zeit vor den Festlegungen: es gibt nichts zu prüfen.",
+    dealVerify: "Um jeden Zug ab der festgelegten Verteilung zu prüfen, lade das Protokoll herunter und führe aus:",
   },
   pl: {
     title: "Allegra", language: "Język", newTable: "Nowy stół", players: "Gracze",
@@ -136,6 +150,13 @@ const TEXT = {
     loading: "Gra wczytuje się do tej strony…", loadFailed: "Nie udało się wczytać gry do tej strony ({code}).",
     localNote: "Grasz tutaj, na tej stronie, z botami: nic nie jest nigdzie wysyłane.",
     refusedLocal: "Stół odrzucił ten ruch ({code}).", newGame: "Nowa gra",
+    dealCommitted: "Rozdanie jest ustalone: zobowiązanie", seedChosen: "Założyciel stołu wybrał ziarno (dlatego tylko jedno miejsce jest dla człowieka).",
+    dealChecked: "Rozdanie było ustalone przed grą: sprawdzone.", dealNoted: "(względem zobowiązania zapamiętanego przez stronę przy dołączeniu)",
+    dealServerOnly: "(ta strona nie widziała stołu przed końcem: sprawdzone względem zobowiązania, które pokazuje serwer)",
+    dealMismatch: "UWAGA: ujawnione rozdanie NIE zgadza się ze zobowiązaniem z początku gry. Rozdanie mogło zostać zmienione w trakcie gry!",
+    dealNoCrypto: "Ta przeglądarka nie może tu sprawdzić rozdania (potrzebne https); użyj polecenia poniżej.",
+    dealNone: "Ten stół powstał, zanim rozdania były ustalane z góry: nie ma czego sprawdzać.",
+    dealVerify: "Aby sprawdzić każdy ruch od ustalonego rozdania, pobierz zapis i uruchom:",
   },
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
@@ -180,6 +201,13 @@ const TEXT = {
     loading: "Le jeu se charge dans cette page…", loadFailed: "Le jeu n’a pas pu se charger dans cette page ({code}).",
     localNote: "Vous jouez ici, dans cette page, contre des bots : rien n’est envoyé nulle part.",
     refusedLocal: "La table a refusé ({code}).", newGame: "Nouvelle partie",
+    dealCommitted: "La donne est fixée : engagement", seedChosen: "Le créateur de cette table a choisi la graine (une seule place est donc pour une personne).",
+    dealChecked: "La donne était fixée avant la partie : vérifié.", dealNoted: "(avec l’engagement que cette page a noté en rejoignant la table)",
+    dealServerOnly: "(cette page n’a pas vu la table avant la fin : vérifié avec l’engagement que montre le serveur)",
+    dealMismatch: "ATTENTION : la donne révélée NE correspond PAS à l’engagement montré au début. La donne a peut-être été changée pendant la partie !",
+    dealNoCrypto: "Ce navigateur ne peut pas vérifier la donne ici (il faut https) ; utilisez la commande ci-dessous.",
+    dealNone: "Cette table a été créée avant que les donnes soient engagées : il n’y a rien à vérifier.",
+    dealVerify: "Pour vérifier chaque coup depuis la donne engagée, téléchargez l’enregistrement et lancez :",
   },
 };
 
@@ -316,6 +344,7 @@ const hashParams = new URLSearchParams(location.hash.slice(1));
 const page = {
   lang: "en", table: params.get("table"), seat: null, token: null, info: null,
   view: null, socket: null, busy: false, retry: 0, seenRound: 0, infoVersion: -1, logSince: 0,
+  dealCheck: null,
   narrow: window.matchMedia("(max-width: 700px)"),
   local: document.documentElement.dataset.backend === "browser",
   botChoices: ["greedy", "search-easy"],
@@ -564,7 +593,8 @@ async function createTable(event) {
     const table = await api("POST", "/api/tables", body);
     page.table = table.table;
     const claim = await api("POST", `/api/tables/${table.table}/seats/0`, {});
-    localStorage.setItem(`allegra:${table.table}`, JSON.stringify({ seat: 0, token: claim.token }));
+    localStorage.setItem(`allegra:${table.table}`,
+      JSON.stringify({ seat: 0, token: claim.token, commitment: table.deal_commitment }));
     location.href = `/?table=${encodeURIComponent(table.table)}&lang=${page.lang}`;
   } catch (error) {
     showError(errorText(error));
@@ -598,7 +628,8 @@ async function claimSeat(seat) {
   showError("");
   try {
     const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, {});
-    localStorage.setItem(`allegra:${page.table}`, JSON.stringify({ seat, token: claim.token }));
+    localStorage.setItem(`allegra:${page.table}`,
+      JSON.stringify({ seat, token: claim.token, commitment: rememberedCommitment() }));
     page.seat = seat;
     page.token = claim.token;
     openTable();
@@ -658,7 +689,9 @@ function connect() {
 }
 
 async function forgetSeat() {
+  const commitment = rememberedCommitment();
   localStorage.removeItem(`allegra:${page.table}`);
+  if (commitment) localStorage.setItem(`allegra:${page.table}:commitment`, commitment);
   page.socket = null;
   page.token = null;
   page.seat = null;
@@ -811,9 +844,10 @@ function render(view) {
     } else {
       link.href = `/api/tables/${page.table}/record`;
       link.download = `allegra-${page.table}.json`;
-      over.append(link);
+      over.append(link, dealCheckBox());
     }
   }
+  renderDeal();
   renderLog(view, before);
   renderScores(view);
   if (!before || before.version !== view.version) refreshInfo(view);
@@ -848,6 +882,94 @@ function renderSeats(view) {
     list.append(item);
   }
   $("share").hidden = page.local || (Boolean(page.info) && page.info.seats.every((s) => s.taken));
+}
+
+// ------------------------------------------------------------------ fair deals
+
+// The table commits to its deal when it is created (SHA-256 of a prefix, the seed and a
+// secret salt) and reveals the seed and the salt in its record once the game is over.
+// The page keeps the commitment it was shown when it joined (beside its token) and,
+// at the end, hashes the revealed seed and salt to it here, with SubtleCrypto. It has no
+// engine to replay the moves: for that it shows the allegra-rules verify command.
+const DEAL_PREFIX = "allegra-rules deal commitment v1\n";
+
+function rememberedCommitment() {
+  const saved = JSON.parse(localStorage.getItem(`allegra:${page.table}`) || "null");
+  return (saved && saved.commitment) || localStorage.getItem(`allegra:${page.table}:commitment`);
+}
+
+function renderDeal() {
+  const box = $("deal");
+  const info = page.info;
+  box.hidden = page.local || !info || !info.deal_commitment;
+  if (box.hidden) return;
+  const code = document.createElement("code");
+  code.textContent = info.deal_commitment;
+  box.replaceChildren(`${t("dealCommitted")} `, code);
+  if (info.seed_chosen) box.append(` ${t("seedChosen")}`);
+}
+
+// The hex digest of the commitment to a seed (its decimal text) and a salt (hex).
+async function dealDigest(seedText, saltHex) {
+  const head = new TextEncoder().encode(DEAL_PREFIX + seedText);
+  const salt = new Uint8Array(saltHex.match(/../g).map((h) => parseInt(h, 16)));
+  const message = new Uint8Array(head.length + salt.length);
+  message.set(head);
+  message.set(salt, head.length);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", message));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function checkDeal() {
+  const noted = rememberedCommitment();
+  const result = { kind: "none", text: t("dealNone"), noted };
+  try {
+    // The record's text, not its parsed numbers: a seed may have more digits than a
+    // JavaScript number keeps.
+    const response = await fetch(`/api/tables/${page.table}/record`);
+    const text = await response.text();
+    const record = JSON.parse(text);
+    const seed = /"seed":(-?[0-9]+)[,}]/.exec(text);
+    if (!record.deal_commitment || !record.deal_salt || !seed) return result;
+    const expected = noted || record.deal_commitment;
+    result.noted = expected;
+    if (!(window.crypto && crypto.subtle)) {
+      Object.assign(result, { kind: "unchecked", text: t("dealNoCrypto") });
+    } else if (await dealDigest(seed[1], record.deal_salt) === expected
+      && record.deal_commitment === expected) {
+      const how = noted ? t("dealNoted") : t("dealServerOnly");
+      Object.assign(result, { kind: "ok", text: `${t("dealChecked")} ${how}` });
+    } else {
+      Object.assign(result, { kind: "warning", text: t("dealMismatch") });
+    }
+  } catch (_) {
+    Object.assign(result, { kind: "unchecked", text: t("dealNoCrypto") });
+  }
+  return result;
+}
+
+function dealCheckBox() {
+  const box = document.createElement("div");
+  box.id = "deal-check";
+  if (!page.dealCheck) {
+    page.dealCheck = checkDeal();
+    page.dealCheck.then(() => { if (page.view) render(page.view); });
+    return box;
+  }
+  page.dealCheck.then((result) => {
+    box.className = `deal-${result.kind}`;
+    const line = document.createElement("p");
+    line.textContent = result.text;
+    if (result.kind === "warning") line.setAttribute("role", "alert");
+    box.replaceChildren(line);
+    if (result.kind === "none") return;
+    const hint = document.createElement("p");
+    const command = document.createElement("code");
+    command.textContent = `allegra-rules verify allegra-${page.table}.json --commitment ${result.noted}`;
+    hint.append(`${t("dealVerify")} `, command);
+    box.append(hint);
+  });
+  return box;
 }
 
 // ----------------------------------------------------------- the table picture
@@ -1158,6 +1280,9 @@ async function start() {
   } catch (error) {
     showError(errorText(error));
     return;
+  }
+  if (!rememberedCommitment() && page.info.deal_commitment && !page.info.over) {
+    localStorage.setItem(`allegra:${page.table}:commitment`, page.info.deal_commitment);
   }
   const saved = JSON.parse(localStorage.getItem(`allegra:${page.table}`) || "null");
   if (saved && typeof saved.token === "string") {
