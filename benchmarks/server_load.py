@@ -189,7 +189,7 @@ async def play_table(
     rng = random.Random(seed)
     http = Http(ports[0])
     status, created = await http.request(
-        "POST", "/api/tables", {"players": 2, "max_turns": max_turns, "seed": seed}
+        "POST", "/api/tables", {"players": 2, "max_turns": max_turns}
     )
     assert status == 201, created
     table = created["table"]

@@ -93,7 +93,7 @@ def test_version_prints_the_package_version() -> None:
 @pytest.mark.parametrize(
     ("command", "options"),
     [
-        ([], ["demo", "simulate", "play", "rules", "replay", "--version", "exit codes:"]),
+        ([], ["demo", "simulate", "play", "rules", "replay", "verify", "--version", "exit codes:"]),
         (["demo"], ["--players", "--seed", "--preset", "--bots", "--save"]),
         (
             ["simulate"],
@@ -102,6 +102,7 @@ def test_version_prints_the_package_version() -> None:
         (["play"], ["--players", "--seat", "--preset", "--seed", "--bots", "--save"]),
         (["rules"], ["--preset", "--json"]),
         (["replay"], ["FILE"]),
+        (["verify"], ["RECORD", "--commitment"]),
     ],
 )
 def test_every_command_has_help(command: list[str], options: list[str]) -> None:

@@ -25,6 +25,7 @@ ws_client = pytest.importorskip("websockets.sync.client")
 from websockets.exceptions import ConnectionClosed
 
 from allegra_rules import GameRecord, RuleConfig, observe
+from allegra_rules.records import check_deal
 from allegra_rules.serialize import state_to_json
 from allegra_rules.server import public_view
 from allegra_rules.server.backends import open_store
@@ -165,7 +166,7 @@ def test_bad_table_requests(client: httpx.Client, body: bytes, status: int, code
 
 @pytest.fixture
 def two_people(client: httpx.Client) -> tuple[str, str, str]:
-    table = new_table(client, players=2, seed=12)
+    table = new_table(client, players=2)
     return table, claim(client, table, 0), claim(client, table, 1)
 
 
@@ -524,7 +525,7 @@ def test_a_move_another_process_stored_first_is_stale(databases: Databases) -> N
         httpx.Client(base_url=one.base, timeout=10) as a,
         httpx.Client(base_url=two.base, timeout=10) as b,
     ):
-        table = new_table(a, players=2, seed=21)
+        table = new_table(a, players=2)
         token = claim(a, table, 0)
         view = b.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
         assert view["version"] == 0
@@ -608,7 +609,7 @@ def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
     table = new_table(client, players=2, bots={"1": "search"}, seed=5, max_turns=4)
     token = claim(client, table, 0)
     rng = random.Random(5)
-    other = new_table(client, players=2, seed=6)
+    other = new_table(client, players=2)
     deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline, "the game took too long"
@@ -626,3 +627,65 @@ def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
     assert len(record.actions) == view["version"]
     states = list(record.states())
     assert sum(1 for state in states[:-1] if state.current_player == 1) > 0  # the bot moved
+
+
+# ------------------------------------------------------------------ fair deals
+
+
+def test_nothing_served_before_the_end_carries_the_seed_or_the_salt(
+    client: httpx.Client, server: ServerProcess
+) -> None:
+    # Every answer and every socket message before the game is over: the create answer,
+    # the info, the public and seat views (with pictures), the record's 409. Then the
+    # record and the info reveal a seed and salt that hash to the commitment of the start.
+    made = client.post("/api/tables", json={"players": 2, "bots": {"1": "greedy"}, "max_turns": 2})
+    assert made.status_code == 201, made.text
+    table, commitment = made.json()["table"], made.json()["deal_commitment"]
+    assert made.json()["seed_chosen"] is False and re.fullmatch(r"[0-9a-f]{64}", commitment)
+    token = claim(client, table, 0)
+    before = [made.text, client.get(f"/api/tables/{table}").text]
+    before.append(client.get(f"/api/tables/{table}/view?svg=1").text)
+    before.append(client.get(f"/api/tables/{table}/view?svg=1", headers=bearer(token)).text)
+    error_of(client.get(f"/api/tables/{table}/record"), 409, "game_not_over")
+    with contextlib.ExitStack() as stack:
+        sockets: dict[int | None, Any] = {
+            seat: stack.enter_context(ws_client.connect(f"{server.ws_base}/ws/tables/{table}{q}"))
+            for seat, q in ((0, f"?svg=1&token={token}"), (None, "?svg=1"))
+        }
+        _, _, raw, _ = _play(client, table, {0: token}, sockets, random.Random(3))
+    before += raw  # the socket messages and the move answers, the last views included
+    info = client.get(f"/api/tables/{table}").json()
+    record_text = client.get(f"/api/tables/{table}/record").text
+    record = GameRecord.from_json(record_text)
+    assert record.seed is not None and record.deal_salt is not None
+    assert record.deal_commitment == info["deal_commitment"] == commitment
+    assert (info["seed"], info["deal_salt"]) == (record.seed, record.deal_salt)
+    assert check_deal(record.seed, bytes.fromhex(record.deal_salt), commitment)
+    for text in before:
+        assert str(record.seed) not in text and record.deal_salt not in text
+        assert '"seed"' not in text and '"deal_salt"' not in text
+
+
+def test_a_chosen_seed_leaves_at_most_one_seat_for_people(client: httpx.Client) -> None:
+    for body in ({"players": 2, "seed": 7}, {"players": 3, "seed": 7, "bots": {"1": "greedy"}}):
+        answer = client.post("/api/tables", json=body)
+        error_of(answer, 422, "invalid_table")
+        assert "chosen seed" in answer.json()["message"]
+    made = client.post(
+        "/api/tables", json={"players": 3, "seed": 7, "bots": {"1": "greedy", "2": "random"}}
+    )
+    assert made.status_code == 201, made.text
+    table, creator = made.json()["table"], made.json()["creator_token"]
+    assert made.json()["seed_chosen"] is True
+    assert client.get(f"/api/tables/{table}").json()["seed_chosen"] is True
+    freed = client.delete(f"/api/tables/{table}/seats/1", headers=bearer(creator))
+    error_of(freed, 409, "seed_chosen")
+    assert client.get(f"/api/tables/{table}").json()["seats"][1]["bot"] == "greedy"
+    # Handing the person's seat to a bot leaves none: then one bot's seat may be freed.
+    handed = client.post(f"/api/tables/{table}/seats/0/bot", headers=bearer(creator))
+    assert handed.status_code == 200, handed.text
+    if not handed.json()["over"]:
+        freed = client.delete(f"/api/tables/{table}/seats/1", headers=bearer(creator))
+        assert freed.status_code in (200, 409), freed.text
+        if freed.status_code == 409:
+            assert freed.json()["error"] == "game_over"  # the bots finished first

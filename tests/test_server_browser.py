@@ -182,6 +182,17 @@ def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerPr
     assert record.initial_state().num_players == 2
     assert len(record.actions) == browser.evaluate("page.view.version")
 
+    # The deal's commitment, shown from the start, is checked in the page at the end.
+    assert record.deal_commitment is not None
+    assert record.deal_commitment in browser.evaluate("document.getElementById('deal').textContent")
+    browser.wait_until("document.querySelector('#deal-check p') !== null", timeout=10)
+    check = browser.evaluate("document.getElementById('deal-check').textContent")
+    assert "The deal was fixed before the game: checked." in check
+    assert "noted when it joined" in check
+    assert (
+        f"allegra-rules verify allegra-{table}.json --commitment {record.deal_commitment}" in check
+    )
+
     # The same table at 390 px and in the other languages.
     browser.load(f"{server.base}/?table={table}&lang=de", width=390, height=844)
     browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
@@ -194,6 +205,18 @@ def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerPr
             "document.getElementById('lang').dispatchEvent(new Event('change'));"
         )
         assert word in browser.evaluate("document.getElementById('status').textContent")
+
+    # A commitment noted at the start that the revealed deal does not hash to: a loud warning.
+    key = f"allegra:{table}"
+    browser.evaluate(
+        f"localStorage.setItem('{key}', JSON.stringify(Object.assign("
+        f"JSON.parse(localStorage.getItem('{key}')), {{commitment: '{'0' * 64}'}})))"
+    )
+    browser.load(f"{server.base}/?table={table}&lang=en")
+    browser.wait_until("document.querySelector('#deal-check p') !== null", timeout=15)
+    assert browser.evaluate("document.getElementById('deal-check').className") == "deal-warning"
+    warning = browser.evaluate("document.getElementById('deal-check').textContent")
+    assert "does NOT match the commitment shown at the start" in warning
 
 
 def test_a_whole_game_on_a_phone_by_taps(browser: Browser, server: ServerProcess) -> None:

@@ -182,7 +182,7 @@ def test_a_move_on_one_process_reaches_the_sockets_of_the_other(
         httpx.Client(base_url=a.base, timeout=10) as on_a,
         httpx.Client(base_url=b.base, timeout=10) as on_b,
     ):
-        table = on_a.post("/api/tables", json={"players": 2, "seed": 3}).json()["table"]
+        table = on_a.post("/api/tables", json={"players": 2}).json()["table"]
         tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
         with (
             ws_client.connect(f"{a.ws_base}/ws/tables/{table}") as watcher,
@@ -218,7 +218,7 @@ def test_seats_claimed_or_freed_on_one_process_hold_on_the_other(
         httpx.Client(base_url=a.base, timeout=10) as on_a,
         httpx.Client(base_url=b.base, timeout=10) as on_b,
     ):
-        made = on_a.post("/api/tables", json={"players": 2, "seed": 4}).json()
+        made = on_a.post("/api/tables", json={"players": 2}).json()
         table, creator = made["table"], made["creator_token"]
         assert on_b.get(f"/api/tables/{table}/view").status_code == 200  # B has it in memory
         token = claim(on_a, table, 1)
@@ -291,7 +291,7 @@ def test_concurrent_copies_of_a_move_on_both_processes_are_stored_once(
         httpx.Client(base_url=b.base, timeout=30) as on_b,
         concurrent.futures.ThreadPoolExecutor(32) as workers,
     ):
-        table = on_a.post("/api/tables", json={"players": 2, "seed": 5}).json()["table"]
+        table = on_a.post("/api/tables", json={"players": 2}).json()["table"]
         tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
         sent: list[dict[str, Any]] = []
         for version in range(rounds):
@@ -399,8 +399,7 @@ def test_ten_thousand_conflicting_moves_across_two_processes_are_each_stored_onc
         concurrent.futures.ThreadPoolExecutor(64) as workers,
     ):
         tables = [
-            on_a.post("/api/tables", json={"players": 2, "seed": 100 + k}).json()["table"]
-            for k in range(count)
+            on_a.post("/api/tables", json={"players": 2}).json()["table"] for k in range(count)
         ]
         tokens = {t: [claim(on_a, t, 0), claim(on_a, t, 1)] for t in tables}
         sent: dict[str, list[Any]] = {t: [] for t in tables}
@@ -490,7 +489,7 @@ def test_a_killed_process_loses_no_acknowledged_move_and_its_sockets_reconnect(
         httpx.Client(base_url=a.base, timeout=10) as on_a,
         httpx.Client(base_url=b.base, timeout=10) as on_b,
     ):
-        made = on_a.post("/api/tables", json={"players": 3, "seed": 8, "bots": {"2": "greedy"}})
+        made = on_a.post("/api/tables", json={"players": 3, "bots": {"2": "greedy"}})
         table = made.json()["table"]
         tokens = [claim(on_a, table, 0), claim(on_a, table, 1)]
         acknowledged: list[tuple[int, Any]] = []
@@ -582,7 +581,7 @@ def test_workers_share_one_port_and_a_dead_worker_is_replaced(
         httpx.Client(base_url=server.base, timeout=10) as client,
     ):
         wait_for(lambda: len(server.workers()) == 2, 20)
-        table = client.post("/api/tables", json={"players": 2, "seed": 9}).json()["table"]
+        table = client.post("/api/tables", json={"players": 2}).json()["table"]
         tokens = [claim(client, table, 0), claim(client, table, 1)]
         with contextlib.ExitStack() as stack:
             watchers = [

@@ -24,7 +24,7 @@ pytest.importorskip("uvicorn", reason="the server extra is not installed")
 
 from allegra_rules.server.backends import is_postgres_url, open_store
 from allegra_rules.server.migrations import MIGRATIONS
-from allegra_rules.server.store import StaleVersion, Store
+from allegra_rules.server.store import Deal, StaleVersion, Store
 from allegra_rules.server.store_sqlite import SQLiteStore
 from postgres import Cluster
 
@@ -60,7 +60,11 @@ def _add_table(store: Store, table_id: str = "t1") -> None:
         bots={1: ("greedy", 7)},
         state="state 0",
         creator=b"\x01" * 32,
+        deal=DEAL,
     )
+
+
+DEAL = Deal(salt=bytes(range(32)), commitment="ab" * 32, seed_chosen=True)
 
 
 def test_a_table_reads_back_as_stored(store: Store) -> None:
@@ -77,6 +81,7 @@ def test_a_table_reads_back_as_stored(store: Store) -> None:
     assert row.seats == {}
     assert row.actions == [{"type": "reveal"}]
     assert row.creator == b"\x01" * 32
+    assert row.deal == DEAL
     assert store.load("nope") is None
     assert store.unfinished() == ["t1"]
     assert store.version("t1") == 1 and store.version("nope") is None
@@ -223,6 +228,7 @@ def test_an_older_sqlite_database_migrates(tmp_path: Path, creator_column: bool)
         row = store.load("old")
         assert row is not None
         assert (row.version, row.seats, row.creator) == (1, {0: b"\x02\x02"}, None)
+        assert row.deal is None  # an older table made no commitment
         assert row.actions == [{"type": "reveal"}]
         with pytest.raises(StaleVersion):
             store.add_move("old", 0, 1, "{}", "state 1b", False)
@@ -246,6 +252,49 @@ def test_an_older_sqlite_database_migrates(tmp_path: Path, creator_column: bool)
         reopened.close()
 
 
+def test_a_table_from_before_commitments_keeps_working(tmp_path: Path) -> None:
+    # A table stored before step 3 has no salt, commitment or seed_chosen (NULL): its
+    # info says so (null), its game goes on, and its record is written as before.
+    from allegra_rules import GameRecord
+    from allegra_rules.server.tables import Tables
+
+    db = tmp_path / "tables.db"
+    tables = Tables(open_store(db))
+    try:
+        table, _ = tables.create_with_token({"players": 2, "bots": {"1": "greedy"}})
+        token = tables.claim(table, "0")[1]
+        assert table.info()["deal_commitment"] == table.deal.commitment  # type: ignore[union-attr]
+    finally:
+        tables.close()
+        tables.store.close()
+    with sqlite3.connect(db) as old:
+        old.execute(
+            "UPDATE tables SET deal_salt = NULL, deal_commitment = NULL, seed_chosen = NULL"
+        )
+    old.close()
+    tables = Tables(open_store(db))
+    try:
+        table = tables.get(table.id)
+        info = table.info()
+        assert (info["deal_commitment"], info["seed_chosen"]) == (None, None)
+        assert "deal_salt" not in info and "seed" not in info
+        while not table.state.is_terminal:
+            seat = tables.seat_of(table, token)
+            tables.move(
+                table,
+                seat,
+                {"action": table.body(seat)["legal_actions"][0], "version": table.version},
+            )
+        info = table.info()
+        assert (info["seed"], info["deal_salt"]) == (table.seed, None)
+        text = tables.record_json(table)
+        assert "deal_" not in text
+        assert GameRecord.from_json(text).to_json() == text
+    finally:
+        tables.close()
+        tables.store.close()
+
+
 def test_an_unreachable_postgresql_database_is_a_clear_error(tmp_path: Path) -> None:
     pytest.importorskip("psycopg_pool", reason="psycopg is not installed")
     from allegra_rules.server.store_postgres import PostgresStore
@@ -265,7 +314,7 @@ def _two_processes(database: Path | str) -> tuple[Any, Any, Any, Any]:
 
     first, second = Tables(open_store(database)), Tables(open_store(database))
     first.store.migrate()
-    table, _ = first.create_with_token({"players": 2, "seed": 5})
+    table, _ = first.create_with_token({"players": 2})
     tokens = [first.claim(table, str(seat))[1] for seat in (0, 1)]
     return first, second, table.id, tokens
 

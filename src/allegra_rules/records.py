@@ -11,12 +11,20 @@ A record names its config twice: in full (``RuleConfig.to_dict``) with its
 version's pinned id such as ``"fr@1"``. Its JSON document also carries the sha256 of
 the final state's JSON, so loading proves that the game replays exactly as it was
 recorded.
+
+A record may also carry a *deal commitment* (``deal_commitment`` and ``deal_salt``):
+a SHA-256 digest, published before the game, that binds its seed without showing it
+(see [`commit_deal`][allegra_rules.records.commit_deal]). The table server commits
+to every deal when a table is created and reveals the seed and the salt in the
+record once the game is over; ``allegra-rules verify`` checks both.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
+import secrets
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -46,7 +54,7 @@ from allegra_rules.serialize import (
     read_table,
     state_to_json,
 )
-from allegra_rules.shuffle import MAX_SEED, MIN_SEED
+from allegra_rules.shuffle import MAX_SEED, MIN_SEED, check_seed
 from allegra_rules.state import GameState
 from allegra_rules.transitions import IllegalActionError, apply, new_game
 
@@ -64,7 +72,114 @@ RECORD_KEYS: tuple[str, ...] = (
 )
 """Every key of a record document, all required."""
 
+RECORD_OPTIONAL_KEYS: tuple[str, ...] = ("deal_commitment", "deal_salt")
+"""The keys a record document may have besides ``RECORD_KEYS``: both or neither.
+
+A record without a deal commitment leaves them out, so that it is written exactly as
+before they existed.
+"""
+
+DEAL_COMMITMENT_PREFIX = b"allegra-rules deal commitment v1\n"
+"""The bytes a deal commitment's hashed message starts with (its domain)."""
+
+DEAL_SALT_BYTES = 32
+"""The length of a deal commitment's salt, in bytes."""
+
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def deal_commitment(seed: int, salt: bytes) -> str:
+    """The commitment to a deal: SHA-256 of the domain prefix, the seed and the salt.
+
+    The hashed message is ``DEAL_COMMITMENT_PREFIX`` (the ASCII text
+    ``allegra-rules deal commitment v1`` and a newline), then ``seed`` in decimal ASCII
+    digits (a leading ``-`` when negative, no leading zeros), then the 32 bytes of
+    ``salt``. The commitment is its digest in 64 lowercase hex digits. The salt is the
+    message's fixed-length end, so no two (seed, salt) pairs share a message.
+
+    Args:
+        seed: the seed given to ``new_game``.
+        salt: ``DEAL_SALT_BYTES`` random bytes, secret until the deal is revealed.
+
+    Raises:
+        ValueError: a seed that is not a valid seed, or a salt that is not 32 bytes.
+
+    Examples:
+        >>> deal_commitment(7, bytes(32))[:16]
+        '5d650f9f7043416a'
+    """
+    check_seed(seed)
+    if type(salt) is not bytes or len(salt) != DEAL_SALT_BYTES:
+        raise ValueError(
+            f"salt must be {DEAL_SALT_BYTES} bytes; got "
+            + (f"{len(salt)} bytes" if isinstance(salt, bytes) else type(salt).__name__)
+        )
+    message = DEAL_COMMITMENT_PREFIX + str(seed).encode("ascii") + salt
+    return hashlib.sha256(message).hexdigest()
+
+
+def commit_deal(seed: int, salt: bytes | None = None) -> tuple[bytes, str]:
+    """A new commitment to the deal of ``seed``: ``(salt, commitment)``.
+
+    Publish the commitment before the game; keep the seed and the salt secret until
+    it is over, then reveal both: anyone can check them with
+    [`check_deal`][allegra_rules.records.check_deal].
+
+    Args:
+        seed: the seed given to ``new_game``.
+        salt: the salt to use; ``None`` draws 32 random bytes (``secrets``).
+
+    Raises:
+        ValueError: as [`deal_commitment`][allegra_rules.records.deal_commitment].
+    """
+    if salt is None:
+        salt = secrets.token_bytes(DEAL_SALT_BYTES)
+    return salt, deal_commitment(seed, salt)
+
+
+def check_deal(seed: int, salt: bytes, commitment: str) -> bool:
+    """Whether ``commitment`` is the commitment to ``seed`` with ``salt``.
+
+    Args:
+        seed: the revealed seed.
+        salt: the revealed salt (32 bytes).
+        commitment: the commitment published before the game (64 hex digits; upper
+            case is accepted).
+
+    Raises:
+        ValueError: a bad seed or salt, or a commitment that is not 64 hex digits.
+    """
+    if not isinstance(commitment, str) or not _HEX64.fullmatch(commitment.lower()):
+        raise ValueError(
+            f"a commitment is 64 hex digits (a SHA-256 digest); got {commitment!r:.80}"
+        )
+    return hmac.compare_digest(deal_commitment(seed, salt), commitment.lower())
+
+
+def _deal_problem(
+    seed: int | None, deck: object, commitment: str | None, salt: str | None
+) -> str | None:
+    """What is wrong with a record's deal commitment (hex strings), or ``None``."""
+    if commitment is None and salt is None:
+        return None
+    if commitment is None or salt is None:
+        return "deal_commitment and deal_salt go together: give both or neither"
+    if seed is None or deck is not None:
+        return "a deal commitment needs a seed (and no stacked deck)"
+    if not check_deal(seed, bytes.fromhex(salt), commitment):
+        return (
+            "deal_commitment is not the commitment to the seed with deal_salt: the seed, "
+            "the salt or the commitment was changed"
+        )
+    return None
+
+
+def _hex64(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _HEX64.fullmatch(value):
+        raise ValueError(f"{name} must be 64 lowercase hex digits or None; got {value!r:.80}")
+    return value
 
 
 def preset_id_of(config: RuleConfig) -> str | None:
@@ -139,10 +254,16 @@ class GameRecord:
             states', its own document's): ``None`` at construction means the newest; a
             record read from a document keeps that document's version, so that it
             replays to the very states it recorded.
+        deal_commitment: the commitment to the deal published before the game
+            ([`deal_commitment`][allegra_rules.records.deal_commitment], 64 hex
+            digits), or ``None``.
+        deal_salt: the salt that commitment hid, revealed (64 hex digits: 32 bytes),
+            or ``None``. Both or neither; with them, ``seed`` is the committed one.
 
     Raises:
         ValueError: arguments that ``new_game`` rejects, a non-action in
-            ``actions``, or a ``preset`` that is unknown or differs from ``config``.
+            ``actions``, a ``preset`` that is unknown or differs from ``config``, or a
+            deal commitment that is malformed, alone, or not the seed's with the salt.
 
     Examples:
         >>> from allegra_rules import apply, legal_actions, preset
@@ -163,6 +284,8 @@ class GameRecord:
     actions: tuple[Action, ...] = attrs.field(default=(), converter=_actions)
     preset: str | None = None
     schema_version: int = attrs.field(default=None, converter=_version)
+    deal_commitment: str | None = None
+    deal_salt: str | None = None
 
     def __attrs_post_init__(self) -> None:
         new_game(
@@ -172,6 +295,7 @@ class GameRecord:
             deck=self.deck,
             schema_version=self.schema_version,
         )
+        self._check_commitment()
         name = self.preset
         if name is None:
             object.__setattr__(self, "preset", preset_id_of(self.config))
@@ -185,6 +309,13 @@ class GameRecord:
                 f"the config is not preset {pinned!r}: it differs in {', '.join(differ)}"
             )
         object.__setattr__(self, "preset", pinned)
+
+    def _check_commitment(self) -> None:
+        commitment = _hex64(self.deal_commitment, "deal_commitment")
+        salt = _hex64(self.deal_salt, "deal_salt")
+        problem = _deal_problem(self.seed, self.deck, commitment, salt)
+        if problem is not None:
+            raise ValueError(problem)
 
     def __repr__(self) -> str:
         start = f"seed={self.seed}" if self.deck is None else "deck=[...]"
@@ -236,7 +367,7 @@ class GameRecord:
         Raises:
             IllegalActionError: an action of the record is not legal.
         """
-        return {
+        data: dict[str, Any] = {
             "schema_version": self.schema_version,
             "kind": "record",
             "num_players": self.num_players,
@@ -248,6 +379,10 @@ class GameRecord:
             "actions": [action_to_dict(a) for a in self.actions],
             "final_state_sha256": state_digest(replay(self)),
         }
+        if self.deal_commitment is not None:  # left out otherwise: written as before
+            data["deal_commitment"] = self.deal_commitment
+            data["deal_salt"] = self.deal_salt
+        return data
 
     def to_json(self) -> str:
         """The record as a canonical JSON document (``"kind": "record"``).
@@ -264,7 +399,9 @@ class GameRecord:
         Raises:
             SaveFormatError: as [`from_json`][allegra_rules.records.GameRecord.from_json].
         """
-        data = get_object(check_header(data, path, "record"), path, RECORD_KEYS)
+        data = get_object(
+            check_header(data, path, "record"), path, RECORD_KEYS, RECORD_OPTIONAL_KEYS
+        )
         table = read_table(data, path)
         config = table.config
         print_path = join(path, "config_fingerprint")
@@ -313,6 +450,13 @@ class GameRecord:
             digest = get_str(digest, digest_path)
             if not _HEX64.fullmatch(digest):
                 fail(digest_path, "must be 64 lowercase hex digits (a sha256 digest)")
+        commitment, salt = (data.get(key) for key in RECORD_OPTIONAL_KEYS)
+        for key in RECORD_OPTIONAL_KEYS:
+            if key in data and not (isinstance(data[key], str) and _HEX64.fullmatch(data[key])):
+                fail(join(path, key), "must be 64 lowercase hex digits")
+        problem = _deal_problem(seed, deck, commitment, salt)
+        if problem is not None:
+            fail(join(path, "deal_commitment"), problem)
         try:
             record = cls(
                 num_players=table.num_players,
@@ -322,6 +466,8 @@ class GameRecord:
                 actions=actions,
                 preset=name,
                 schema_version=table.version,
+                deal_commitment=commitment,
+                deal_salt=salt,
             )
         except ValueError as exc:
             fail(path, str(exc))

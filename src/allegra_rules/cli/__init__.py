@@ -13,6 +13,7 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
                            [--save FILE] [--max-turns T] [--auto-pass] [--resume FILE]
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   FILE
+    allegra-rules verify   RECORD [--commitment HEX]
     allegra-rules serve    [--host H] [--port P] [--db FILE | --database URL] [--max-tables N]
                            [--workers N] [--proxy-headers] [--forwarded-allow-ips IPS]
     allegra-rules train    [--seats N ...] [--minutes M] [--updates U] [--seed S] [--out FILE]
@@ -22,7 +23,9 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
 ([`allegra_rules.simulate`][allegra_rules.simulate]); ``tournament`` plays round robins between
 bots and rates them ([`allegra_rules.tournament`][allegra_rules.tournament]); ``play`` lets a
 person play one seat in the terminal; ``rules`` lists the rule options and the presets; ``replay``
-narrates a saved game record (written by ``--save``); ``serve`` runs the table server
+narrates a saved game record (written by ``--save``); ``verify`` checks that a table
+server's game record was dealt as committed before the game and replays from that deal
+(``allegra_rules.cli._verify``); ``serve`` runs the table server
 ([`allegra_rules.server`][allegra_rules.server], extra ``server``).
 
 Exit codes: 0 success (also when a person quits ``play`` with ``q``); 1 a command
@@ -397,6 +400,29 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="the record's JSON file; - reads stdin")
     replay.set_defaults(handler=_cmd_replay)
+    verify = _command(
+        commands,
+        "verify",
+        "check that a server's game record was dealt as committed before the game",
+        "Check a game record downloaded from a table server (GET .../record, or the\n"
+        "page's link): its seed and salt must hash to the deal commitment the table\n"
+        "published when it was created (the record's own, or --commitment, the one\n"
+        "you noted at the start), every action must be legal in turn from that deal,\n"
+        "and the game must end in the record's final state. Prints one line when all\n"
+        "of this holds; otherwise exits 1 and says what does not.",
+        f"  {PROG} verify allegra-Xy12.json\n"
+        f"  {PROG} verify allegra-Xy12.json --commitment 5d650f9f7043416a770ac107d9dcbab9"
+        "9e038670880d25a1713d7ba2b58af895",
+    )
+    verify.add_argument("record", metavar="RECORD", help="the record's JSON file; - reads stdin")
+    verify.add_argument(
+        "--commitment",
+        metavar="HEX",
+        default=None,
+        help="the deal commitment (64 hex digits) the table showed when you joined; "
+        "default: the one in the record",
+    )
+    verify.set_defaults(handler=_cmd_verify)
     _serve_parser(commands)
     add_train_parser(commands)
     return parser
@@ -795,6 +821,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     record = read_record(args.file)
     source = "standard input" if args.file == "-" else args.file
     run_replay(record, sys.stdout, source)
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from allegra_rules.cli._verify import check_commitment_option, verify_record
+
+    commitment = check_commitment_option(args.commitment)
+    print(verify_record(args.record, commitment))
     return 0
 
 

@@ -117,14 +117,31 @@ def read_record(path: str) -> GameRecord:
         CommandError: the file cannot be read, or it is not a valid record (bad
             JSON, a changed config, an illegal action, a different final state...).
     """
+    return load_record(read_input(path), path)
+
+
+def read_input(path: str) -> bytes:
+    """The bytes of file ``path`` (``-``: standard input, at most one document's worth).
+
+    Raises:
+        CommandError: the file cannot be read.
+    """
     name = "standard input" if path == "-" else repr(path)
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
-        else:
-            data = Path(path).read_bytes()
+            return sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+        return Path(path).read_bytes()
     except OSError as exc:
         raise CommandError(f"cannot read {name}: {exc.strerror or exc}") from None
+
+
+def load_record(data: bytes, path: str) -> GameRecord:
+    """Check and load the record document ``data`` read from ``path``.
+
+    Raises:
+        CommandError: it is not a valid record (see ``read_record``).
+    """
+    name = "standard input" if path == "-" else repr(path)
     try:
         return GameRecord.from_json(data)
     except ValueError as exc:

@@ -94,6 +94,14 @@ CREATE TABLE IF NOT EXISTS bot_leases (
 );
 """
 
+_DEALS = """
+ALTER TABLE tables ADD COLUMN deal_salt {blob};
+ALTER TABLE tables ADD COLUMN deal_commitment TEXT;
+ALTER TABLE tables ADD COLUMN seed_chosen INTEGER
+"""
+# A table stored before step 3 keeps NULL in all three: it has no commitment, and
+# whether its seed was chosen is not known.
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -106,6 +114,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "bot leases",
         sqlite=_LEASES.format(real="REAL"),
         postgres=_LEASES.format(real="DOUBLE PRECISION"),
+    ),
+    Migration(
+        3,
+        "deal commitments",
+        sqlite=_DEALS.format(blob="BLOB"),
+        postgres=_DEALS.format(blob="BYTEA"),
     ),
 )
 """Every step of the schema, oldest first (their numbers are 1, 2, ... with no gap)."""

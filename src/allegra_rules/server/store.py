@@ -34,6 +34,7 @@ import attrs
 __all__ = [
     "BOT_LEASE",
     "WAL_LIMIT",
+    "Deal",
     "StaleVersion",
     "Store",
     "TableRow",
@@ -49,6 +50,22 @@ BOT_LEASE = 5.0
 
 class StaleVersion(RuntimeError):
     """A move was made on a version of the table that is no longer the stored one."""
+
+
+@attrs.frozen
+class Deal:
+    """A table's commitment to its deal, and how its seed came about.
+
+    Attributes:
+        salt: the salt hashed with the seed (32 bytes), secret until the game is over.
+        commitment: ``deal_commitment(seed, salt)`` (64 hex digits), public from the
+            table's creation (see [`commit_deal`][allegra_rules.records.commit_deal]).
+        seed_chosen: whether the creator chose the seed (rather than the server).
+    """
+
+    salt: bytes
+    commitment: str
+    seed_chosen: bool
 
 
 @attrs.frozen
@@ -71,6 +88,8 @@ class TableRow:
         creator: the SHA-256 digest of the creator's token (``None`` for a table
             stored by an older server).
         updated: when (epoch s) the table was created or last moved.
+        deal: the commitment to the deal (``None`` for a table stored by an older
+            server, which made none).
     """
 
     id: str
@@ -86,6 +105,7 @@ class TableRow:
     actions: list[Any]
     creator: bytes | None = None
     updated: float = 0.0
+    deal: Deal | None = None
 
 
 class Store(Protocol):
@@ -115,8 +135,12 @@ class Store(Protocol):
         bots: dict[int, tuple[str, int]],
         state: str,
         creator: bytes | None = None,
+        deal: Deal | None = None,
     ) -> None:
-        """Store a new table at version 0 (``creator``: the digest of the creator's token)."""
+        """Store a new table at version 0.
+
+        ``creator``: the digest of the creator's token; ``deal``: its commitment.
+        """
 
     def set_bots(self, table_id: str, bots: dict[int, tuple[str, int]]) -> None:
         """Store a table's bot seats anew (the creator handed a seat to a bot or freed one)."""
@@ -176,6 +200,22 @@ class Store(Protocol):
 def bots_json(bots: dict[int, tuple[str, int]]) -> str:
     """A table's bot seats as stored: ``{"<seat>": [name, seed]}``, seats in order."""
     return json.dumps({str(k): list(v) for k, v in sorted(bots.items())})
+
+
+def deal_columns(deal: Deal | None) -> tuple[bytes | None, str | None, int | None]:
+    """A deal as stored: ``deal_salt``, ``deal_commitment``, ``seed_chosen`` (or NULLs)."""
+    if deal is None:
+        return None, None, None
+    return deal.salt, deal.commitment, int(deal.seed_chosen)
+
+
+def deal_from_columns(
+    salt: bytes | None, commitment: str | None, chosen: int | None
+) -> Deal | None:
+    """The deal ``deal_columns`` stored; ``None`` for a table stored before commitments."""
+    if salt is None or commitment is None:
+        return None
+    return Deal(salt=bytes(salt), commitment=str(commitment), seed_chosen=bool(chosen))
 
 
 def bots_from_json(text: str) -> dict[int, tuple[str, int]]:

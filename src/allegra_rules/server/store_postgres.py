@@ -31,7 +31,16 @@ if TYPE_CHECKING:  # imported when a store opens: the module imports without the
     from psycopg_pool import ConnectionPool
 
 from .migrations import MIGRATIONS, SCHEMA_TABLE
-from .store import BOT_LEASE, StaleVersion, TableRow, bots_from_json, bots_json
+from .store import (
+    BOT_LEASE,
+    Deal,
+    StaleVersion,
+    TableRow,
+    bots_from_json,
+    bots_json,
+    deal_columns,
+    deal_from_columns,
+)
 
 __all__ = ["MIGRATION_LOCK", "PostgresStore"]
 
@@ -163,14 +172,19 @@ class PostgresStore:
         bots: dict[int, tuple[str, int]],
         state: str,
         creator: bytes | None = None,
+        deal: Deal | None = None,
     ) -> None:
-        """Store a new table at version 0 (``creator``: the digest of the creator's token)."""
+        """Store a new table at version 0.
+
+        ``creator``: the digest of the creator's token; ``deal``: its commitment.
+        """
         now = time.time()
         with self._pool.connection() as conn:
             conn.execute(
                 "INSERT INTO tables (id, created, updated, num_players, config, preset, seed,"
-                " bots, state, version, over, creator_sha256)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 0, 0, %s)",
+                " bots, state, version, over, creator_sha256, deal_salt, deal_commitment,"
+                " seed_chosen)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 0, 0, %s, %s, %s, %s)",
                 (
                     table_id,
                     now,
@@ -182,6 +196,7 @@ class PostgresStore:
                     bots_json(bots),
                     state,
                     creator,
+                    *deal_columns(deal),
                 ),
             )
 
@@ -275,7 +290,8 @@ class PostgresStore:
                 " ARRAY(SELECT seat FROM seats WHERE table_id = t.id ORDER BY seat),"
                 " ARRAY(SELECT token_sha256 FROM seats WHERE table_id = t.id ORDER BY seat),"
                 " ARRAY(SELECT action FROM moves WHERE table_id = t.id AND idx >= %s"
-                " ORDER BY idx)"
+                " ORDER BY idx),"
+                " deal_salt, deal_commitment, seed_chosen"
                 " FROM tables t WHERE id = %s",
                 (actions_from, table_id),
             ).fetchone()
@@ -297,6 +313,7 @@ class PostgresStore:
             actions=actions,
             creator=None if row[9] is None else bytes(row[9]),
             updated=float(row[10]),
+            deal=deal_from_columns(row[14], row[15], row[16]),
         )
 
 

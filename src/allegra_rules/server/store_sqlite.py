@@ -26,7 +26,16 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from .migrations import MIGRATIONS, SCHEMA_TABLE
-from .store import WAL_LIMIT, StaleVersion, TableRow, bots_from_json, bots_json
+from .store import (
+    WAL_LIMIT,
+    Deal,
+    StaleVersion,
+    TableRow,
+    bots_from_json,
+    bots_json,
+    deal_columns,
+    deal_from_columns,
+)
 
 __all__ = ["SQLiteStore"]
 
@@ -182,14 +191,19 @@ class SQLiteStore:
         bots: dict[int, tuple[str, int]],
         state: str,
         creator: bytes | None = None,
+        deal: Deal | None = None,
     ) -> None:
-        """Store a new table at version 0 (``creator``: the digest of the creator's token)."""
+        """Store a new table at version 0.
+
+        ``creator``: the digest of the creator's token; ``deal``: its commitment.
+        """
         now = time.time()
         with self._transaction():
             self._db.execute(
                 "INSERT INTO tables (id, created, updated, num_players, config, preset, seed,"
-                " bots, state, version, over, creator_sha256)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)",
+                " bots, state, version, over, creator_sha256, deal_salt, deal_commitment,"
+                " seed_chosen)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)",
                 (
                     table_id,
                     now,
@@ -201,6 +215,7 @@ class SQLiteStore:
                     bots_json(bots),
                     state,
                     creator,
+                    *deal_columns(deal),
                 ),
             )
 
@@ -299,7 +314,8 @@ class SQLiteStore:
         with self._transaction(write=False):
             row = self._db.execute(
                 "SELECT id, num_players, config, preset, seed, bots, state, version, over,"
-                " creator_sha256, updated FROM tables WHERE id = ?",
+                " creator_sha256, updated, deal_salt, deal_commitment, seed_chosen"
+                " FROM tables WHERE id = ?",
                 (table_id,),
             ).fetchone()
             if row is None:
@@ -331,6 +347,7 @@ class SQLiteStore:
             actions=actions,
             creator=None if row[9] is None else bytes(row[9]),
             updated=float(row[10]),
+            deal=deal_from_columns(row[11], row[12], row[13]),
         )
 
     @contextlib.contextmanager

@@ -48,7 +48,7 @@ from allegra_rules.bot_kinds import BOT_KINDS, unavailable
 from allegra_rules.bots import Bot, GreedyBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset, preset_id
-from allegra_rules.records import GameRecord, preset_id_of
+from allegra_rules.records import GameRecord, commit_deal, preset_id_of
 from allegra_rules.serialize import (
     SaveFormatError,
     action_from_dict,
@@ -69,7 +69,7 @@ from allegra_rules.table_view import (
 from allegra_rules.transitions import IllegalActionError, apply, new_game
 
 from .limits import VIEW_CACHE_BYTES, RateLimit, ViewCache, ViewKey
-from .store import StaleVersion, Store, TableRow
+from .store import Deal, StaleVersion, Store, TableRow
 from .transport import InProcessTransport, Notice, Transport
 
 __all__ = [
@@ -205,6 +205,8 @@ class Table:
         cache: the server's cache of rendered views (``None``: no caching).
         moves: the last moves, for the views' ``log`` (see ``allegra_rules.server.log``).
         active: when (epoch s, ``time.time``) the table was created or last moved.
+        deal: the commitment to the deal (its salt secret until the game is over),
+            ``None`` for a table an older server made.
     """
 
     id: str
@@ -226,6 +228,7 @@ class Table:
     cache: ViewCache | None = None
     moves: list[Move] = attrs.field(factory=list)
     active: float = attrs.field(factory=time.time)
+    deal: Deal | None = None
 
     @property
     def num_players(self) -> int:
@@ -238,7 +241,12 @@ class Table:
         return len(self.actions)
 
     def info(self) -> dict[str, Any]:
-        """The table's public facts: rules, seats (bot, taken), version, whether it is over."""
+        """The table's public facts: rules, seats (bot, taken), version, whether it is over.
+
+        Also the deal's commitment and whether the creator chose the seed (both
+        ``None`` for a table an older server made), and once the game is over the
+        seed and the salt (``deal_facts``).
+        """
         return {
             "table": self.id,
             "players": self.num_players,
@@ -255,7 +263,27 @@ class Table:
             "version": self.version,
             "over": self.state.is_terminal,
             "stand_in": sorted(self.stand_in),
+            **self.deal_facts(),
         }
+
+    def deal_facts(self) -> dict[str, Any]:
+        """``deal_commitment`` and ``seed_chosen``; once over, also ``seed`` and ``deal_salt``.
+
+        Before the game is over nothing here tells the seed or the salt.
+        """
+        deal = self.deal
+        facts: dict[str, Any] = {
+            "deal_commitment": None if deal is None else deal.commitment,
+            "seed_chosen": None if deal is None else deal.seed_chosen,
+        }
+        if self.state.is_terminal:
+            facts["seed"] = self.seed
+            facts["deal_salt"] = None if deal is None else deal.salt.hex()
+        return facts
+
+    def people_seats(self, bots: dict[int, tuple[str, int]] | None = None) -> int:
+        """How many seats are for people: those no bot plays (with ``bots``, if given)."""
+        return self.num_players - len(self.bots if bots is None else bots)
 
     def body(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> dict[str, Any]:
         """The view document of ``seat`` (``None``: public) plus ``version`` and ``log``.
@@ -295,6 +323,8 @@ class Table:
             actions=tuple(self.actions),
             preset=self.preset,
             schema_version=self.state.schema_version,  # a stored game keeps its version
+            deal_commitment=None if self.deal is None else self.deal.commitment,
+            deal_salt=None if self.deal is None else self.deal.salt.hex(),
         )
 
 
@@ -341,6 +371,53 @@ def _seat_of_digest(table: Table, digest: bytes) -> int | None:
         if hmac.compare_digest(stored, digest):
             found = seat
     return found
+
+
+def _deal(seed: object, people: int) -> tuple[int, Deal]:
+    """The seed of a new table (the one chosen, or a random one) and its commitment.
+
+    ``people``: the seats no bot plays. A seed may be chosen only when at most one
+    seat is for a person: whoever chooses it knows every card of the deal.
+
+    Raises:
+        ApiError: 422 for a seed that is not an integer 0..2**63-1, or a chosen seed
+            at a table with more than one seat for people.
+    """
+    if seed is None:
+        seed = secrets.randbelow(_SEED_LIMIT)
+        chosen = False
+    elif type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
+        raise ApiError(422, "invalid_table", f"seed must be an integer 0..2**63-1; got {seed!r}")
+    elif people > 1:
+        raise ApiError(
+            422,
+            "invalid_table",
+            f"a chosen seed is refused when more than one seat is for people (here {people}): "
+            "whoever chooses the seed knows every card of the deal. Leave the seed out, or "
+            "give every other seat to a bot",
+        )
+    else:
+        chosen = True
+    salt, commitment = commit_deal(seed)
+    return seed, Deal(salt=salt, commitment=commitment, seed_chosen=chosen)
+
+
+def _check_people_seats(table: Table, seat: int) -> None:
+    """Refuse to free a bot's seat when that would give a chosen seed's table a second person.
+
+    Raises:
+        ApiError: 409 ``seed_chosen``.
+    """
+    if table.deal is None or not table.deal.seed_chosen or seat not in table.bots:
+        return
+    people = table.people_seats({p: b for p, b in table.bots.items() if p != seat})
+    if people > 1:
+        raise ApiError(
+            409,
+            "seed_chosen",
+            f"the creator chose this table's seed, so at most one seat may be for a person; "
+            f"freeing seat {seat}'s bot would make {people}",
+        )
 
 
 def token_digest(token: str) -> bytes:
@@ -472,13 +549,7 @@ class Tables:
                 f"got {players}",
             )
         bots = self._bots(data.get("bots", {}), players, config)
-        seed = data.get("seed")
-        if seed is None:
-            seed = secrets.randbelow(_SEED_LIMIT)
-        elif type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
-            raise ApiError(
-                422, "invalid_table", f"seed must be an integer 0..2**63-1; got {seed!r}"
-            )
+        seed, deal = _deal(data.get("seed"), players - len(bots))
         try:
             state = new_game(players, config=config, seed=seed)
         except ValueError as exc:
@@ -503,6 +574,7 @@ class Tables:
             bots=bots,
             state=state_to_json(state),
             creator=token_digest(creator_token),
+            deal=deal,
         )
         self.created.add(address)
         table = Table(
@@ -517,6 +589,7 @@ class Tables:
             actions=[],
             creator=token_digest(creator_token),
             cache=self.views,
+            deal=deal,
         )
         self._tables[table_id] = table
         self.schedule_bots(table)
@@ -657,6 +730,7 @@ class Tables:
             creator=row.creator,
             cache=self.views,
             active=row.updated or time.time(),
+            deal=row.deal,
         )
         self._tables[table_id] = table
         return table
@@ -798,11 +872,14 @@ class Tables:
         """Free a seat (the creator asks): its token stops working, or its bot leaves.
 
         Raises:
-            ApiError: 404 for a seat the table does not have, 409 when the game is over.
+            ApiError: 404 for a seat the table does not have, 409 when the game is over
+                or (``seed_chosen``) when freeing a bot's seat would make a second seat
+                for people at a table whose seed the creator chose.
         """
         seat = self.seat_number(table, seat_text)
         if table.state.is_terminal:
             raise ApiError(409, "game_over", "the game is over")
+        _check_people_seats(table, seat)
         if seat in table.tokens:
             self.store.remove_seat(table.id, seat)
             table.tokens.pop(seat)

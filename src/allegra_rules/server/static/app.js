@@ -49,6 +49,13 @@ const TEXT = {
     loading: "Loading the game into this page…", loadFailed: "The game could not be loaded in this page ({code}).",
     localNote: "You play here, in this page, against bots: nothing is sent anywhere.",
     refusedLocal: "The table refused this ({code}).", newGame: "New game",
+    dealCommitted: "The deal is fixed: commitment", seedChosen: "The creator of this table chose the seed (so only one seat is for a person).",
+    dealChecked: "The deal was fixed before the game: checked.", dealNoted: "(against the commitment this page noted when it joined)",
+    dealServerOnly: "(this page did not see the table before the end: checked against the commitment the server shows)",
+    dealMismatch: "WARNING: the revealed deal does NOT match the commitment shown at the start. The deal may have been changed during the game!",
+    dealNoCrypto: "This browser cannot check the deal here (it needs https); use the command below.",
+    dealNone: "This table was made before deals were committed: there is nothing to check.",
+    dealVerify: "To check every move from the committed deal, download the record and run:",
   },
   de: {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
@@ -94,6 +101,13 @@ const TEXT = {
     loading: "Das Spiel wird in diese Seite geladen …", loadFailed: "Das Spiel ließ sich nicht in diese Seite laden ({code}).",
     localNote: "Du spielst hier, in dieser Seite, gegen Bots: nichts wird irgendwohin gesendet.",
     refusedLocal: "Der Tisch hat das abgelehnt ({code}).", newGame: "Neue Partie",
+    dealCommitted: "Die Verteilung steht fest: Festlegung", seedChosen: "Wer diesen Tisch eröffnet hat, hat den Seed gewählt (darum ist nur ein Platz für einen Menschen).",
+    dealChecked: "Die Verteilung stand vor dem Spiel fest: geprüft.", dealNoted: "(gegen die Festlegung, die sich diese Seite beim Beitreten gemerkt hat)",
+    dealServerOnly: "(diese Seite kannte den Tisch vor dem Ende nicht: geprüft gegen die Festlegung, die der Server zeigt)",
+    dealMismatch: "WARNUNG: Die aufgedeckte Verteilung passt NICHT zur Festlegung vom Anfang. Die Karten könnten während des Spiels verändert worden sein!",
+    dealNoCrypto: "Dieser Browser kann die Verteilung hier nicht prüfen (dazu braucht es https); nutze den Befehl unten.",
+    dealNone: "Dieser Tisch stammt aus der Zeit vor den Festlegungen: es gibt nichts zu prüfen.",
+    dealVerify: "Um jeden Zug ab der festgelegten Verteilung zu prüfen, lade das Protokoll herunter und führe aus:",
   },
   pl: {
     title: "Allegra", language: "Język", newTable: "Nowy stół", players: "Gracze",
@@ -139,6 +153,13 @@ const TEXT = {
     loading: "Gra wczytuje się do tej strony…", loadFailed: "Nie udało się wczytać gry do tej strony ({code}).",
     localNote: "Grasz tutaj, na tej stronie, z botami: nic nie jest nigdzie wysyłane.",
     refusedLocal: "Stół odrzucił ten ruch ({code}).", newGame: "Nowa gra",
+    dealCommitted: "Rozdanie jest ustalone: zobowiązanie", seedChosen: "Założyciel stołu wybrał ziarno (dlatego tylko jedno miejsce jest dla człowieka).",
+    dealChecked: "Rozdanie było ustalone przed grą: sprawdzone.", dealNoted: "(względem zobowiązania zapamiętanego przez stronę przy dołączeniu)",
+    dealServerOnly: "(ta strona nie widziała stołu przed końcem: sprawdzone względem zobowiązania, które pokazuje serwer)",
+    dealMismatch: "UWAGA: ujawnione rozdanie NIE zgadza się ze zobowiązaniem z początku gry. Rozdanie mogło zostać zmienione w trakcie gry!",
+    dealNoCrypto: "Ta przeglądarka nie może tu sprawdzić rozdania (potrzebne https); użyj polecenia poniżej.",
+    dealNone: "Ten stół powstał, zanim rozdania były ustalane z góry: nie ma czego sprawdzać.",
+    dealVerify: "Aby sprawdzić każdy ruch od ustalonego rozdania, pobierz zapis i uruchom:",
   },
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
@@ -184,6 +205,13 @@ const TEXT = {
     loading: "Le jeu se charge dans cette page…", loadFailed: "Le jeu n’a pas pu se charger dans cette page ({code}).",
     localNote: "Vous jouez ici, dans cette page, contre des bots : rien n’est envoyé nulle part.",
     refusedLocal: "La table a refusé ({code}).", newGame: "Nouvelle partie",
+    dealCommitted: "La donne est fixée : engagement", seedChosen: "Le créateur de cette table a choisi la graine (une seule place est donc pour une personne).",
+    dealChecked: "La donne était fixée avant la partie : vérifié.", dealNoted: "(avec l’engagement que cette page a noté en rejoignant la table)",
+    dealServerOnly: "(cette page n’a pas vu la table avant la fin : vérifié avec l’engagement que montre le serveur)",
+    dealMismatch: "ATTENTION : la donne révélée NE correspond PAS à l’engagement montré au début. La donne a peut-être été changée pendant la partie !",
+    dealNoCrypto: "Ce navigateur ne peut pas vérifier la donne ici (il faut https) ; utilisez la commande ci-dessous.",
+    dealNone: "Cette table a été créée avant que les donnes soient engagées : il n’y a rien à vérifier.",
+    dealVerify: "Pour vérifier chaque coup depuis la donne engagée, téléchargez l’enregistrement et lancez :",
   },
 };
 
@@ -212,6 +240,7 @@ const ERRORS = {
     not_your_turn: "It is not your move.",
     seat_is_bot: "A bot plays that seat.",
     seat_taken: "Someone has already taken that seat.",
+    seed_chosen: "The creator chose this table’s seed: it cannot have a second seat for a person.",
     stale_version: "The table has moved on; here is where it stands now.",
     too_large: "The request is too large.",
     too_many_requests: "Too many requests; wait a moment and try again.",
@@ -243,6 +272,7 @@ const ERRORS = {
     not_your_turn: "Du bist nicht am Zug.",
     seat_is_bot: "Diesen Platz spielt ein Bot.",
     seat_taken: "Diesen Platz hat schon jemand genommen.",
+    seed_chosen: "Der Seed dieses Tisches wurde gewählt: er kann keinen zweiten Platz für einen Menschen bekommen.",
     stale_version: "Am Tisch ist inzwischen gespielt worden; hier ist der aktuelle Stand.",
     too_large: "Die Anfrage ist zu groß.",
     too_many_requests: "Zu viele Anfragen; warte kurz und versuche es noch einmal.",
@@ -274,6 +304,7 @@ const ERRORS = {
     not_your_turn: "To nie twój ruch.",
     seat_is_bot: "Na tym miejscu gra bot.",
     seat_taken: "To miejsce jest już zajęte.",
+    seed_chosen: "Ziarno tego stołu zostało wybrane: nie może on mieć drugiego miejsca dla człowieka.",
     stale_version: "Gra poszła dalej; oto obecny stan stołu.",
     too_large: "Żądanie jest za duże.",
     too_many_requests: "Za dużo żądań; poczekaj chwilę i spróbuj ponownie.",
@@ -305,6 +336,7 @@ const ERRORS = {
     not_your_turn: "Ce n’est pas à vous de jouer.",
     seat_is_bot: "Un bot joue cette place.",
     seat_taken: "Quelqu’un a déjà pris cette place.",
+    seed_chosen: "La graine de cette table a été choisie : elle ne peut pas avoir une deuxième place pour une personne.",
     stale_version: "La partie a avancé ; voici où en est la table.",
     too_large: "La requête est trop grande.",
     too_many_requests: "Trop de requêtes ; attendez un peu et réessayez.",
@@ -324,6 +356,7 @@ const hashParams = new URLSearchParams(location.hash.slice(1));
 const page = {
   lang: "en", table: params.get("table"), seat: null, token: null, creator: null, info: null,
   view: null, socket: null, busy: false, retry: 0, seenRound: 0, infoStale: false, logSince: 0,
+  dealCheck: null,
   narrow: window.matchMedia("(max-width: 700px)"),
   local: document.documentElement.dataset.backend === "browser",
   botChoices: ["greedy", "search-easy"],
@@ -575,7 +608,8 @@ async function createTable(event) {
     // (close code 4401), the creator's never is, so the creator can still free seats.
     localStorage.setItem(`allegra:${table.table}:creator`, table.creator_token);
     const claim = await api("POST", `/api/tables/${table.table}/seats/0`, {});
-    localStorage.setItem(`allegra:${table.table}`, JSON.stringify({ seat: 0, token: claim.token }));
+    localStorage.setItem(`allegra:${table.table}`,
+      JSON.stringify({ seat: 0, token: claim.token, commitment: table.deal_commitment }));
     location.href = `/?table=${encodeURIComponent(table.table)}&lang=${page.lang}`;
   } catch (error) {
     showError(errorText(error));
@@ -656,7 +690,8 @@ async function claimSeat(seat) {
   showError("");
   try {
     const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, {});
-    localStorage.setItem(`allegra:${page.table}`, JSON.stringify({ seat, token: claim.token }));
+    localStorage.setItem(`allegra:${page.table}`,
+      JSON.stringify({ seat, token: claim.token, commitment: rememberedCommitment() }));
     page.seat = seat;
     page.token = claim.token;
     openTable();
@@ -717,7 +752,9 @@ function connect() {
 }
 
 async function forgetSeat() {
+  const commitment = rememberedCommitment();
   localStorage.removeItem(`allegra:${page.table}`);
+  if (commitment) localStorage.setItem(`allegra:${page.table}:commitment`, commitment);
   page.socket = null;
   page.token = null;
   page.seat = null;
@@ -871,9 +908,10 @@ function render(view) {
     } else {
       link.href = `/api/tables/${page.table}/record`;
       link.download = `allegra-${page.table}.json`;
-      over.append(link);
+      over.append(link, dealCheckBox());
     }
   }
+  renderDeal();
   renderLog(view, before);
   renderScores(view);
   refreshInfo();
@@ -909,6 +947,94 @@ function renderSeats(view) {
   }
   $("share").hidden = page.local || (Boolean(page.info) && page.info.seats.every((s) => s.taken));
   renderCreatorControls(view);
+}
+
+// ------------------------------------------------------------------ fair deals
+
+// The table commits to its deal when it is created (SHA-256 of a prefix, the seed and a
+// secret salt) and reveals the seed and the salt in its record once the game is over.
+// The page keeps the commitment it was shown when it joined (beside its token) and,
+// at the end, hashes the revealed seed and salt to it here, with SubtleCrypto. It has no
+// engine to replay the moves: for that it shows the allegra-rules verify command.
+const DEAL_PREFIX = "allegra-rules deal commitment v1\n";
+
+function rememberedCommitment() {
+  const saved = JSON.parse(localStorage.getItem(`allegra:${page.table}`) || "null");
+  return (saved && saved.commitment) || localStorage.getItem(`allegra:${page.table}:commitment`);
+}
+
+function renderDeal() {
+  const box = $("deal");
+  const info = page.info;
+  box.hidden = page.local || !info || !info.deal_commitment;
+  if (box.hidden) return;
+  const code = document.createElement("code");
+  code.textContent = info.deal_commitment;
+  box.replaceChildren(`${t("dealCommitted")} `, code);
+  if (info.seed_chosen) box.append(` ${t("seedChosen")}`);
+}
+
+// The hex digest of the commitment to a seed (its decimal text) and a salt (hex).
+async function dealDigest(seedText, saltHex) {
+  const head = new TextEncoder().encode(DEAL_PREFIX + seedText);
+  const salt = new Uint8Array(saltHex.match(/../g).map((h) => parseInt(h, 16)));
+  const message = new Uint8Array(head.length + salt.length);
+  message.set(head);
+  message.set(salt, head.length);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", message));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function checkDeal() {
+  const noted = rememberedCommitment();
+  const result = { kind: "none", text: t("dealNone"), noted };
+  try {
+    // The record's text, not its parsed numbers: a seed may have more digits than a
+    // JavaScript number keeps.
+    const response = await fetch(`/api/tables/${page.table}/record`);
+    const text = await response.text();
+    const record = JSON.parse(text);
+    const seed = /"seed":(-?[0-9]+)[,}]/.exec(text);
+    if (!record.deal_commitment || !record.deal_salt || !seed) return result;
+    const expected = noted || record.deal_commitment;
+    result.noted = expected;
+    if (!(window.crypto && crypto.subtle)) {
+      Object.assign(result, { kind: "unchecked", text: t("dealNoCrypto") });
+    } else if (await dealDigest(seed[1], record.deal_salt) === expected
+      && record.deal_commitment === expected) {
+      const how = noted ? t("dealNoted") : t("dealServerOnly");
+      Object.assign(result, { kind: "ok", text: `${t("dealChecked")} ${how}` });
+    } else {
+      Object.assign(result, { kind: "warning", text: t("dealMismatch") });
+    }
+  } catch (_) {
+    Object.assign(result, { kind: "unchecked", text: t("dealNoCrypto") });
+  }
+  return result;
+}
+
+function dealCheckBox() {
+  const box = document.createElement("div");
+  box.id = "deal-check";
+  if (!page.dealCheck) {
+    page.dealCheck = checkDeal();
+    page.dealCheck.then(() => { if (page.view) render(page.view); });
+    return box;
+  }
+  page.dealCheck.then((result) => {
+    box.className = `deal-${result.kind}`;
+    const line = document.createElement("p");
+    line.textContent = result.text;
+    if (result.kind === "warning") line.setAttribute("role", "alert");
+    box.replaceChildren(line);
+    if (result.kind === "none") return;
+    const hint = document.createElement("p");
+    const command = document.createElement("code");
+    command.textContent = `allegra-rules verify allegra-${page.table}.json --commitment ${result.noted}`;
+    hint.append(`${t("dealVerify")} `, command);
+    box.append(hint);
+  });
+  return box;
 }
 
 // ----------------------------------------------------------- the table picture
@@ -1221,6 +1347,9 @@ async function start() {
     return;
   }
   page.creator = localStorage.getItem(`allegra:${page.table}:creator`);
+  if (!rememberedCommitment() && page.info.deal_commitment && !page.info.over) {
+    localStorage.setItem(`allegra:${page.table}:commitment`, page.info.deal_commitment);
+  }
   const saved = JSON.parse(localStorage.getItem(`allegra:${page.table}`) || "null");
   if (saved && typeof saved.token === "string") {
     page.seat = saved.seat;
