@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
@@ -36,6 +37,7 @@ from .app import (
     create_app,
     openapi_document,
 )
+from .hosts import LOOPBACK_HOSTS, serving_hosts
 from .store import BOT_LEASE, WAL_LIMIT, is_postgres_url, open_store
 from .tables import (
     BOT_WORKERS,
@@ -50,6 +52,7 @@ __all__ = [
     "BODY_TIMEOUT",
     "BOT_LEASE",
     "BOT_WORKERS",
+    "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
     "SEAT_TIMEOUT",
@@ -138,6 +141,7 @@ def serve(
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
     workers: int = 1,
+    allowed_hosts: Iterable[str] | None = None,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -167,10 +171,18 @@ def serve(
         workers: how many server processes share the port (uvicorn's workers, each
             restarted by the parent process when it dies). More than one needs a
             PostgreSQL ``db``: the processes learn of each other's moves through it.
+        allowed_hosts: the host names (or addresses; ``name:port`` for one port) the
+            server answers to besides the loopback names ``LOOPBACK_HOSTS`` and ``host``
+            (when ``host`` names one address): a request naming another in its ``Host``
+            header gets 400 ``host_not_allowed`` (see ``create_app``). Behind a reverse
+            proxy or on every interface, the public name(s). ``None`` with a ``host``
+            of every interface (``0.0.0.0``, ``::``) is refused.
 
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
-            ``workers`` is less than 1, or more than 1 on SQLite.
+            ``workers`` is less than 1, or more than 1 on SQLite; an entry of
+            ``allowed_hosts`` is no host name, or ``host`` is every interface and
+            ``allowed_hosts`` is ``None`` (see ``hosts.serving_hosts``).
         ConnectionError: the PostgreSQL database cannot be reached.
     """
     import uvicorn
@@ -186,6 +198,7 @@ def serve(
 
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int of at least 1; got {workers!r}")
+    hosts = serving_hosts(host, allowed_hosts)
     options: dict[str, Any] = {
         "db": str(db),
         "max_open_tables": max_open_tables,
@@ -197,6 +210,7 @@ def serve(
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,
         "freeze_startup_objects": True,
+        "allowed_hosts": hosts,
     }
     served: Any
     if workers == 1:
