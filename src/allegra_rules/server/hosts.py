@@ -35,6 +35,18 @@ _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 _PAGE_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 
 
+def _ipv6(address: str, text: str) -> str:
+    """``address`` as an IPv6 address is written (compressed, lower case).
+
+    Raises:
+        ValueError: not an IPv6 address (the message names ``text``).
+    """
+    try:
+        return str(ipaddress.IPv6Address(address))
+    except ValueError:
+        raise ValueError(f"not a host name: {text[:80]!r}") from None
+
+
 def _split(text: str) -> tuple[str, int | None]:
     """The name and port of ``host`` or ``host:port`` (IPv6 in brackets, ``[::1]:80``).
 
@@ -46,12 +58,12 @@ def _split(text: str) -> tuple[str, int | None]:
         raise ValueError(f"not a host name: {text[:80]!r}")
     if text.startswith("["):
         name, close, rest = text.partition("]")
-        name = f"[{ipaddress.IPv6Address(name[1:])}]"  # ValueError for a bad address
+        name = f"[{_ipv6(name[1:], text)}]"
         if not close or (rest and not rest.startswith(":")):
             raise ValueError(f"not a host name: {text[:80]!r}")
         port_text = rest[1:] if rest else None
     elif text.count(":") > 1:  # a bare IPv6 address, no port
-        return f"[{ipaddress.IPv6Address(text)}]", None
+        return f"[{_ipv6(text, text)}]", None
     else:
         name, colon, port_text_or_empty = text.partition(":")
         port_text = port_text_or_empty if colon else None
