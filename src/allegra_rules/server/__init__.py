@@ -15,6 +15,9 @@ Public names:
 * [`RedactTokens`][allegra_rules.server.RedactTokens]: the logging filter that does so.
 * [`openapi_document`][allegra_rules.server.app.openapi_document]: the API as an OpenAPI
   3.1 document (also served at ``GET /api/openapi.json``).
+* [`LOOPBACK_HOSTS`][allegra_rules.server.hosts.LOOPBACK_HOSTS]: the host names a server
+  always answers to; ``serve``'s and ``create_app``'s ``allowed_hosts`` add others
+  ([`hosts`][allegra_rules.server.hosts]).
 * [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows, the public
   view ``observe(state, None)`` as the server sends it.
 """
