@@ -413,6 +413,7 @@ PUBLIC_MODULES = (
     "adapters.pettingzoo",
     "adapters.openspiel",
     "server.app",
+    "server.hosts",
     "server.tables",
     "server.store",
     "jax",

@@ -4,13 +4,17 @@ A real server process on 127.0.0.1 (a short body timeout, set through the enviro
 on SQLite and on PostgreSQL.
 The OpenAPI document at ``GET /api/openapi.json`` names every route and nothing else, the
 answers of a scripted session validate against it, and a bounded, derandomized
-Schemathesis run over it finds no 5xx and no answer outside it. Also: the write rules
+Schemathesis run over it finds no 5xx and no answer outside it, accepts the document's
+examples and sees data the document calls invalid refused; a targeted run of the same
+rules covers the bodies the document once let through (``preset`` with ``config``,
+unknown bots, ``null``). A 405 names every method of its path. Also: the write rules
 (JSON only, the server's own origin), the security headers, relative redirects, a slow
 body, socket close codes, tokens kept out of the log, and 0600 database files.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -34,7 +38,8 @@ from hypothesis.errors import Unsatisfiable
 from starlette.routing import Mount, Route, WebSocketRoute
 from websockets.exceptions import ConnectionClosed
 
-from allegra_rules import RuleConfig
+from allegra_rules import RuleConfig, preset
+from allegra_rules.bot_kinds import BOT_KINDS, unavailable
 from allegra_rules.server import create_app, openapi_document
 from allegra_rules.server.app import CONTENT_SECURITY_POLICY
 from allegra_rules.server.store_sqlite import SQLiteStore
@@ -115,6 +120,15 @@ def test_the_document_names_every_route_and_only_those() -> None:
                 if status[0] != "2":
                     schema = answer["content"]["application/json"]["schema"]
                     assert schema == {"$ref": "#/components/schemas/Error"}
+
+
+@pytest.mark.installed
+def test_the_documents_bot_names_are_the_registrys() -> None:
+    schemas = DOC["components"]["schemas"]
+    assert schemas["BotName"]["enum"] == list(BOT_KINDS)
+    name = {"$ref": "#/components/schemas/BotName"}
+    assert schemas["NewTable"]["properties"]["bots"]["additionalProperties"] == name
+    assert schemas["SeatBot"]["properties"]["bot"] == name
 
 
 @pytest.mark.installed
@@ -208,6 +222,138 @@ def test_router_refusals_have_the_error_shape(
     assert answer.json() == {"error": code, "message": answer.json()["message"]}
     if status == 405:
         assert answer.headers["allow"]
+
+
+def test_a_405_names_every_method_of_its_path(client: httpx.Client) -> None:
+    routes = [route.path for route in create_app().routes if isinstance(route, Route)]
+    assert len(routes) == len(set(routes)), "one Route per path, with all its methods"
+    table = client.post("/api/tables", json={"players": 2}).json()["table"]
+    for path, operations in DOC["paths"].items():
+        url = path.format(table=table, seat="0", path="app.js")
+        documented = {method.upper() for method in operations}
+        allowed = documented | ({"HEAD"} if "GET" in documented else set())
+        for method in sorted({"GET", "POST", "PUT", "PATCH", "DELETE"} - documented):
+            answer = client.request(method, url)
+            assert answer.status_code == 405, (method, url, answer.text)
+            assert answer.json()["error"] == "method_not_allowed"
+            given = {m.strip() for m in answer.headers["allow"].split(",")}
+            assert given == allowed, (method, path, answer.headers["allow"])
+
+
+def _body_schema(path: str, method: str) -> dict[str, Any]:
+    body: dict[str, Any] = DOC["paths"][path][method]["requestBody"]
+    schema: dict[str, Any] = body["content"]["application/json"]["schema"]
+    return {**schema, "components": DOC["components"]}
+
+
+def _documented(path: str, method: str, body: object) -> bool:
+    """Whether the document calls ``body`` a valid body of the operation."""
+    return bool(jsonschema.Draft202012Validator(_body_schema(path, method)).is_valid(body))
+
+
+def _send(
+    client: httpx.Client, url: str, body: object, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    content = json.dumps(body).encode()
+    return client.post(
+        url, content=content, headers={"Content-Type": "application/json", **(headers or {})}
+    )
+
+
+def test_the_document_takes_exactly_the_bodies_the_server_takes(client: httpx.Client) -> None:
+    """Valid by the document: accepted (bar a bot that cannot play these rules); invalid:
+    refused with 400 or 422. The cases the document once let through are among them."""
+    config = RuleConfig(max_turns_per_round=2).to_dict()
+    seeds = preset("seeds")
+    create = "/api/tables"
+    tables: list[tuple[object, bool]] = [
+        ({"players": 2, "preset": "seeds"}, True),
+        ({"players": 2, "config": config}, True),
+        ({"players": 2, "preset": "seeds", "config": config}, False),
+        ({"players": 2, "bots": {"1": "nobody"}}, False),
+        ({"players": 2, "bots": {"1": 7}}, False),
+        ({"players": 2, "bots": {"1": None}}, False),
+        (None, False),
+        ([], False),
+        *(({"players": 2, "max_turns": 1, "bots": {"1": name}}, True) for name in BOT_KINDS),
+    ]
+    for body, valid in tables:
+        assert _documented(create, "post", body) is valid, body
+        answer = check(_send(client, create, body), create)
+        bots = body.get("bots", {}) if isinstance(body, dict) else {}
+        cannot = [n for n in bots.values() if n in BOT_KINDS and unavailable(n, seeds, 2)]
+        if valid and not cannot:
+            assert answer.status_code == 201, (body, answer.text)
+        elif valid:
+            error_of(answer, create, 422, "invalid_table")
+            assert "cannot play here" in answer.json()["message"]
+        else:
+            assert answer.status_code in (400, 422), (body, answer.text)
+
+    created = client.post(create, json={"players": 3, "max_turns": 1}).json()
+    table, creator = created["table"], created["creator_token"]
+    bot = "/api/tables/{table}/seats/{seat}/bot"
+    hand_overs: list[tuple[object, bool]] = [
+        ({}, True),
+        *(({"bot": name}, True) for name in BOT_KINDS),
+        (None, False),
+        ({"bot": "nobody"}, False),
+        ({"bot": None}, False),
+        ({"bot": "greedy", "level": 1}, False),
+        ([], False),
+        ("greedy", False),
+    ]
+    for body, valid in hand_overs:
+        assert _documented(bot, "post", body) is valid, body
+        url = f"/api/tables/{table}/seats/1/bot"
+        answer = check(_send(client, url, body, bearer(creator)), bot)
+        name = body.get("bot", "greedy") if isinstance(body, dict) else None
+        if valid and not unavailable(str(name), seeds, 3):
+            assert answer.status_code == 200, (body, answer.text)
+            assert answer.json()["seats"][1]["bot"] == name
+        elif valid:
+            error_of(answer, bot, 422, "invalid_bot")
+        else:
+            assert answer.status_code in (400, 422), (body, answer.text)
+
+    seat = "/api/tables/{table}/seats/{seat}"
+    for body in (None, {"a": 1}, [], 0, "x"):
+        assert not _documented(seat, "post", body), body
+        error_of(_send(client, f"/api/tables/{table}/seats/2", body), seat, 400, "bad_body")
+    assert _documented(seat, "post", {})
+    assert check(_send(client, f"/api/tables/{table}/seats/2", {}), seat).status_code == 201
+
+
+def test_null_is_no_body(client: httpx.Client) -> None:
+    """JSON ``null`` where an object is required is refused; no body at all stays fine."""
+    created = client.post("/api/tables", json={"players": 3}).json()
+    table, creator = created["table"], created["creator_token"]
+    null = {"Content-Type": "application/json"}
+    bot, seat = "/api/tables/{table}/seats/{seat}/bot", "/api/tables/{table}/seats/{seat}"
+    answer = client.post(
+        f"/api/tables/{table}/seats/1/bot", content=b"null", headers={**null, **bearer(creator)}
+    )
+    error_of(answer, bot, 400, "bad_body")
+    error_of(
+        client.post(f"/api/tables/{table}/seats/1", content=b" null ", headers=null),
+        seat,
+        400,
+        "bad_body",
+    )
+    error_of(
+        client.post("/api/tables", content=b"null", headers=null),
+        "/api/tables",
+        422,
+        "invalid_table",
+    )
+    assert client.get(f"/api/tables/{table}").json()["seats"][1] == {
+        "seat": 1,
+        "bot": None,
+        "taken": False,
+    }
+    handed = check(client.post(f"/api/tables/{table}/seats/1/bot", headers=bearer(creator)), bot)
+    assert handed.json()["seats"][1]["bot"] == "greedy"
+    assert check(client.post(f"/api/tables/{table}/seats/2"), seat).status_code == 201
 
 
 def test_writes_need_json_and_the_servers_own_origin(
@@ -436,8 +582,12 @@ def _fuzz(operation: Any, mode: Any, base: str, table: str, token: str) -> int:
     """Send ``EXAMPLES`` generated requests to ``operation``; returns how many were sent."""
     from schemathesis import GenerationMode
     from schemathesis.checks import not_a_server_error
+    from schemathesis.generation.hypothesis.builder import add_examples
+    from schemathesis.generation.meta import TestPhase
     from schemathesis.specs.openapi.checks import (
         content_type_conformance,
+        negative_data_rejection,
+        positive_data_acceptance,
         response_headers_conformance,
         response_schema_conformance,
         status_code_conformance,
@@ -450,6 +600,10 @@ def _fuzz(operation: Any, mode: Any, base: str, table: str, token: str) -> int:
         response_schema_conformance,
         response_headers_conformance,
     ]
+    if mode is GenerationMode.NEGATIVE:
+        # Data the document calls invalid must be refused: the document says no less
+        # than the server refuses.
+        checks.append(negative_data_rejection)
     count = 0
 
     @settings(
@@ -468,8 +622,15 @@ def _fuzz(operation: Any, mode: Any, base: str, table: str, token: str) -> int:
         if case.path_parameters and "table" in case.path_parameters and count % 2:
             case.path_parameters["table"] = table
             headers = bearer(token)
-        case.call_and_validate(base_url=base, headers=headers, checks=checks)
+        example = case.meta is not None and case.meta.phase.name == TestPhase.EXAMPLES
+        # The document's own examples must be accepted (or refused only for the token).
+        extra = [positive_data_acceptance] if example else []
+        case.call_and_validate(base_url=base, headers=headers, checks=[*checks, *extra])
 
+    if mode is GenerationMode.POSITIVE:
+        # The document's examples (a table on a preset, one on a whole config, bots by
+        # name, an empty claim) are sent first, in the explicit phase.
+        run = add_examples(run, operation, fill_missing=False)
     try:
         run()
     except Unsatisfiable:

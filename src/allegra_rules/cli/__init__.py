@@ -16,6 +16,7 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
     allegra-rules verify   RECORD [--commitment HEX]
     allegra-rules serve    [--host H] [--port P] [--db FILE | --database URL] [--max-tables N]
                            [--workers N] [--proxy-headers] [--forwarded-allow-ips IPS]
+                           [--allowed-hosts NAMES]
     allegra-rules train    [--seats N ...] [--minutes M] [--updates U] [--seed S] [--out FILE]
                            [--checkpoint DIR] [--resume] [--curve SVG] [--history JSON]
 
@@ -474,6 +475,14 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="behind a reverse proxy: trust its X-Forwarded-For and X-Forwarded-Proto",
     )
     serve.add_argument(
+        "--allowed-hosts",
+        metavar="NAMES",
+        default=None,
+        help="comma-separated host names (or addresses, NAME:PORT for one port) the server "
+        "answers to besides localhost, 127.0.0.1 and [::1]: a request with another Host "
+        "is refused; needed with --host 0.0.0.0 (default: the loopback names, and --host)",
+    )
+    serve.add_argument(
         "--forwarded-allow-ips",
         metavar="IPS",
         default=None,
@@ -864,6 +873,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--database must be a URL postgresql://USER@HOST:PORT/DB")
     try:
         from allegra_rules.server import serve
+        from allegra_rules.server.hosts import serving_hosts
 
         if args.database is not None:
             import psycopg  # noqa: F401
@@ -873,6 +883,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             f"the server needs the extra 'server' ({exc.name or exc} is missing): "
             '(in a clone of the repository: pip install ".[server]")'
         ) from None
+    allowed = None
+    if args.allowed_hosts is not None:
+        allowed = [name for name in args.allowed_hosts.split(",") if name.strip()]
+    try:
+        serving_hosts(args.host, allowed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         # A PostgreSQL database that cannot be reached: a message, not a traceback.
         serve(
@@ -890,6 +907,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             wal_limit=int(args.wal_limit_mb * 1024 * 1024),
             bot_lease=args.bot_lease,
             workers=args.workers,
+            allowed_hosts=allowed,
         )
     except ConnectionError as exc:
         raise CommandError(str(exc)) from None

@@ -17,6 +17,9 @@ Public names:
 * [`RedactTokens`][allegra_rules.server.RedactTokens]: the logging filter that does so.
 * [`openapi_document`][allegra_rules.server.app.openapi_document]: the API as an OpenAPI
   3.1 document (also served at ``GET /api/openapi.json``).
+* [`LOOPBACK_HOSTS`][allegra_rules.server.hosts.LOOPBACK_HOSTS]: the host names a server
+  always answers to; ``serve``'s and ``create_app``'s ``allowed_hosts`` add others
+  ([`hosts`][allegra_rules.server.hosts]).
 * [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows, the public
   view ``observe(state, None)`` as the server sends it.
 """
@@ -27,6 +30,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
@@ -39,6 +43,7 @@ from .app import (
     openapi_document,
 )
 from .backends import is_postgres_url, open_store
+from .hosts import LOOPBACK_HOSTS, serving_hosts
 from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
@@ -55,6 +60,7 @@ __all__ = [
     "BODY_TIMEOUT",
     "BOT_LEASE",
     "BOT_WORKERS",
+    "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
     "SEAT_TIMEOUT",
@@ -144,6 +150,7 @@ def serve(
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
     workers: int = 1,
+    allowed_hosts: Iterable[str] | None = None,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -175,10 +182,18 @@ def serve(
         workers: how many server processes share the port (uvicorn's workers, each
             restarted by the parent process when it dies). More than one needs a
             PostgreSQL ``db``: the processes learn of each other's moves through it.
+        allowed_hosts: the host names (or addresses; ``name:port`` for one port) the
+            server answers to besides the loopback names ``LOOPBACK_HOSTS`` and ``host``
+            (when ``host`` names one address): a request naming another in its ``Host``
+            header gets 400 ``host_not_allowed`` (see ``create_app``). Behind a reverse
+            proxy or on every interface, the public name(s). ``None`` with a ``host``
+            of every interface (``0.0.0.0``, ``::``) is refused.
 
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
-            ``workers`` is less than 1, or more than 1 on SQLite.
+            ``workers`` is less than 1, or more than 1 on SQLite; an entry of
+            ``allowed_hosts`` is no host name, or ``host`` is every interface and
+            ``allowed_hosts`` is ``None`` (see ``hosts.serving_hosts``).
         ConnectionError: the PostgreSQL database cannot be reached.
     """
     import uvicorn
@@ -194,6 +209,7 @@ def serve(
 
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int of at least 1; got {workers!r}")
+    hosts = serving_hosts(host, allowed_hosts)
     options: dict[str, Any] = {
         "db": str(db),
         "max_open_tables": max_open_tables,
@@ -206,6 +222,7 @@ def serve(
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,
         "freeze_startup_objects": True,
+        "allowed_hosts": hosts,
     }
     served: Any
     if workers == 1:

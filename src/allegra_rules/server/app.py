@@ -17,11 +17,15 @@ server publishes at ``GET /api/openapi.json``):
 * ``GET /``: the page to play on (``/static/...`` its script and style).
 
 Every refusal is a 4xx with the JSON body ``{"error": "<short code>", "message": "..."}``,
-404 and 405 of the router included. A ``POST`` with a body needs ``Content-Type:
-application/json`` (415), and a ``POST`` that sends an ``Origin`` header needs the
-server's own origin (403). Every response carries the headers of ``SECURITY_HEADERS``.
-A socket closes with 4400 (bad query), 4401 (bad token), 4404 (unknown table) or 1011
-(server error) before any view.
+404 and 405 of the router included (a 405's ``Allow`` names every method of the path).
+A request whose ``Host`` is not an allowed host (``create_app``'s ``allowed_hosts``, the
+loopback names by default; see [`hosts`][allegra_rules.server.hosts]) is refused with
+400 ``host_not_allowed``, a socket's handshake included. A ``POST`` with a body needs
+``Content-Type: application/json`` (415), and a ``POST`` or ``DELETE`` that sends an
+``Origin`` header needs the server's own origin under an allowed host (403). Every
+response carries the headers of ``SECURITY_HEADERS``. A socket closes with 4403 (an
+``Origin`` that is not allowed), 4400 (bad query), 4401 (bad token), 4404 (unknown
+table) or 1011 (server error) before any view.
 """
 
 from __future__ import annotations
@@ -33,11 +37,10 @@ import json
 import logging
 import math
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -49,6 +52,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .backends import open_store, open_transport
+from .hosts import AllowedHosts
 from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
@@ -70,6 +74,7 @@ __all__ = [
     "BODY_TIMEOUT",
     "CLOSE_BAD_QUERY",
     "CLOSE_BAD_TOKEN",
+    "CLOSE_FORBIDDEN_ORIGIN",
     "CLOSE_SERVER_ERROR",
     "CLOSE_UNKNOWN_TABLE",
     "CONTENT_SECURITY_POLICY",
@@ -99,6 +104,8 @@ CLOSE_BAD_QUERY = 4400
 """Socket close code: the query string is wrong (an unknown ``lang``, a bad ``svg``)."""
 CLOSE_BAD_TOKEN = 4401
 """Socket close code: the token is no seat's token at this table (or empty)."""
+CLOSE_FORBIDDEN_ORIGIN = 4403
+"""Socket close code: the page's ``Origin`` is not this server under an allowed host."""
 CLOSE_UNKNOWN_TABLE = 4404
 """Socket close code: there is no such table."""
 CLOSE_SERVER_ERROR = 1011
@@ -121,7 +128,6 @@ SECURITY_HEADERS: dict[str, str] = {
 _STATIC = Path(str(resources.files("allegra_rules.server") / "static"))
 _OPENAPI = resources.files("allegra_rules.server") / "openapi.json"
 _NO_STORE = {"Cache-Control": "no-store"}
-_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 _QUERY_SVG = {"0": False, "1": True, "false": False, "true": True}
 
 
@@ -161,19 +167,30 @@ def _has_body(request: Request) -> bool:
     return request.headers.get("content-length", "0") not in ("", "0")
 
 
-def _check_write(request: Request, *, body_optional: bool = False) -> None:
-    """Refuse a write from another origin, or one whose body is not declared JSON.
+def _check_origin(request: Request, hosts: AllowedHosts) -> None:
+    """Refuse a write whose ``Origin`` (when sent) is not the server's own, allowed origin.
 
     Raises:
-        ApiError: 403 for an ``Origin`` that is not the server's own, 415 for a
-            ``Content-Type`` other than ``application/json`` (none at all is fine only
-            when ``body_optional`` and the request has no body).
+        ApiError: 403 ``cross_origin``.
     """
     origin = request.headers.get("origin")
-    if origin is not None and not _same_origin(origin, request):
+    if origin is not None and not hosts.allows_origin(
+        origin, request.url.scheme, request.headers.get("host")
+    ):
         raise ApiError(
             403, "cross_origin", "a write must come from the server's own origin (Origin header)"
         )
+
+
+def _check_write(request: Request, hosts: AllowedHosts, *, body_optional: bool = False) -> None:
+    """Refuse a write from another origin, or one whose body is not declared JSON.
+
+    Raises:
+        ApiError: 403 for an ``Origin`` that is not the server's own under an allowed
+            host, 415 for a ``Content-Type`` other than ``application/json`` (none at
+            all is fine only when ``body_optional`` and the request has no body).
+    """
+    _check_origin(request, hosts)
     kind = request.headers.get("content-type")
     if kind is None and body_optional and not _has_body(request):
         return
@@ -181,24 +198,6 @@ def _check_write(request: Request, *, body_optional: bool = False) -> None:
         raise ApiError(
             415, "unsupported_media_type", "send the body as 'Content-Type: application/json'"
         )
-
-
-def _same_origin(origin: str, request: Request) -> bool:
-    """Whether ``origin`` is the scheme, host and port the request was sent to."""
-    try:
-        given = urlsplit(origin)
-        own = request.url
-        scheme, own_scheme = given.scheme.lower(), own.scheme.lower()
-        if given.path or given.query or given.fragment or given.username or not given.hostname:
-            return False
-        return (
-            scheme == own_scheme
-            and given.hostname.lower() == (own.hostname or "").lower()
-            and (given.port or _DEFAULT_PORTS.get(scheme))
-            == (own.port or _DEFAULT_PORTS.get(own_scheme))
-        )
-    except ValueError:  # a port out of range, a bad IPv6 address
-        return False
 
 
 async def _read_body(request: Request, timeout: float) -> bytes:
@@ -292,6 +291,61 @@ def _api(handler: Handler) -> Handler:
     return wrapped
 
 
+def _by_method(handlers: dict[str, Handler]) -> Handler:
+    """One handler for the methods of one path: each request to the handler of its method.
+
+    A path is one ``Route`` with all its methods, so that the router's 405 names every
+    one of them in ``Allow``.
+    """
+
+    async def dispatch(request: Request) -> Response:
+        return await handlers[request.method](request)
+
+    return dispatch
+
+
+class _HostCheck:
+    """ASGI middleware: a request (or socket) whose ``Host`` is not allowed gets a JSON 400.
+
+    A socket's handshake is refused with the same answer where the server can send one
+    (the ASGI extension ``websocket.http.response``); elsewhere it is closed before it
+    is accepted (uvicorn answers 403). ``X-Forwarded-Host`` is never read.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: AllowedHosts) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = next(
+            (value.decode("latin-1") for name, value in scope["headers"] if name == b"host"),
+            None,
+        )
+        if self.hosts.allows_host_header(host, scope.get("scheme", "http")):
+            await self.app(scope, receive, send)
+            return
+        # The message names no host: it would echo the header to whoever sent it.
+        response = _error(
+            ApiError(
+                400,
+                "host_not_allowed",
+                "this server does not answer to the name in the Host header "
+                "(see the option --allowed-hosts)",
+            ),
+            # A socket's answer bypasses _Guard, which sees only HTTP: its headers here.
+            SECURITY_HEADERS if scope["type"] == "websocket" else None,
+        )
+        if scope["type"] == "websocket" and "websocket.http.response" not in scope.get(
+            "extensions", {}
+        ):
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await response(scope, receive, send)
+
+
 class _Guard:
     """ASGI middleware: the security headers on every response, and no traceback page.
 
@@ -346,6 +400,7 @@ def create_app(
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
     freeze_startup_objects: bool = False,
+    allowed_hosts: Iterable[str] | None = None,
 ) -> Starlette:
     """The server's application; serve it with uvicorn (``allegra-rules serve`` does).
 
@@ -375,7 +430,18 @@ def create_app(
             full collections do not walk them again; undone (``gc.unfreeze()``) when it
             stops. It changes the whole process's collector, so ``serve`` sets it and
             an application embedded in a larger program leaves it off.
+        allowed_hosts: the host names (or addresses, ``name:port`` for one port only)
+            the server answers to besides the loopback ones (``localhost``,
+            ``127.0.0.1``, ``[::1]``, always allowed): a request whose ``Host`` header
+            names another is refused with 400 ``host_not_allowed``, a write or socket
+            whose ``Origin`` is not the server's own under one of them with 403
+            ``cross_origin`` or close code ``CLOSE_FORBIDDEN_ORIGIN``. ``None``: the
+            loopback names only. A public server lists its public name here.
+
+    Raises:
+        ValueError: an entry of ``allowed_hosts`` is no host name.
     """
+    hosts = AllowedHosts.of(allowed_hosts)
     store = open_store(db, wal_limit=wal_limit, bot_lease=bot_lease)
     transport = open_transport(db)
     tables = Tables(
@@ -403,7 +469,7 @@ def create_app(
         return _parse_json(await _read_body(request, body_timeout))
 
     async def create(request: Request) -> Response:
-        _check_write(request)
+        _check_write(request, hosts)
         client = request.client.host if request.client is not None else None
         table, creator_token = tables.create_with_token(await read_json(request), client)
         body = table.info()
@@ -415,7 +481,7 @@ def create_app(
         return _json(current_table(request).info())
 
     async def claim(request: Request) -> Response:
-        _check_write(request, body_optional=True)
+        _check_write(request, hosts, body_optional=True)
         table = table_of(request)
         body = await _read_body(request, body_timeout)
         if body.strip() and _parse_json(body) != {}:
@@ -434,16 +500,18 @@ def create_app(
         return table
 
     async def seat_bot(request: Request) -> Response:
-        _check_write(request, body_optional=True)
+        _check_write(request, hosts, body_optional=True)
         table = creator_table(request)
         body = await _read_body(request, body_timeout)
-        tables.hand_to_bot(
-            table, request.path_params["seat"], _parse_json(body) if body.strip() else None
-        )
+        data = _parse_json(body) if body.strip() else {}
+        if not isinstance(data, dict):
+            # JSON null included: no body is {}, but a body must be an object.
+            raise ApiError(400, "bad_body", 'the body must be {} or {"bot": "<bot>"}')
+        tables.hand_to_bot(table, request.path_params["seat"], data)
         return _json(table.info())
 
     async def free_seat(request: Request) -> Response:
-        _check_write(request, body_optional=True)
+        _check_write(request, hosts, body_optional=True)
         table = creator_table(request)
         tables.free_seat(table, request.path_params["seat"])
         return _json(table.info())
@@ -458,7 +526,7 @@ def create_app(
         return _text_json(table.text(seat, svg=svg, lang=lang))
 
     async def move(request: Request) -> Response:
-        _check_write(request)
+        _check_write(request, hosts)
         table = table_of(request)
         svg, lang = _options(request.query_params)
         token = _bearer(request)
@@ -481,6 +549,13 @@ def create_app(
 
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
+        origin = websocket.headers.get("origin")
+        if origin is not None and not hosts.allows_origin(
+            origin, websocket.url.scheme, websocket.headers.get("host")
+        ):
+            reason = "the page's Origin is not this server under an allowed host"
+            await websocket.close(code=CLOSE_FORBIDDEN_ORIGIN, reason=reason)
+            return
         try:
             svg, lang = _options(websocket.query_params)
             table = tables.get(websocket.path_params["table"])
@@ -562,8 +637,11 @@ def create_app(
             Route("/api/openapi.json", openapi, methods=["GET"]),
             Route("/api/tables", _api(create), methods=["POST"]),
             Route("/api/tables/{table}", _api(info), methods=["GET"]),
-            Route("/api/tables/{table}/seats/{seat}", _api(claim), methods=["POST"]),
-            Route("/api/tables/{table}/seats/{seat}", _api(free_seat), methods=["DELETE"]),
+            Route(
+                "/api/tables/{table}/seats/{seat}",
+                _api(_by_method({"POST": claim, "DELETE": free_seat})),
+                methods=["POST", "DELETE"],
+            ),
             Route("/api/tables/{table}/seats/{seat}/bot", _api(seat_bot), methods=["POST"]),
             Route("/api/tables/{table}/view", _api(view), methods=["GET"]),
             Route("/api/tables/{table}/moves", _api(move), methods=["POST"]),
@@ -576,7 +654,8 @@ def create_app(
     )
     # No redirect from "/path/" to "/path": such a redirect would echo the Host header.
     app.router.redirect_slashes = False
-    app.add_middleware(_Guard)
+    app.add_middleware(_HostCheck, hosts=hosts)
+    app.add_middleware(_Guard)  # the outermost: its headers go on the Host check's 400 too
     app.state.tables = tables
     return app
 
