@@ -416,6 +416,8 @@ PUBLIC_MODULES = (
     "server.hosts",
     "server.tables",
     "server.store",
+    "server.transport",
+    "server.backends",
     "jax",
 )
 """The public modules of ``allegra_rules``, in the order of the API reference (each has
