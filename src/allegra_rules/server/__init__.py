@@ -38,8 +38,10 @@ from .app import (
 )
 from .store import BOT_LEASE, WAL_LIMIT, is_postgres_url, open_store
 from .tables import (
+    BOT_TABLES_PER_CLIENT,
     BOT_WORKERS,
     MAX_SEATS,
+    SEARCH_TABLES_PER_CLIENT,
     SEAT_TIMEOUT,
     TABLES_PER_HOUR,
     VIEW_CACHE_BYTES,
@@ -49,9 +51,11 @@ from .tables import (
 __all__ = [
     "BODY_TIMEOUT",
     "BOT_LEASE",
+    "BOT_TABLES_PER_CLIENT",
     "BOT_WORKERS",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
+    "SEARCH_TABLES_PER_CLIENT",
     "SEAT_TIMEOUT",
     "TABLES_PER_HOUR",
     "VIEW_CACHE_BYTES",
@@ -138,6 +142,8 @@ def serve(
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
     workers: int = 1,
+    bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
+    search_tables_per_client: int = SEARCH_TABLES_PER_CLIENT,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -160,13 +166,18 @@ def serve(
         tables_per_hour: how many tables one client address may create per hour.
         seat_timeout: seconds a seat may be idle while it is to act before a bot
             stands in for it; 0: never.
-        bot_workers: the worker threads the bots of every table think in.
+        bot_workers: the worker processes the bots of every table think in (per
+            server process): one for the cheap bots, the others for the searches.
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots lasts
             unless renewed (another process takes them over this long after it stopped).
         workers: how many server processes share the port (uvicorn's workers, each
             restarted by the parent process when it dies). More than one needs a
             PostgreSQL ``db``: the processes learn of each other's moves through it.
+        bot_tables_per_client: how many unfinished tables of bots only one client
+            address may have created (per server process).
+        search_tables_per_client: how many unfinished tables with a search bot one
+            client address may have created (per server process).
 
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
@@ -196,6 +207,8 @@ def serve(
         "bot_workers": bot_workers,
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,
+        "bot_tables_per_client": bot_tables_per_client,
+        "search_tables_per_client": search_tables_per_client,
         "freeze_startup_objects": True,
     }
     served: Any

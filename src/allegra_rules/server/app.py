@@ -49,8 +49,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .store import BOT_LEASE, WAL_LIMIT, open_store
 from .tables import (
+    BOT_TABLES_PER_CLIENT,
     BOT_WORKERS,
     LANGUAGES,
+    SEARCH_TABLES_PER_CLIENT,
     SEAT_TIMEOUT,
     TABLES_PER_HOUR,
     VIEW_CACHE_BYTES,
@@ -342,6 +344,8 @@ def create_app(
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
     freeze_startup_objects: bool = False,
+    bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
+    search_tables_per_client: int = SEARCH_TABLES_PER_CLIENT,
 ) -> Starlette:
     """The server's application; serve it with uvicorn (``allegra-rules serve`` does).
 
@@ -357,7 +361,9 @@ def create_app(
             with ``Retry-After`` after that).
         seat_timeout: seconds a seat may be idle while it is to act before a bot
             (greedy) stands in for it, until its person comes back; 0: never.
-        bot_workers: the worker threads the bots of every table think in.
+        bot_workers: the worker processes the bots of every table think in: one for
+            the cheap bots (greedy, random, policy, stand-ins), the others for the
+            searches (with 1, both share it, cheap moves first).
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots
             lasts unless renewed: another process takes them over this long after the
@@ -368,6 +374,11 @@ def create_app(
             full collections do not walk them again; undone (``gc.unfreeze()``) when it
             stops. It changes the whole process's collector, so ``serve`` sets it and
             an application embedded in a larger program leaves it off.
+        bot_tables_per_client: how many unfinished tables of bots only one client
+            address may have created (429 ``too_many_bot_tables``, without
+            ``Retry-After``, after that).
+        search_tables_per_client: how many unfinished tables with a search bot one
+            client address may have created (429 ``too_many_search_tables``).
     """
     store = open_store(db, wal_limit=wal_limit, bot_lease=bot_lease)
     tables = Tables(
@@ -378,6 +389,8 @@ def create_app(
         tables_per_hour=tables_per_hour,
         seat_timeout=seat_timeout,
         bot_workers=bot_workers,
+        bot_tables_per_client=bot_tables_per_client,
+        search_tables_per_client=search_tables_per_client,
     )
     openapi_text = json.dumps(openapi_document(), separators=(",", ":"))
 
