@@ -531,6 +531,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store.start()
         tables.listen()
+        tables.thinking.warm()
         tables.resume()
         if freeze_startup_objects:
             # What was loaded to start is alive for the whole run; without this, each

@@ -522,15 +522,6 @@ class Tables:
             if not ids:
                 del self._created_by[key]
         mine = [self._tables[t] for t in self._created_by.get(address, ())]
-        if bot_only:
-            count = sum(1 for t in mine if len(t.bots) == t.num_players)
-            if count >= self.bot_tables_per_client:
-                raise ApiError(
-                    429,
-                    "too_many_bot_tables",
-                    f"this address already has {count} unfinished tables of bots only "
-                    f"(at most {self.bot_tables_per_client}); create another when one is over",
-                )
         if search:
             count = sum(
                 1 for t in mine if any(lane_of(name) == SEARCH for name, _ in t.bots.values())
@@ -542,6 +533,15 @@ class Tables:
                     f"this address already has {count} unfinished tables with a search bot "
                     f"(at most {self.search_tables_per_client}); create another when one "
                     "is over",
+                )
+        if bot_only:
+            count = sum(1 for t in mine if len(t.bots) == t.num_players)
+            if count >= self.bot_tables_per_client:
+                raise ApiError(
+                    429,
+                    "too_many_bot_tables",
+                    f"this address already has {count} unfinished tables of bots only "
+                    f"(at most {self.bot_tables_per_client}); create another when one is over",
                 )
 
     @staticmethod

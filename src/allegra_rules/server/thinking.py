@@ -21,7 +21,8 @@ interpreter's lock slows its requests down.
 * The search lane's processes run at a lower CPU priority (``SEARCH_NICENESS``) where the
   system has one, so on a busy machine the server and the cheap lane go first.
 * Processes start when first needed (multiprocessing's ``spawn``, never a fork of the
-  threaded server) and stop on ``close``.
+  threaded server; the server starts the cheap lane's as it starts, ``warm``) and stop
+  on ``close``.
 
 A bot decides from ``observe(state, seat)`` as it always did. It is built afresh for each
 move with a seed derived from its own seed and the table's version (``move_seed``), so a
@@ -177,6 +178,10 @@ def decide(job: Job) -> dict[str, Any]:
     return action_to_dict(bot.choose(job.state))
 
 
+def _ready() -> None:
+    """Nothing: a job that has a new worker process import this module (and the bots)."""
+
+
 def _lower_priority(niceness: int) -> None:
     """A worker process's initializer: run ``niceness`` lower in CPU priority."""
     if niceness and hasattr(os, "nice"):
@@ -239,6 +244,13 @@ class Workers:
             self.busy += 1
             return future
         raise RuntimeError("the bots' worker processes cannot be started")
+
+    def warm(self) -> None:
+        """Start the processes now, and have them import the bots (the first job's wait)."""
+        if self._executor is None:
+            self._executor = self._start(self.processes, self.niceness)
+        for _ in range(self.processes):
+            self._executor.submit(_ready)
 
     def restart(self) -> None:
         """Forget a broken executor: the next job starts new processes."""
@@ -392,6 +404,15 @@ class Thinking:
             asked.answer(None if error is not None else future.result(), error)
         finally:
             self._pump()
+
+    def warm(self) -> None:
+        """Start the cheap lane's process now (the server does as it starts).
+
+        The first greedy or stand-in move then does not wait for a process to start and
+        import the engine (about a second); the search lane starts with its first move.
+        """
+        if not self._closed:
+            self.lanes[CHEAP].workers.warm()
 
     def pending(self) -> int:
         """How many tables have a move waiting or being thought."""
