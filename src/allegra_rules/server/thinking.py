@@ -42,6 +42,8 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -182,11 +184,26 @@ def _ready() -> None:
     """Nothing: a job that has a new worker process import this module (and the bots)."""
 
 
-def _lower_priority(niceness: int) -> None:
-    """A worker process's initializer: run ``niceness`` lower in CPU priority."""
+def _follow_parent(parent: int) -> None:
+    """Exit as soon as the server process ``parent`` is gone (checked every second)."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _worker_start(niceness: int) -> None:
+    """A worker process's initializer: run ``niceness`` lower, and end with the server.
+
+    A server killed outright (SIGKILL) leaves its worker processes waiting for a job
+    that never comes; each therefore watches its parent and exits once it is gone.
+    """
     if niceness and hasattr(os, "nice"):
         with contextlib.suppress(OSError):  # not allowed here: keep the priority
             os.nice(niceness)
+    threading.Thread(
+        target=_follow_parent, args=(os.getppid(),), name="allegra-parent", daemon=True
+    ).start()
 
 
 def _spawned(processes: int, niceness: int) -> concurrent.futures.Executor:
@@ -194,7 +211,7 @@ def _spawned(processes: int, niceness: int) -> concurrent.futures.Executor:
     return concurrent.futures.ProcessPoolExecutor(
         max_workers=processes,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_lower_priority,
+        initializer=_worker_start,
         initargs=(niceness,),
     )
 
