@@ -4,14 +4,17 @@ Starts ``allegra-rules serve`` on 127.0.0.1 (a fresh SQLite file, the server's d
 options but ``--seat-timeout 0``), creates four 6-seat tables of ``search-hard`` bots
 only, each from its own source address (127.0.0.2 .. 127.0.0.5, as four people would),
 waits ``--warmup`` seconds, then plays a person's 2-seat table against a greedy bot from
-127.0.0.1: the person moves (a random legal action) whenever it is its move, and after
-each move that hands the turn to the bot it polls its view (every ``--poll`` seconds)
-until the bot's move is seen. It reports, over ``--moves`` such moves:
+127.0.0.1: the person moves (a random legal action, ``--think`` seconds after its turn
+came), and after each move that hands the turn to the bot it polls its view (every
+``--poll`` seconds) until the bot's move is seen. It reports, over ``--moves`` such moves:
 
 * ``greedy``: the time from the person's move's answer until the greedy bot's move is
   seen in the view, p50 and p95 (goal: p95 at most 1.5 s);
-* ``view``: the latency of every view GET made meanwhile, p50 and p95 (goal: p95 under
-  200 ms).
+* ``view``: the latency of every view GET made meanwhile (the person's polls, and
+  ``--views`` GETs of the search tables' public views after each measured move), p50
+  and p95 (goal: p95 under 200 ms);
+* ``search_moves``: the moves the four search tables made, from their creation to the
+  end of the run (the searches are not starved either).
 
 ``--baseline REV`` runs the same against a git revision too (checked out in a temporary
 worktree), alternating baseline and current ``--repeat`` times, each run on a fresh
@@ -99,20 +102,23 @@ def run(src: Path, label: str, args: argparse.Namespace) -> dict[str, Any]:
     """One run against the package of ``src``: the measures as a dict."""
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder, server(src, Path(folder) / "t.db") as base:
+        searches: list[str] = []
         for k in range(2, 6):
             transport = httpx.HTTPTransport(local_address=f"127.0.0.{k}")
             with httpx.Client(base_url=base, transport=transport, timeout=30) as c:
                 answer = c.post("/api/tables", json=SEARCH_TABLE)
                 assert answer.status_code == 201, answer.text
+                searches.append(answer.json()["table"])
         time.sleep(args.warmup)
         greedy: list[float] = []
         views: list[float] = []
         started = time.monotonic()
         with httpx.Client(base_url=base, timeout=60) as c:
 
-            def view(table: str, token: str) -> dict[str, Any]:
+            def view(table: str, token: str | None) -> dict[str, Any]:
                 began = time.perf_counter()
-                answer = c.get(f"/api/tables/{table}/view", headers={"Authorization": token})
+                headers = {} if token is None else {"Authorization": token}
+                answer = c.get(f"/api/tables/{table}/view", headers=headers)
                 views.append(time.perf_counter() - began)
                 assert answer.status_code == 200, answer.text
                 data: dict[str, Any] = answer.json()
@@ -133,6 +139,8 @@ def run(src: Path, label: str, args: argparse.Namespace) -> dict[str, Any]:
                     time.sleep(args.poll)
                     seen = view(table, token)
                     continue
+                time.sleep(args.think)
+                seen = view(table, token)
                 move = {"action": rng.choice(seen["legal_actions"]), "version": seen["version"]}
                 answer = c.post(
                     f"/api/tables/{table}/moves", json=move, headers={"Authorization": token}
@@ -147,6 +155,9 @@ def run(src: Path, label: str, args: argparse.Namespace) -> dict[str, Any]:
                     time.sleep(args.poll)
                     seen = view(table, token)
                 greedy.append(time.perf_counter() - moved)
+                for k in range(args.views):  # the public views of the searches' tables
+                    view(searches[k % len(searches)], None)
+            versions = [c.get(f"/api/tables/{t}").json()["version"] for t in searches]
     return {
         "tree": label,
         "moves": len(greedy),
@@ -156,6 +167,8 @@ def run(src: Path, label: str, args: argparse.Namespace) -> dict[str, Any]:
         "views": len(views),
         "view_p50_ms": round(statistics.median(views) * 1000, 1),
         "view_p95_ms": round(percentile(views, 0.95) * 1000, 1),
+        "search_moves": sum(versions),
+        "seconds": round(time.monotonic() - started, 1),
     }
 
 
@@ -182,8 +195,10 @@ def checkout(revision: str) -> Iterator[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=40, help="greedy moves measured (40)")
-    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before (3)")
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds before (10)")
+    parser.add_argument("--think", type=float, default=0.5, help="person's pause (0.5)")
     parser.add_argument("--poll", type=float, default=0.01, help="view poll interval (0.01)")
+    parser.add_argument("--views", type=int, default=5, help="public views per move (5)")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="per run (300)")
     parser.add_argument("--baseline", metavar="REV", help="git revision to compare with")
     parser.add_argument("--repeat", type=int, default=1, help="runs per tree (1)")
