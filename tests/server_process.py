@@ -5,7 +5,9 @@
 waits (at most 30 s) until it answers, and stops it on ``stop()`` or at the end of a
 ``with`` block; ``kill()`` sends SIGKILL, as a crash would. Every test talks from
 127.0.0.1, so unless ``args`` set ``--tables-per-hour`` the server lets that address create
-``TABLES_PER_HOUR`` tables an hour rather than its default. ``rss()`` is the server
+``TABLES_PER_HOUR`` tables an hour rather than its default (and as many unfinished tables of
+bots only, or with a search bot, unless ``--bot-tables-per-client`` or
+``--search-tables-per-client`` are set). ``rss()`` is the server
 process's resident memory (``VmRSS`` of ``/proc/<pid>/status``), in bytes.
 
 ``Databases`` makes fresh databases of one store, SQLite files or PostgreSQL databases of
@@ -88,6 +90,16 @@ class ServerProcess:
                         []
                         if "--tables-per-hour" in args
                         else ["--tables-per-hour", str(TABLES_PER_HOUR)]
+                    ),
+                    *(
+                        []
+                        if "--bot-tables-per-client" in args
+                        else ["--bot-tables-per-client", str(TABLES_PER_HOUR)]
+                    ),
+                    *(
+                        []
+                        if "--search-tables-per-client" in args
+                        else ["--search-tables-per-client", str(TABLES_PER_HOUR)]
                     ),
                     *args,
                 ],

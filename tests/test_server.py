@@ -558,7 +558,8 @@ def test_a_move_another_process_stored_first_is_stale(databases: Databases) -> N
     assert token not in logs
 
 
-def test_bots_move_after_a_restart(databases: Databases) -> None:
+@pytest.mark.parametrize("bot", ["greedy", "search-easy"])  # each lane's worker process
+def test_bots_move_after_a_restart(databases: Databases, bot: str) -> None:
     db = databases.new("waiting")
     state = new_game(2, seed=4)
     store = open_store(db)
@@ -568,7 +569,7 @@ def test_bots_move_after_a_restart(databases: Databases) -> None:
         config=state.config.to_json(),
         preset="seeds@1",
         seed=4,
-        bots={0: ("greedy", 1)},
+        bots={0: (bot, 1)},
         state=state_to_json(state),
     )
     token = "t" * 40
@@ -605,7 +606,7 @@ def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProc
 
 
 def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
-    # The search bot thinks in a worker thread; its moves are stored like any other.
+    # The search bot thinks in a worker process; its moves are stored like any other.
     table = new_table(client, players=2, bots={"1": "search"}, seed=5, max_turns=4)
     token = claim(client, table, 0)
     rng = random.Random(5)

@@ -444,39 +444,60 @@ def test_a_seat_timeout_of_zero_never_stands_in(client: httpx.Client) -> None:
 # --------------------------------------------------------------------------------- bots
 
 
-def test_the_bots_of_every_table_think_in_one_bounded_pool() -> None:
+def test_the_bots_of_every_table_think_in_worker_processes() -> None:
     import asyncio
-    import threading
+    import concurrent.futures
 
     from allegra_rules.server.store_sqlite import SQLiteStore
     from allegra_rules.server.tables import Tables
 
-    threads: set[str] = set()
-
-    async def play() -> None:
-        tables = Tables(SQLiteStore(":memory:"), bot_workers=2)
+    async def play() -> set[int]:
+        tables = Tables(SQLiteStore(":memory:"), bot_workers=2, bot_tables_per_client=5)
         bots = dict.fromkeys("0123", "greedy")
         games = [tables.create({"players": 4, "max_turns": 2, "bots": bots}) for _ in range(5)]
-        for table in games:
-            for bot in table.players.values():
-                choose = bot.choose
-
-                def traced(state: Any, choose: Any = choose) -> Any:
-                    threads.add(threading.current_thread().name)
-                    return choose(state)
-
-                bot.choose = traced  # type: ignore[method-assign]
         # While the bots think, the event loop keeps turning.
         turns = 0
         while not all(table.state.is_terminal for table in games):
             await asyncio.sleep(0.001)
             turns += 1
         assert turns > 1
+        executor = tables.thinking.lanes["cheap"].workers._executor
+        assert isinstance(executor, concurrent.futures.ProcessPoolExecutor)
+        pids = {p.pid for p in executor._processes.values()}  # type: ignore[attr-defined]
         tables.close()
+        return pids
 
-    asyncio.run(asyncio.wait_for(play(), 60))
-    assert threads and all(name.startswith("allegra-bots") for name in threads)
-    assert len(threads) <= 2
+    pids = asyncio.run(asyncio.wait_for(play(), 60))
+    # The greedy bots' lane has one process of its own, not this one.
+    assert len(pids) == 1 and os.getpid() not in pids
+
+
+@options("--bot-tables-per-client", 1, "--search-tables-per-client", 1)
+def test_four_addresses_each_create_a_table_of_searches(server: ServerProcess) -> None:
+    body = {"players": MAX_SEATS, "bots": dict.fromkeys("012345", "search-hard")}
+    clients = [
+        httpx.Client(
+            base_url=server.base,
+            timeout=30,
+            transport=httpx.HTTPTransport(local_address=f"127.0.0.{k}"),
+        )
+        for k in range(2, 6)
+    ]
+    try:
+        for c in clients:
+            created(c.post("/api/tables", json=body))
+        answer = clients[0].post("/api/tables", json=body)
+        error = refused(answer, 429, "too_many_search_tables")
+        assert "at most 1" in error["message"]
+        assert "retry-after" not in answer.headers  # when a game of bots ends is unknown
+        # A table of bots only, without a search, is over the other limit.
+        cheap = {"players": 2, "bots": {"0": "greedy", "1": "random"}}
+        refused(clients[1].post("/api/tables", json=cheap), 429, "too_many_bot_tables")
+        # A table with a seat for a person and a greedy bot is not limited.
+        created(clients[1].post("/api/tables", json={"players": 2, "bots": {"1": "greedy"}}))
+    finally:
+        for c in clients:
+            c.close()
 
 
 @options("--bot-workers", 1)

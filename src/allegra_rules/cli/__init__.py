@@ -523,7 +523,22 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         type=int,
         metavar="N",
         default=2,
-        help="worker threads the bots of all tables think in (default 2)",
+        help="worker processes the bots of all tables think in: one for cheap bots, "
+        "the others for searches (default 2)",
+    )
+    serve.add_argument(
+        "--bot-tables-per-client",
+        type=int,
+        metavar="N",
+        default=2,
+        help="unfinished tables of bots only one client address may have (default 2)",
+    )
+    serve.add_argument(
+        "--search-tables-per-client",
+        type=int,
+        metavar="N",
+        default=2,
+        help="unfinished tables with a search bot one client address may have (default 2)",
     )
     serve.add_argument(
         "--wal-limit-mb",
@@ -858,6 +873,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--view-cache-mb must be 0 or more; got {args.view_cache_mb}")
     if args.bot_workers < 1:
         raise UsageError(f"--bot-workers must be at least 1; got {args.bot_workers}")
+    for option in ("bot_tables_per_client", "search_tables_per_client"):
+        if getattr(args, option) < 0:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(f"{flag} must be 0 or more; got {getattr(args, option)}")
     if not 0 < args.wal_limit_mb <= 1_000_000:
         raise UsageError(f"--wal-limit-mb must be more than 0; got {args.wal_limit_mb}")
     if not 0 < args.bot_lease <= 3600:
@@ -904,6 +923,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             abandoned_after=args.abandoned_after,
             view_cache_bytes=int(args.view_cache_mb * 1024 * 1024),
             bot_workers=args.bot_workers,
+            bot_tables_per_client=args.bot_tables_per_client,
+            search_tables_per_client=args.search_tables_per_client,
             wal_limit=int(args.wal_limit_mb * 1024 * 1024),
             bot_lease=args.bot_lease,
             workers=args.workers,

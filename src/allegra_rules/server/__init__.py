@@ -47,8 +47,10 @@ from .hosts import LOOPBACK_HOSTS, serving_hosts
 from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
+    BOT_TABLES_PER_CLIENT,
     BOT_WORKERS,
     MAX_SEATS,
+    SEARCH_TABLES_PER_CLIENT,
     SEAT_TIMEOUT,
     TABLES_PER_HOUR,
     VIEW_CACHE_BYTES,
@@ -59,10 +61,12 @@ __all__ = [
     "ABANDONED_AFTER",
     "BODY_TIMEOUT",
     "BOT_LEASE",
+    "BOT_TABLES_PER_CLIENT",
     "BOT_WORKERS",
     "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
+    "SEARCH_TABLES_PER_CLIENT",
     "SEAT_TIMEOUT",
     "TABLES_PER_HOUR",
     "VIEW_CACHE_BYTES",
@@ -151,6 +155,8 @@ def serve(
     bot_lease: float = BOT_LEASE,
     workers: int = 1,
     allowed_hosts: Iterable[str] | None = None,
+    bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
+    search_tables_per_client: int = SEARCH_TABLES_PER_CLIENT,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
@@ -175,7 +181,8 @@ def serve(
             stands in for it; 0: never.
         abandoned_after: seconds after its creation or last move that a table where no
             seat is claimed expires (it stops counting as open and takes no claim).
-        bot_workers: the worker threads the bots of every table think in.
+        bot_workers: the worker processes the bots of every table think in (per
+            server process): one for the cheap bots, the others for the searches.
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots lasts
             unless renewed (another process takes them over this long after it stopped).
@@ -188,6 +195,10 @@ def serve(
             header gets 400 ``host_not_allowed`` (see ``create_app``). Behind a reverse
             proxy or on every interface, the public name(s). ``None`` with a ``host``
             of every interface (``0.0.0.0``, ``::``) is refused.
+        bot_tables_per_client: how many unfinished tables of bots only one client
+            address may have created (per server process).
+        search_tables_per_client: how many unfinished tables with a search bot one
+            client address may have created (per server process).
 
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
@@ -221,6 +232,8 @@ def serve(
         "bot_workers": bot_workers,
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,
+        "bot_tables_per_client": bot_tables_per_client,
+        "search_tables_per_client": search_tables_per_client,
         "freeze_startup_objects": True,
         "allowed_hosts": hosts,
     }

@@ -56,9 +56,11 @@ from .hosts import AllowedHosts
 from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
+    BOT_TABLES_PER_CLIENT,
     BOT_WORKERS,
     IDLE_SECONDS,
     LANGUAGES,
+    SEARCH_TABLES_PER_CLIENT,
     SEAT_TIMEOUT,
     TABLES_PER_HOUR,
     VIEW_CACHE_BYTES,
@@ -401,6 +403,8 @@ def create_app(
     bot_lease: float = BOT_LEASE,
     freeze_startup_objects: bool = False,
     allowed_hosts: Iterable[str] | None = None,
+    bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
+    search_tables_per_client: int = SEARCH_TABLES_PER_CLIENT,
 ) -> Starlette:
     """The server's application; serve it with uvicorn (``allegra-rules serve`` does).
 
@@ -419,7 +423,9 @@ def create_app(
             with ``Retry-After`` after that).
         seat_timeout: seconds a seat may be idle while it is to act before a bot
             (greedy) stands in for it, until its person comes back; 0: never.
-        bot_workers: the worker threads the bots of every table think in.
+        bot_workers: the worker processes the bots of every table think in: one for
+            the cheap bots (greedy, random, policy, stand-ins), the others for the
+            searches (with 1, both share it, cheap moves first).
         wal_limit: the size (bytes) past which SQLite's ``-wal`` file is truncated.
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots
             lasts unless renewed: another process takes them over this long after the
@@ -437,6 +443,11 @@ def create_app(
             whose ``Origin`` is not the server's own under one of them with 403
             ``cross_origin`` or close code ``CLOSE_FORBIDDEN_ORIGIN``. ``None``: the
             loopback names only. A public server lists its public name here.
+        bot_tables_per_client: how many unfinished tables of bots only one client
+            address may have created (429 ``too_many_bot_tables``, without
+            ``Retry-After``, after that).
+        search_tables_per_client: how many unfinished tables with a search bot one
+            client address may have created (429 ``too_many_search_tables``).
 
     Raises:
         ValueError: an entry of ``allowed_hosts`` is no host name.
@@ -454,6 +465,8 @@ def create_app(
         tables_per_hour=tables_per_hour,
         seat_timeout=seat_timeout,
         bot_workers=bot_workers,
+        bot_tables_per_client=bot_tables_per_client,
+        search_tables_per_client=search_tables_per_client,
     )
     openapi_text = json.dumps(openapi_document(), separators=(",", ":"))
 
@@ -609,6 +622,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store.start()
         tables.listen()
+        tables.thinking.warm()
         tables.resume()
         if freeze_startup_objects:
             # What was loaded to start is alive for the whole run; without this, each

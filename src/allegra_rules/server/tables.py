@@ -5,12 +5,15 @@ applied with ``apply(state, action, player=seat)``, stored (see
 [`Store`][allegra_rules.server.store.Store]) and only then announced, to the client that
 made it and to every socket watching the table. Bots move by themselves as soon as it is
 their seat's move: after a person's move, when a table is created, and when the server
-starts again. They think in one pool of worker threads shared by every table (its size
-is ``bot_workers``), so that the event loop stays free for requests.
+starts again. They think in worker processes (``bot_workers`` of them), never on the
+event loop: [`Thinking`][allegra_rules.server.thinking.Thinking] serves the tables in turn,
+in a lane of cheap bots and a lane of searches, each with processes of its own.
 
 The server's resources are bounded: rendered views are kept in one LRU cache of at most
 ``view_cache_bytes`` bytes, a table has at most ``MAX_SEATS`` seats, each client address
-may create ``tables_per_hour`` tables an hour (429 after that), and a seat that is to act
+may create ``tables_per_hour`` tables an hour (429 after that), at most
+``bot_tables_per_client`` unfinished tables of bots only and ``search_tables_per_client``
+unfinished tables with a search bot (429 after that), and a seat that is to act
 but idle for ``seat_timeout`` seconds is played by a stand-in bot (greedy) until its
 person comes back.
 
@@ -31,7 +34,6 @@ renews that hold and takes a table's bots over once another process's hold has e
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import hashlib
 import hmac
 import json
@@ -70,14 +72,18 @@ from allegra_rules.transitions import IllegalActionError, apply, new_game
 
 from .limits import VIEW_CACHE_BYTES, RateLimit, ViewCache, ViewKey
 from .store import Deal, StaleVersion, Store, TableRow
+from .thinking import MOVE_BUDGET, SEARCH, Thinking, decide, lane_of, move_seed
 from .transport import InProcessTransport, Notice, Transport
 
 __all__ = [
     "ABANDONED_AFTER",
+    "BOT_TABLES_PER_CLIENT",
     "BOT_WORKERS",
     "IDLE_SECONDS",
     "LANGUAGES",
     "MAX_SEATS",
+    "MOVE_BUDGET",
+    "SEARCH_TABLES_PER_CLIENT",
     "SEAT_TIMEOUT",
     "TABLES_PER_HOUR",
     "VIEW_CACHE_BYTES",
@@ -109,7 +115,20 @@ SEAT_TIMEOUT = 300.0
 """The default seconds a seat may be idle while it is to act before a bot stands in."""
 
 BOT_WORKERS = 2
-"""The default number of worker threads the bots of all tables think in."""
+"""The default number of worker processes the bots of all tables think in.
+
+One is the cheap bots' lane, the others the searches' (see
+[`Thinking`][allegra_rules.server.thinking.Thinking]).
+"""
+
+BOT_TABLES_PER_CLIENT = 2
+"""The default number of unfinished tables of bots only one client address may have created."""
+
+SEARCH_TABLES_PER_CLIENT = 2
+"""The default number of unfinished tables with a search bot one client address may have created.
+
+The search bots are those of ``allegra_rules.server.thinking.EXPENSIVE_BOTS``.
+"""
 
 IDLE_SECONDS = 86400.0
 """The default seconds after its last move that an unfinished table stops counting as open."""
@@ -190,7 +209,8 @@ class Table:
         preset: the pinned preset id the rules equal, or ``None``.
         seed: the game's seed, never sent before the game is over.
         bots: bot seats: seat -> (bot name, bot seed).
-        players: the bot objects of the bot seats.
+        players: the bot objects of the bot seats (a move is decided by a bot built
+            afresh from its name and seed: see ``allegra_rules.server.thinking``).
         tokens: the claimed seats: seat -> SHA-256 digest of its token.
         state: the current state.
         actions: every action applied so far.
@@ -443,7 +463,14 @@ class Tables:
             (429 after that).
         seat_timeout: seconds a seat may be idle while it is to act before a stand-in
             bot (greedy) plays it; 0 never.
-        bot_workers: the worker threads the bots of every table think in.
+        bot_workers: the worker processes the bots of every table think in (one for
+            the cheap bots, the others for the searches; see
+            [`Thinking`][allegra_rules.server.thinking.Thinking]).
+        bot_tables_per_client: how many unfinished tables of bots only one client
+            address may have created (429 ``too_many_bot_tables`` after that).
+        search_tables_per_client: how many unfinished tables with a search bot one
+            client address may have created (429 ``too_many_search_tables`` after that).
+        move_budget: seconds a search bot may think about one move.
     """
 
     def __init__(
@@ -458,6 +485,9 @@ class Tables:
         tables_per_hour: int = TABLES_PER_HOUR,
         seat_timeout: float = SEAT_TIMEOUT,
         bot_workers: int = BOT_WORKERS,
+        bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
+        search_tables_per_client: int = SEARCH_TABLES_PER_CLIENT,
+        move_budget: float = MOVE_BUDGET,
     ) -> None:
         self.store = store
         self.transport: Transport = InProcessTransport() if transport is None else transport
@@ -473,23 +503,16 @@ class Tables:
         self.views = ViewCache(view_cache_bytes)
         self.created = RateLimit(tables_per_hour)
         self.bot_workers = bot_workers
-        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self.bot_tables_per_client = bot_tables_per_client
+        self.search_tables_per_client = search_tables_per_client
+        self.thinking = Thinking(bot_workers, budget=move_budget)
         self._tables: dict[str, Table] = {}
         self._held: set[str] = set()
-
-    def pool(self) -> concurrent.futures.ThreadPoolExecutor:
-        """The worker threads every table's bots think in (started when first needed)."""
-        if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=self.bot_workers, thread_name_prefix="allegra-bots"
-            )
-        return self._pool
+        self._created_by: dict[str, set[str]] = {}
 
     def close(self) -> None:
-        """Stop the bots' worker threads (a bot still thinking finishes, unheard)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the bots' worker processes (a bot still thinking finishes, unheard)."""
+        self.thinking.close()
 
     # ---------------------------------------------------------------- tables
 
@@ -555,6 +578,7 @@ class Tables:
         except ValueError as exc:
             raise ApiError(422, "invalid_table", str(exc)) from None
         address = client or "unknown"
+        self._check_bot_tables(address, bots, players)
         wait = self.created.check(address)
         if wait:
             raise RateLimited(
@@ -577,6 +601,7 @@ class Tables:
             deal=deal,
         )
         self.created.add(address)
+        self._created_by.setdefault(address, set()).add(table_id)
         table = Table(
             id=table_id,
             config=config,
@@ -658,6 +683,52 @@ class Tables:
                 self.forget_expired()
             except Exception:  # pragma: no cover - keep watching whatever one table does
                 log.exception("the expiry watcher failed")
+
+    def _check_bot_tables(
+        self, address: str, bots: dict[int, tuple[str, int]], players: int
+    ) -> None:
+        """Refuse a table of bots only, or with a search bot, over ``address``'s limits.
+
+        Counted are the unfinished tables in memory that ``address`` created and that
+        have bots only (``bot_tables_per_client``), or a search bot
+        (``search_tables_per_client``), now. The refusal has no ``Retry-After``: when a
+        game of bots ends cannot be known (a 6-seat game of searches runs for hours).
+
+        Raises:
+            ApiError: 429 ``too_many_bot_tables`` or ``too_many_search_tables``.
+        """
+        search = any(lane_of(name) == SEARCH for name, _ in bots.values())
+        bot_only = len(bots) == players
+        if not (search or bot_only):
+            return
+        for key, ids in list(self._created_by.items()):  # forget the finished tables
+            ids.difference_update(
+                [t for t in ids if t not in self._tables or self._tables[t].state.is_terminal]
+            )
+            if not ids:
+                del self._created_by[key]
+        mine = [self._tables[t] for t in self._created_by.get(address, ())]
+        if search:
+            count = sum(
+                1 for t in mine if any(lane_of(name) == SEARCH for name, _ in t.bots.values())
+            )
+            if count >= self.search_tables_per_client:
+                raise ApiError(
+                    429,
+                    "too_many_search_tables",
+                    f"this address already has {count} unfinished tables with a search bot "
+                    f"(at most {self.search_tables_per_client}); create another when one "
+                    "is over",
+                )
+        if bot_only:
+            count = sum(1 for t in mine if len(t.bots) == t.num_players)
+            if count >= self.bot_tables_per_client:
+                raise ApiError(
+                    429,
+                    "too_many_bot_tables",
+                    f"this address already has {count} unfinished tables of bots only "
+                    f"(at most {self.bot_tables_per_client}); create another when one is over",
+                )
 
     @staticmethod
     def _rules(data: dict[str, Any]) -> tuple[RuleConfig, str | None]:
@@ -1076,20 +1147,25 @@ class Tables:
     # ------------------------------------------------------------------- bots
 
     @staticmethod
-    def _player(table: Table, seat: int | None) -> Bot | None:
-        """The bot that plays ``seat`` now: its own, a stand-in (greedy), or none."""
+    def _player(table: Table, seat: int | None) -> tuple[str, int] | None:
+        """The bot that plays ``seat`` now, as (name, seed): its own, a stand-in, or none.
+
+        A stand-in is ``greedy``, seeded with the table's version (as before).
+        """
         if seat is None:
             return None
-        bot = table.players.get(seat)
+        bot = table.bots.get(seat)
         if bot is None and seat in table.stand_in:
-            bot = GreedyBot(table.version)
+            bot = ("greedy", table.version)
         return bot
 
     def schedule_bots(self, table: Table) -> None:
         """Let a bot think when it is a bot's (or a stand-in's) move.
 
-        With an event loop running, the bot thinks in the shared worker pool and its
-        move is applied back on the loop; without one, the bots' moves are played now.
+        With an event loop running, the bot thinks in a worker process
+        ([`Thinking`][allegra_rules.server.thinking.Thinking], in its lane and in turn
+        with the other tables) and its move is applied back on the loop; without one,
+        the bots' moves are played now.
         """
         state = table.state
         if table.bots_pending or state.is_terminal:
@@ -1099,7 +1175,7 @@ class Tables:
         if bot is None or seat is None or not self._holds_bots(table):
             return
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:  # no event loop: play the bots' moves now
             while self._bot_step(table):
                 pass
@@ -1108,8 +1184,14 @@ class Tables:
         # Nobody else can move while it is this bot's move (a person coming back to a
         # stand-in's seat aside: then the answer is dropped), so the state is still the
         # same when the answer comes.
-        future = loop.run_in_executor(self.pool(), bot.choose, state)
-        future.add_done_callback(lambda done: self._bot_chose(table, state, seat, done))
+        name, seed = bot
+        job = self.thinking.job(name, seed, table.version, state)
+        try:
+            self.thinking.ask(
+                table.id, job, lambda data, error: self._bot_chose(table, state, seat, data, error)
+            )
+        except RuntimeError:  # the server is stopping: its worker processes are closed
+            table.bots_pending = False
 
     def _holds_bots(self, table: Table) -> bool:
         """Take or renew this process's hold on ``table``'s bots; whether it holds them."""
@@ -1179,15 +1261,31 @@ class Tables:
                 log.exception("the bot watcher failed")
 
     def _bot_chose(
-        self, table: Table, state: GameState, seat: int, done: asyncio.Future[Any]
+        self,
+        table: Table,
+        state: GameState,
+        seat: int,
+        data: dict[str, Any] | None,
+        error: BaseException | None,
     ) -> None:
-        """Apply the move a bot chose in a worker thread, then let the next bot move."""
+        """Apply the move a bot chose in a worker process, then let the next bot move.
+
+        A move its worker failed to answer (its process died twice) is played by a
+        greedy bot here instead, so that the game never stalls.
+        """
         table.bots_pending = False
-        if done.cancelled():
-            return
         if table.state is state and self._player(table, seat) is not None:
             try:
-                action = done.result()
+                if data is None:
+                    log.error(
+                        "the bot of seat %s at table %s failed (%r); a greedy bot moves",
+                        seat,
+                        table.id,
+                        error,
+                    )
+                    action = GreedyBot(move_seed(table.seed, table.version)).choose(state)
+                else:
+                    action = action_from_dict(data, num_players=table.num_players)
                 self._commit(table, seat, action, apply(state, action, player=seat))
             except ApiError:  # another move was stored first: the table was read again
                 pass
@@ -1204,7 +1302,9 @@ class Tables:
         if seat is None or bot is None or state.is_terminal:
             return False
         try:
-            action = bot.choose(state)
+            name, seed = bot
+            data = decide(self.thinking.job(name, seed, table.version, state))
+            action = action_from_dict(data, num_players=table.num_players)
             after = apply(state, action, player=seat)
             self._commit(table, seat, action, after)
         except ApiError:  # another move was stored first: the table was read again
