@@ -17,12 +17,16 @@ Public names:
   3.1 document (also served at ``GET /api/openapi.json``).
 * [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows, the public
   view ``observe(state, None)`` as the server sends it.
+* [`client_key`][allegra_rules.server.limits.client_key]: how the limits per client group
+  addresses (IPv4 whole, IPv6 by /64).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import logging.config
+import math
 import os
 import re
 from pathlib import Path
@@ -36,6 +40,15 @@ from .app import (
     create_app,
     openapi_document,
 )
+from .connections import (
+    HEADER_TIMEOUT,
+    HEADER_TIMEOUT_VARIABLE,
+    HeadDeadlineProtocol,
+    PictureDeflateProtocol,
+    connection_caps,
+    raise_open_files_limit,
+)
+from .limits import MAX_SOCKETS, MAX_SOCKETS_PER_CLIENT, client_key
 from .store import BOT_LEASE, WAL_LIMIT, is_postgres_url, open_store
 from .tables import (
     BOT_WORKERS,
@@ -50,13 +63,17 @@ __all__ = [
     "BODY_TIMEOUT",
     "BOT_LEASE",
     "BOT_WORKERS",
+    "HEADER_TIMEOUT",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
+    "MAX_SOCKETS",
+    "MAX_SOCKETS_PER_CLIENT",
     "SEAT_TIMEOUT",
     "TABLES_PER_HOUR",
     "VIEW_CACHE_BYTES",
     "WAL_LIMIT",
     "RedactTokens",
+    "client_key",
     "create_app",
     "log_config",
     "openapi_document",
@@ -107,7 +124,8 @@ class RedactTokens(logging.Filter):
 def log_config() -> dict[str, Any]:
     """Uvicorn's default logging configuration, with a token filter on every handler.
 
-    The filter is [`RedactTokens`][allegra_rules.server.RedactTokens].
+    The filter is [`RedactTokens`][allegra_rules.server.RedactTokens]. The server's own
+    lines (logger ``allegra_rules``, ``INFO`` and up) go where uvicorn's go.
     """
     from uvicorn.config import LOGGING_CONFIG
 
@@ -117,6 +135,10 @@ def log_config() -> dict[str, Any]:
         "handlers": {
             name: {**handler, "filters": ["redact_tokens"]}
             for name, handler in LOGGING_CONFIG["handlers"].items()
+        },
+        "loggers": {
+            **LOGGING_CONFIG["loggers"],
+            "allegra_rules": {"handlers": ["default"], "level": "INFO", "propagate": False},
         },
     }
     return config
@@ -138,11 +160,23 @@ def serve(
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
     workers: int = 1,
+    max_sockets: int | None = None,
+    max_sockets_per_client: int = MAX_SOCKETS_PER_CLIENT,
+    header_timeout: float = HEADER_TIMEOUT,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
     Each server process freezes what it loaded to start in the garbage collector's
     permanent generation (``create_app``'s ``freeze_startup_objects``).
+
+    Open files: ``serve`` raises the process's soft open-files limit (``RLIMIT_NOFILE``)
+    to its hard limit, then shares it with ``connections.connection_caps``: the sockets
+    get at most what leaves room for HTTP connections (``max_sockets`` at most), and
+    uvicorn's ``limit_concurrency`` (503 past it) is the sockets plus that room, so that
+    sockets at their cap never keep ``GET /`` or a table's creation from being answered.
+    It logs the limits it chose. Each connection must send its request head within
+    ``header_timeout`` seconds (``connections.HeadDeadlineProtocol``), and only sockets
+    with pictures (``svg=1``) are compressed (``connections.PictureDeflateProtocol``).
 
     Args:
         host: the address to listen on.
@@ -167,10 +201,19 @@ def serve(
         workers: how many server processes share the port (uvicorn's workers, each
             restarted by the parent process when it dies). More than one needs a
             PostgreSQL ``db``: the processes learn of each other's moves through it.
+        max_sockets: the most WebSockets open at once per process; ``None``:
+            ``MAX_SOCKETS`` (10,000). Either is lowered to what the open-files limit
+            leaves room for. One more is closed with 1013.
+        max_sockets_per_client: the most WebSockets one client address (IPv6: its
+            /64) holds open at once; one more is closed with 4429.
+        header_timeout: seconds a connection may take to send a request's head (from
+            when it opens, or from the first byte of a later request); a slower one is
+            closed.
 
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
-            ``workers`` is less than 1, or more than 1 on SQLite.
+            ``workers`` is less than 1, or more than 1 on SQLite, or a socket cap is
+            less than 1, or ``header_timeout`` is not a positive number.
         ConnectionError: the PostgreSQL database cannot be reached.
     """
     import uvicorn
@@ -186,6 +229,20 @@ def serve(
 
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int of at least 1; got {workers!r}")
+    if max_sockets is not None and max_sockets < 1:
+        raise ValueError(f"max_sockets must be at least 1; got {max_sockets!r}")
+    if max_sockets_per_client < 1:
+        raise ValueError(
+            f"max_sockets_per_client must be at least 1; got {max_sockets_per_client!r}"
+        )
+    if not (header_timeout > 0 and math.isfinite(header_timeout)):
+        raise ValueError(
+            f"header_timeout must be a positive number of seconds; got {header_timeout!r}"
+        )
+    logging.config.dictConfig(log_config())  # the lines below go where uvicorn's go
+    sockets, limit_concurrency = _open_files(MAX_SOCKETS if max_sockets is None else max_sockets)
+    HeadDeadlineProtocol.header_timeout = header_timeout
+    os.environ[HEADER_TIMEOUT_VARIABLE] = repr(header_timeout)
     options: dict[str, Any] = {
         "db": str(db),
         "max_open_tables": max_open_tables,
@@ -196,6 +253,8 @@ def serve(
         "bot_workers": bot_workers,
         "wal_limit": wal_limit,
         "bot_lease": bot_lease,
+        "max_sockets": sockets,
+        "max_sockets_per_client": max_sockets_per_client,
         "freeze_startup_objects": True,
     }
     served: Any
@@ -221,4 +280,39 @@ def serve(
         proxy_headers=proxy_headers,
         forwarded_allow_ips=forwarded_allow_ips,
         ws_max_size=64 * 1024,
+        http=HeadDeadlineProtocol,
+        ws=PictureDeflateProtocol,
+        limit_concurrency=limit_concurrency,
     )
+
+
+def _open_files(max_sockets: int) -> tuple[int, int | None]:
+    """Raise the open-files limit; the socket cap and ``limit_concurrency`` it leaves room for.
+
+    Logs what it chose. Without an open-files limit (Windows): ``max_sockets`` and no
+    ``limit_concurrency``.
+    """
+    raised = raise_open_files_limit()
+    if raised is None:  # pragma: no cover - Windows
+        return max_sockets, None
+    before, after = raised
+    sockets, limit_concurrency = connection_caps(after, max_sockets)
+    log = logging.getLogger("allegra_rules.server")
+    if sockets < max_sockets:
+        log.warning(
+            "open files: limit %s (was %s): at most %s sockets, not %s; "
+            "raise the hard limit (ulimit -Hn, LimitNOFILE=) for more",
+            after,
+            before,
+            sockets,
+            max_sockets,
+        )
+    log.info(
+        "open files: limit %s (was %s); at most %s sockets, "
+        "%s connections in all (more HTTP requests: 503)",
+        after,
+        before,
+        sockets,
+        limit_concurrency,
+    )
+    return max(1, sockets), limit_concurrency
