@@ -415,6 +415,8 @@ PUBLIC_MODULES = (
     "server.app",
     "server.tables",
     "server.store",
+    "server.limits",
+    "server.connections",
     "jax",
 )
 """The public modules of ``allegra_rules``, in the order of the API reference (each has
