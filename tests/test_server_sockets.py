@@ -281,3 +281,33 @@ def test_only_sockets_with_pictures_are_compressed(server: ServerProcess) -> Non
             offered = sock.response.headers.get("Sec-WebSocket-Extensions") or ""
             assert ("permessage-deflate" in offered) is compressed, (query, offered)
             assert '"version":0' in sock.recv(timeout=10)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--max-sockets", "0"],
+        ["--max-sockets-per-client", "0"],
+        ["--header-timeout", "0"],
+        ["--header-timeout", "nan"],
+    ],
+)
+def test_serve_refuses_bad_socket_limits(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from allegra_rules.cli import main
+
+    assert main(["serve", *args]) == 2
+    assert args[0] in capsys.readouterr().err
+
+
+def test_serve_names_its_socket_limits(capsys: pytest.CaptureFixture[str]) -> None:
+    from allegra_rules.cli import main
+
+    assert main(["serve", "--help"]) == 0
+    out = capsys.readouterr().out
+    for option in ("--max-sockets", "--max-sockets-per-client", "--header-timeout"):
+        assert option in out
