@@ -418,6 +418,8 @@ PUBLIC_MODULES = (
     "server.store",
     "server.transport",
     "server.backends",
+    "server.limits",
+    "server.connections",
     "jax",
 )
 """The public modules of ``allegra_rules``, in the order of the API reference (each has

@@ -48,10 +48,22 @@ def free_port() -> int:
         return port
 
 
+def _limit_open_files(limit: int) -> Any:
+    """A ``preexec_fn`` that sets the soft and hard open-files limits to ``limit``."""
+
+    def limit_files() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return limit_files
+
+
 class ServerProcess:
     """One server process serving the SQLite file ``db`` or the PostgreSQL URL ``db``.
 
     A URL is given with ``--database``; its server needs ``log``, a file to write to.
+    ``open_files``: the process's open-files limit (soft and hard, ``ulimit -n``).
     """
 
     def __init__(
@@ -60,6 +72,7 @@ class ServerProcess:
         *args: str,
         log: Path | None = None,
         env: dict[str, str] | None = None,
+        open_files: int | None = None,
     ) -> None:
         self.db = db
         self.port = free_port()
@@ -107,6 +120,7 @@ class ServerProcess:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=env,
+                preexec_fn=None if open_files is None else _limit_open_files(open_files),
             )
         self._wait_ready()
 

@@ -563,6 +563,28 @@ def _serve_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         help="server processes sharing the port, each restarted when it dies; more than 1 "
         "needs --database (default 1)",
     )
+    serve.add_argument(
+        "--max-sockets",
+        type=int,
+        metavar="N",
+        default=None,
+        help="most WebSockets open at once per process; lowered to what the open-files "
+        "limit leaves room for (default 10000)",
+    )
+    serve.add_argument(
+        "--max-sockets-per-client",
+        type=int,
+        metavar="N",
+        default=50,
+        help="most WebSockets one client address (IPv6: its /64) holds open (default 50)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        default=10.0,
+        help="a connection that takes longer to send a request's head is closed (default 10)",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
 
@@ -883,6 +905,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--bot-lease must be more than 0 and at most 3600; got {args.bot_lease}")
     if not 1 <= args.workers <= 256:
         raise UsageError(f"--workers must be 1..256; got {args.workers}")
+    if args.max_sockets is not None and args.max_sockets < 1:
+        raise UsageError(f"--max-sockets must be at least 1; got {args.max_sockets}")
+    if args.max_sockets_per_client < 1:
+        raise UsageError(
+            f"--max-sockets-per-client must be at least 1; got {args.max_sockets_per_client}"
+        )
+    if not 0 < args.header_timeout <= 3600:
+        raise UsageError(
+            f"--header-timeout must be more than 0 and at most 3600; got {args.header_timeout}"
+        )
     if args.workers > 1 and args.database is None:
         raise UsageError(
             "--workers above 1 needs --database postgresql://...: processes on one SQLite "
@@ -929,6 +961,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             bot_lease=args.bot_lease,
             workers=args.workers,
             allowed_hosts=allowed,
+            max_sockets=args.max_sockets,
+            max_sockets_per_client=args.max_sockets_per_client,
+            header_timeout=args.header_timeout,
         )
     except ConnectionError as exc:
         raise CommandError(str(exc)) from None

@@ -22,12 +22,16 @@ Public names:
   ([`hosts`][allegra_rules.server.hosts]).
 * [`public_view`][allegra_rules.server.tables.public_view]: what every seat knows, the public
   view ``observe(state, None)`` as the server sends it.
+* [`client_key`][allegra_rules.server.limits.client_key]: how the limits per client group
+  addresses (IPv4 whole, IPv6 by /64).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import logging.config
+import math
 import os
 import re
 from collections.abc import Iterable
@@ -43,7 +47,16 @@ from .app import (
     openapi_document,
 )
 from .backends import is_postgres_url, open_store
+from .connections import (
+    HEADER_TIMEOUT,
+    HEADER_TIMEOUT_VARIABLE,
+    HeadDeadlineProtocol,
+    PictureDeflateProtocol,
+    connection_caps,
+    raise_open_files_limit,
+)
 from .hosts import LOOPBACK_HOSTS, serving_hosts
+from .limits import MAX_SOCKETS, MAX_SOCKETS_PER_CLIENT, client_key
 from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
@@ -63,15 +76,19 @@ __all__ = [
     "BOT_LEASE",
     "BOT_TABLES_PER_CLIENT",
     "BOT_WORKERS",
+    "HEADER_TIMEOUT",
     "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
     "MAX_SEATS",
+    "MAX_SOCKETS",
+    "MAX_SOCKETS_PER_CLIENT",
     "SEARCH_TABLES_PER_CLIENT",
     "SEAT_TIMEOUT",
     "TABLES_PER_HOUR",
     "VIEW_CACHE_BYTES",
     "WAL_LIMIT",
     "RedactTokens",
+    "client_key",
     "create_app",
     "log_config",
     "openapi_document",
@@ -122,7 +139,8 @@ class RedactTokens(logging.Filter):
 def log_config() -> dict[str, Any]:
     """Uvicorn's default logging configuration, with a token filter on every handler.
 
-    The filter is [`RedactTokens`][allegra_rules.server.RedactTokens].
+    The filter is [`RedactTokens`][allegra_rules.server.RedactTokens]. The server's own
+    lines (logger ``allegra_rules``, ``INFO`` and up) go where uvicorn's go.
     """
     from uvicorn.config import LOGGING_CONFIG
 
@@ -132,6 +150,10 @@ def log_config() -> dict[str, Any]:
         "handlers": {
             name: {**handler, "filters": ["redact_tokens"]}
             for name, handler in LOGGING_CONFIG["handlers"].items()
+        },
+        "loggers": {
+            **LOGGING_CONFIG["loggers"],
+            "allegra_rules": {"handlers": ["default"], "level": "INFO", "propagate": False},
         },
     }
     return config
@@ -157,11 +179,23 @@ def serve(
     allowed_hosts: Iterable[str] | None = None,
     bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
     search_tables_per_client: int = SEARCH_TABLES_PER_CLIENT,
+    max_sockets: int | None = None,
+    max_sockets_per_client: int = MAX_SOCKETS_PER_CLIENT,
+    header_timeout: float = HEADER_TIMEOUT,
 ) -> None:
     """Serve the tables until interrupted (what ``allegra-rules serve`` runs).
 
     Each server process freezes what it loaded to start in the garbage collector's
     permanent generation (``create_app``'s ``freeze_startup_objects``).
+
+    Open files: ``serve`` raises the process's soft open-files limit (``RLIMIT_NOFILE``)
+    to its hard limit, then shares it with ``connections.connection_caps``: the sockets
+    get at most what leaves room for HTTP connections (``max_sockets`` at most), and
+    uvicorn's ``limit_concurrency`` (503 past it) is the sockets plus that room, so that
+    sockets at their cap never keep ``GET /`` or a table's creation from being answered.
+    It logs the limits it chose. Each connection must send its request head within
+    ``header_timeout`` seconds (``connections.HeadDeadlineProtocol``), and only sockets
+    with pictures (``svg=1``) are compressed (``connections.PictureDeflateProtocol``).
 
     Args:
         host: the address to listen on.
@@ -200,11 +234,21 @@ def serve(
         search_tables_per_client: how many unfinished tables with a search bot one
             client address may have created (per server process).
 
+        max_sockets: the most WebSockets open at once per process; ``None``:
+            ``MAX_SOCKETS`` (10,000). Either is lowered to what the open-files limit
+            leaves room for. One more is closed with 1013.
+        max_sockets_per_client: the most WebSockets one client address (IPv6: its
+            /64) holds open at once; one more is closed with 4429.
+        header_timeout: seconds a connection may take to send a request's head (from
+            when it opens, or from the first byte of a later request); a slower one is
+            closed.
+
     Raises:
         ValueError: ``ALLEGRA_SERVER_BODY_TIMEOUT`` is not a positive number, or
             ``workers`` is less than 1, or more than 1 on SQLite; an entry of
             ``allowed_hosts`` is no host name, or ``host`` is every interface and
-            ``allowed_hosts`` is ``None`` (see ``hosts.serving_hosts``).
+            ``allowed_hosts`` is ``None`` (see ``hosts.serving_hosts``); a socket cap is
+            less than 1, or ``header_timeout`` is not a positive number.
         ConnectionError: the PostgreSQL database cannot be reached.
     """
     import uvicorn
@@ -221,6 +265,20 @@ def serve(
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be an int of at least 1; got {workers!r}")
     hosts = serving_hosts(host, allowed_hosts)
+    if max_sockets is not None and max_sockets < 1:
+        raise ValueError(f"max_sockets must be at least 1; got {max_sockets!r}")
+    if max_sockets_per_client < 1:
+        raise ValueError(
+            f"max_sockets_per_client must be at least 1; got {max_sockets_per_client!r}"
+        )
+    if not (header_timeout > 0 and math.isfinite(header_timeout)):
+        raise ValueError(
+            f"header_timeout must be a positive number of seconds; got {header_timeout!r}"
+        )
+    logging.config.dictConfig(log_config())  # the lines below go where uvicorn's go
+    sockets, limit_concurrency = _open_files(MAX_SOCKETS if max_sockets is None else max_sockets)
+    HeadDeadlineProtocol.header_timeout = header_timeout
+    os.environ[HEADER_TIMEOUT_VARIABLE] = repr(header_timeout)
     options: dict[str, Any] = {
         "db": str(db),
         "max_open_tables": max_open_tables,
@@ -234,6 +292,8 @@ def serve(
         "bot_lease": bot_lease,
         "bot_tables_per_client": bot_tables_per_client,
         "search_tables_per_client": search_tables_per_client,
+        "max_sockets": sockets,
+        "max_sockets_per_client": max_sockets_per_client,
         "freeze_startup_objects": True,
         "allowed_hosts": hosts,
     }
@@ -260,4 +320,39 @@ def serve(
         proxy_headers=proxy_headers,
         forwarded_allow_ips=forwarded_allow_ips,
         ws_max_size=64 * 1024,
+        http=HeadDeadlineProtocol,
+        ws=PictureDeflateProtocol,
+        limit_concurrency=limit_concurrency,
     )
+
+
+def _open_files(max_sockets: int) -> tuple[int, int | None]:
+    """Raise the open-files limit; the socket cap and ``limit_concurrency`` it leaves room for.
+
+    Logs what it chose. Without an open-files limit (Windows): ``max_sockets`` and no
+    ``limit_concurrency``.
+    """
+    raised = raise_open_files_limit()
+    if raised is None:  # pragma: no cover - Windows
+        return max_sockets, None
+    before, after = raised
+    sockets, limit_concurrency = connection_caps(after, max_sockets)
+    log = logging.getLogger("allegra_rules.server")
+    if sockets < max_sockets:
+        log.warning(
+            "open files: limit %s (was %s): at most %s sockets, not %s; "
+            "raise the hard limit (ulimit -Hn, LimitNOFILE=) for more",
+            after,
+            before,
+            sockets,
+            max_sockets,
+        )
+    log.info(
+        "open files: limit %s (was %s); at most %s sockets, "
+        "%s connections in all (more HTTP requests: 503)",
+        after,
+        before,
+        sockets,
+        limit_concurrency,
+    )
+    return max(1, sockets), limit_concurrency

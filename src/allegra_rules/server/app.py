@@ -25,7 +25,9 @@ loopback names by default; see [`hosts`][allegra_rules.server.hosts]) is refused
 ``Origin`` header needs the server's own origin under an allowed host (403). Every
 response carries the headers of ``SECURITY_HEADERS``. A socket closes with 4403 (an
 ``Origin`` that is not allowed), 4400 (bad query), 4401 (bad token), 4404 (unknown
-table) or 1011 (server error) before any view.
+table) or 1011 (server error) before any view, and with 4429 (its client holds
+``max_sockets_per_client`` sockets) or 1013 (the server holds ``max_sockets``) before
+anything else.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .backends import open_store, open_transport
 from .hosts import AllowedHosts
+from .limits import MAX_SOCKETS, MAX_SOCKETS_PER_CLIENT, SocketCaps, client_key
 from .store import BOT_LEASE, WAL_LIMIT
 from .tables import (
     ABANDONED_AFTER,
@@ -77,7 +80,9 @@ __all__ = [
     "CLOSE_BAD_QUERY",
     "CLOSE_BAD_TOKEN",
     "CLOSE_FORBIDDEN_ORIGIN",
+    "CLOSE_SERVER_BUSY",
     "CLOSE_SERVER_ERROR",
+    "CLOSE_TOO_MANY_SOCKETS",
     "CLOSE_UNKNOWN_TABLE",
     "CONTENT_SECURITY_POLICY",
     "MAX_BODY_BYTES",
@@ -112,6 +117,10 @@ CLOSE_UNKNOWN_TABLE = 4404
 """Socket close code: there is no such table."""
 CLOSE_SERVER_ERROR = 1011
 """Socket close code: the server failed (try again later)."""
+CLOSE_TOO_MANY_SOCKETS = 4429
+"""Socket close code: this client holds ``max_sockets_per_client`` sockets already."""
+CLOSE_SERVER_BUSY = 1013
+"""Socket close code: the server holds ``max_sockets`` sockets already (try again later)."""
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -388,6 +397,37 @@ class _Guard:
             await response(scope, receive, guarded_send)
 
 
+SocketHandler = Callable[[WebSocket], Awaitable[None]]
+
+
+def _capped(handler: SocketHandler, caps: SocketCaps) -> SocketHandler:
+    """``handler`` behind the socket caps: a socket over a cap is closed before anything else.
+
+    The client is ``client_key`` of the socket's address (behind a trusted proxy, the
+    forwarded one); its place is given back when ``handler`` returns.
+    """
+
+    async def capped(websocket: WebSocket) -> None:
+        key = client_key(websocket.client.host if websocket.client is not None else "unknown")
+        refused = caps.open(key)
+        if refused is not None:
+            if refused == SocketCaps.CLIENT:
+                code = CLOSE_TOO_MANY_SOCKETS
+                reason = f"this address holds {caps.max_per_client} sockets; close one first"
+            else:
+                code, reason = CLOSE_SERVER_BUSY, "the server is full; try again later"
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await websocket.accept()
+                await websocket.close(code=code, reason=reason)
+            return
+        try:
+            await handler(websocket)
+        finally:
+            caps.close(key)
+
+    return capped
+
+
 def create_app(
     db: str | Path = ":memory:",
     *,
@@ -401,6 +441,8 @@ def create_app(
     bot_workers: int = BOT_WORKERS,
     wal_limit: int = WAL_LIMIT,
     bot_lease: float = BOT_LEASE,
+    max_sockets: int = MAX_SOCKETS,
+    max_sockets_per_client: int = MAX_SOCKETS_PER_CLIENT,
     freeze_startup_objects: bool = False,
     allowed_hosts: Iterable[str] | None = None,
     bot_tables_per_client: int = BOT_TABLES_PER_CLIENT,
@@ -430,6 +472,12 @@ def create_app(
         bot_lease: with PostgreSQL, the seconds a process's hold on a table's bots
             lasts unless renewed: another process takes them over this long after the
             holder stopped.
+        max_sockets: the most WebSockets open at once; one more is closed with 1013
+            (``CLOSE_SERVER_BUSY``) before anything else. ``serve`` lowers it to what
+            the open-files limit leaves room for.
+        max_sockets_per_client: the most WebSockets one client holds open at once (its
+            address as ``limits.client_key`` groups it: IPv6 by /64); one more is
+            closed with 4429 (``CLOSE_TOO_MANY_SOCKETS``) before anything else.
         freeze_startup_objects: once the application has started (modules imported,
             unfinished tables loaded), collect the garbage and move every object left
             into the collector's permanent generation (``gc.freeze()``), so that later
@@ -469,6 +517,7 @@ def create_app(
         search_tables_per_client=search_tables_per_client,
     )
     openapi_text = json.dumps(openapi_document(), separators=(",", ":"))
+    socket_caps = SocketCaps(max_sockets, max_sockets_per_client)
 
     def table_of(request: Request) -> Table:
         return tables.get(request.path_params["table"])
@@ -660,7 +709,7 @@ def create_app(
             Route("/api/tables/{table}/view", _api(view), methods=["GET"]),
             Route("/api/tables/{table}/moves", _api(move), methods=["POST"]),
             Route("/api/tables/{table}/record", _api(record), methods=["GET"]),
-            WebSocketRoute("/ws/tables/{table}", socket),
+            WebSocketRoute("/ws/tables/{table}", _capped(socket, socket_caps)),
             Mount("/static", StaticFiles(directory=_STATIC), name="static"),
         ],
         exception_handlers={HTTPException: http_error},
@@ -671,6 +720,7 @@ def create_app(
     app.add_middleware(_HostCheck, hosts=hosts)
     app.add_middleware(_Guard)  # the outermost: its headers go on the Host check's 400 too
     app.state.tables = tables
+    app.state.socket_caps = socket_caps
     return app
 
 
