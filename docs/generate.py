@@ -415,6 +415,8 @@ PUBLIC_MODULES = (
     "server.app",
     "server.hosts",
     "server.tables",
+    "server.refusals",
+    "server.thinking",
     "server.store",
     "server.transport",
     "server.backends",

@@ -29,7 +29,7 @@ from allegra_rules.records import check_deal
 from allegra_rules.serialize import state_to_json
 from allegra_rules.server import public_view
 from allegra_rules.server.backends import open_store
-from allegra_rules.server.tables import token_digest
+from allegra_rules.server.table import token_digest
 from allegra_rules.transitions import new_game
 from allegra_rules.wording import action_texts
 from openapi_check import check_answer

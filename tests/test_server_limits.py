@@ -556,3 +556,22 @@ def test_serve_refuses_bad_limits(args: list[str], capsys: pytest.CaptureFixture
 
     assert main(["serve", *args]) == 2
     assert args[0] in capsys.readouterr().err
+
+
+def test_the_creation_limits_count_an_ipv6_client_by_its_64() -> None:
+    from allegra_rules.server.store_sqlite import SQLiteStore
+    from allegra_rules.server.tables import Refused, Tables, Why
+
+    tables = Tables(SQLiteStore(":memory:"), tables_per_hour=1)
+    try:
+        tables.create({"players": 2}, "2001:db8:0:7::1")
+        with pytest.raises(Refused) as caught:  # the same /64, another address
+            tables.create({"players": 2}, "2001:db8:0:7:ffff:ffff:ffff:fffe")
+        assert (caught.value.why, caught.value.code) == (Why.TOO_MANY, "too_many_requests")
+        assert caught.value.retry_after is not None and caught.value.retry_after > 3000
+        tables.create({"players": 2}, "2001:db8:0:8::1")  # another /64
+        tables.create({"players": 2}, "198.51.100.7")
+        with pytest.raises(Refused):  # the same IPv4 address, mapped into IPv6
+            tables.create({"players": 2}, "::ffff:198.51.100.7")
+    finally:
+        tables.close()

@@ -343,7 +343,7 @@ def test_a_process_follows_the_moves_another_stored(
 ) -> None:
     # Process B hears of moves process A stored: it applies them to the table it has
     # (no stored state decoded), and its log keeps the words it had already given.
-    from allegra_rules.server import tables as tables_module
+    from allegra_rules.server import sync as sync_module
 
     first, second, table_id, tokens = _two_processes(database)
     try:
@@ -356,7 +356,7 @@ def test_a_process_follows_the_moves_another_stored(
         def no_decoding(*args: object) -> None:
             raise AssertionError("the stored state was decoded")
 
-        monkeypatch.setattr(tables_module, "_row_state", no_decoding)
+        monkeypatch.setattr(sync_module, "row_state", no_decoding)
         second.notified(table_id, 7)
         mover = first.get(table_id)
         assert seen.version == 7 and seen.state == mover.state

@@ -22,7 +22,7 @@ from allegra_rules.bots import GreedyBot
 from allegra_rules.search import SearchBot
 from allegra_rules.serialize import action_from_dict, action_to_dict
 from allegra_rules.server.store_sqlite import SQLiteStore
-from allegra_rules.server.tables import ApiError, Tables
+from allegra_rules.server.tables import Refused, Tables, Why
 from allegra_rules.server.thinking import (
     CHEAP,
     MOVE_BUDGET,
@@ -232,10 +232,10 @@ def silent_tables(**options: Any) -> Tables:
     return tables
 
 
-def refused(call: Callable[[], Any], code: str) -> ApiError:
-    with pytest.raises(ApiError) as caught:
+def refused(call: Callable[[], Any], code: str) -> Refused:
+    with pytest.raises(Refused) as caught:
         call()
-    assert (caught.value.status, caught.value.code) == (429, code)
+    assert (caught.value.why, caught.value.code) == (Why.TOO_MANY, code)
     return caught.value
 
 

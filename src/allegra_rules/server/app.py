@@ -67,11 +67,10 @@ from .tables import (
     SEAT_TIMEOUT,
     TABLES_PER_HOUR,
     VIEW_CACHE_BYTES,
-    ApiError,
-    RateLimited,
+    Refused,
     Table,
     Tables,
-    TooManyTables,
+    Why,
 )
 
 __all__ = [
@@ -87,6 +86,8 @@ __all__ = [
     "CONTENT_SECURITY_POLICY",
     "MAX_BODY_BYTES",
     "SECURITY_HEADERS",
+    "STATUS_OF",
+    "ApiError",
     "app_from_environment",
     "create_app",
     "openapi_document",
@@ -148,9 +149,58 @@ def openapi_document() -> dict[str, Any]:
     return document
 
 
+STATUS_OF: dict[Why, int] = {
+    Why.MALFORMED: 400,
+    Why.NO_TOKEN: 401,
+    Why.NOT_ALLOWED: 403,
+    Why.NOT_FOUND: 404,
+    Why.CONFLICT: 409,
+    Why.GONE: 410,
+    Why.INVALID: 422,
+    Why.TOO_MANY: 429,
+    Why.FULL: 503,
+}
+"""The HTTP status of each reason the tables refuse a request for (the edge's one mapping)."""
+
+
+class ApiError(Exception):
+    """A request the server refuses, at the HTTP edge: a status, a short code and a message.
+
+    The tables refuse with [`Refused`][allegra_rules.server.refusals.Refused]
+    (``ApiError.of`` turns it into one); the edge itself refuses what only HTTP knows (a
+    body too large or too slow, a missing content type, a bad query).
+
+    Attributes:
+        status: the HTTP status code.
+        code: a short machine-readable code, such as ``"stale_version"``.
+        message: what was wrong, in words.
+        retry_after: seconds for the ``Retry-After`` header, or ``None``.
+    """
+
+    def __init__(
+        self, status: int, code: str, message: str, *, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+    @classmethod
+    def of(cls, refusal: Refused) -> ApiError:
+        """The HTTP refusal of a refusal of the tables (its status from ``STATUS_OF``)."""
+        return cls(
+            STATUS_OF[refusal.why], refusal.code, refusal.message, retry_after=refusal.retry_after
+        )
+
+    def body(self) -> dict[str, str]:
+        """The JSON error body, ``{"error": code, "message": message}``."""
+        return {"error": self.code, "message": self.message}
+
+
 def _error(exc: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
     merged = {**_NO_STORE, **(headers or {})}
-    if isinstance(exc, RateLimited | TooManyTables):
+    if exc.retry_after is not None:
         merged["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
     if exc.status in (408, 413):
         # The rest of the body may still be on its way: the connection ends here.
@@ -291,13 +341,15 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 def _api(handler: Handler) -> Handler:
-    """Answer an ``ApiError`` raised by ``handler`` with its JSON body."""
+    """Answer an ``ApiError`` (or a ``Refused``) raised by ``handler`` with its JSON body."""
 
     async def wrapped(request: Request) -> Response:
         try:
             return await handler(request)
         except ApiError as exc:
             return _error(exc)
+        except Refused as exc:
+            return _error(ApiError.of(exc))
 
     return wrapped
 
@@ -524,7 +576,7 @@ def create_app(
 
     def current_table(request: Request) -> Table:
         table = table_of(request)
-        tables.sync(table)  # with PostgreSQL: the moves other processes answered, too
+        tables.catch_up(table)  # with PostgreSQL: the moves other processes answered, too
         return table
 
     async def read_json(request: Request) -> object:
@@ -621,13 +673,14 @@ def create_app(
         try:
             svg, lang = _options(websocket.query_params)
             table = tables.get(websocket.path_params["table"])
-            tables.sync(table)
+            tables.catch_up(table)
             token = websocket.query_params.get("token")
             seat = None if token is None else tables.seat_of(table, token)
             if seat is not None:
                 tables.seen(table, seat)
-        except ApiError as exc:
-            code = {400: CLOSE_BAD_QUERY, 404: CLOSE_UNKNOWN_TABLE}.get(exc.status, CLOSE_BAD_TOKEN)
+        except (ApiError, Refused) as exc:
+            status = exc.status if isinstance(exc, ApiError) else STATUS_OF[exc.why]
+            code = {400: CLOSE_BAD_QUERY, 404: CLOSE_UNKNOWN_TABLE}.get(status, CLOSE_BAD_TOKEN)
             await websocket.close(code=code, reason=exc.message[:120])
             return
         except Exception:
