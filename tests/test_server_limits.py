@@ -575,3 +575,33 @@ def test_the_creation_limits_count_an_ipv6_client_by_its_64() -> None:
             tables.create({"players": 2}, "::ffff:198.51.100.7")
     finally:
         tables.close()
+
+
+def test_handing_seats_to_bots_counts_against_the_creators_limits() -> None:
+    import asyncio
+
+    from allegra_rules.server.store_sqlite import SQLiteStore
+    from allegra_rules.server.tables import Refused, Tables, Why
+
+    async def run() -> None:
+        tables = Tables(SQLiteStore(":memory:"), search_tables_per_client=1)
+        try:
+            search = {"players": 2, "bots": {"1": "search-easy"}}
+            tables.create(search, "10.0.0.1")
+            # A table for people, then its seats handed to a search bot: refused like a
+            # table created so, for the creator's address.
+            plain = tables.create({"players": 2}, "10.0.0.1")
+            with pytest.raises(Refused) as caught:
+                tables.hand_to_bot(plain, "1", {"bot": "search-hard"}, "10.0.0.1")
+            assert (caught.value.why, caught.value.code) == (Why.TOO_MANY, "too_many_search_tables")
+            assert plain.bots == {}  # nothing changed
+            tables.hand_to_bot(plain, "1", {"bot": "greedy"}, "10.0.0.1")  # a cheap bot is fine
+            other = tables.create({"players": 2}, "10.0.0.2")
+            tables.hand_to_bot(other, "1", {"bot": "search-hard"}, "10.0.0.2")
+            # That table now counts for 10.0.0.2 like one created with a search bot.
+            with pytest.raises(Refused):
+                tables.create(search, "10.0.0.2")
+        finally:
+            tables.close()
+
+    asyncio.run(run())

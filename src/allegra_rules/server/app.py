@@ -621,7 +621,8 @@ def create_app(
         if not isinstance(data, dict):
             # JSON null included: no body is {}, but a body must be an object.
             raise ApiError(400, "bad_body", 'the body must be {} or {"bot": "<bot>"}')
-        tables.hand_to_bot(table, request.path_params["seat"], data)
+        client = request.client.host if request.client is not None else None
+        tables.hand_to_bot(table, request.path_params["seat"], data, client)
         return _json(table.info())
 
     async def free_seat(request: Request) -> Response:

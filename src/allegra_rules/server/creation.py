@@ -296,6 +296,33 @@ class Creation:
             retry_after=wait,
         )
 
+    def allow_bots(
+        self, table: Table, bots: dict[int, tuple[str, int]], client: str | None
+    ) -> None:
+        """Refuse to give ``table`` the bots ``bots`` when that breaks ``client``'s limits.
+
+        A creator who hands seats to bots makes a table of bots only, or one with a
+        search bot, as much as one who creates it so: the table then counts for the
+        client that asks (the creator), as if it had been created that way.
+
+        Raises:
+            Refused: ``TOO_MANY`` (``too_many_bot_tables``, ``too_many_search_tables``).
+        """
+        key = client_key(client) if client else "unknown"
+        players = table.num_players
+        was_search = any(lane_of(name) == SEARCH for name, _ in table.bots.values())
+        is_search = any(lane_of(name) == SEARCH for name, _ in bots.values())
+        if (is_search and not was_search) or (len(bots) == players and len(table.bots) < players):
+            mine = self._created_by.get(key, set())
+            counted = table.id in mine
+            mine.discard(table.id)  # count the others only
+            try:
+                self._check_bot_tables(key, bots, players)
+            finally:
+                if counted:
+                    mine.add(table.id)
+        self._created_by.setdefault(key, set()).add(table.id)
+
     def _check_bot_tables(self, key: str, bots: dict[int, tuple[str, int]], players: int) -> None:
         """Refuse a table of bots only, or with a search bot, over the client's limits.
 

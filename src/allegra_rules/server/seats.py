@@ -14,6 +14,7 @@ import hmac
 import logging
 import secrets
 import time
+from collections.abc import Callable
 
 from allegra_rules.bot_kinds import BOT_KINDS, unavailable
 
@@ -171,10 +172,18 @@ class Seats:
                 "this token is not the creator's token of this table",
             )
 
-    def hand_to_bot(self, table: Table, seat_text: str, data: object) -> None:
+    def hand_to_bot(
+        self,
+        table: Table,
+        seat_text: str,
+        data: object,
+        allow: Callable[[dict[int, tuple[str, int]]], None] | None = None,
+    ) -> None:
         """Let a bot play a seat from now on (the creator asks: ``{"bot": name}``, or none).
 
         The seat's token, if any, stops working. The bot is ``greedy`` unless named.
+        ``allow`` is called with the table's bots as they would be, before anything
+        changes: it may refuse (the creator's own limits, see ``Creation.allow_bots``).
 
         Raises:
             Refused: ``MALFORMED`` for a body that is not ``{}`` or ``{"bot": name}``,
@@ -201,6 +210,8 @@ class Seats:
         self._check_not_expired(table)
         bot_seed = secrets.randbelow(2**31)
         bots = {**table.bots, seat: (name, bot_seed)}
+        if allow is not None:
+            allow(bots)
         if seat in table.tokens:
             self.store.remove_seat(table.id, seat)
         self.store.set_bots(table.id, bots)

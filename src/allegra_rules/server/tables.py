@@ -244,9 +244,21 @@ class Tables:
         """Check the creator's token (see ``Seats.check_creator``)."""
         self.seats.check_creator(table, token)
 
-    def hand_to_bot(self, table: Table, seat_text: str, data: object) -> None:
-        """Let a bot play a seat from now on (see ``Seats.hand_to_bot``); it moves at once."""
-        self.seats.hand_to_bot(table, seat_text, data)
+    def hand_to_bot(
+        self, table: Table, seat_text: str, data: object, client: str | None = None
+    ) -> None:
+        """Let a bot play a seat from now on (see ``Seats.hand_to_bot``); it moves at once.
+
+        ``client``: the creator's address. A table that becomes one of bots only, or
+        gains its first search bot, counts against that client's limits as a table
+        created so would (see ``Creation.allow_bots``).
+
+        Raises:
+            Refused: as ``Seats.hand_to_bot``, and ``TOO_MANY`` over the client's limits.
+        """
+        self.seats.hand_to_bot(
+            table, seat_text, data, lambda bots: self.creation.allow_bots(table, bots, client)
+        )
         self.schedule_bots(table)
 
     def free_seat(self, table: Table, seat_text: str) -> None:
