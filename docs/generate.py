@@ -397,6 +397,7 @@ PUBLIC_MODULES = (
     "features",
     "render",
     "wording",
+    "hints",
     "svg",
     "svg_layout",
     "picture_labels",
