@@ -49,6 +49,7 @@ VIEW_CACHE_BYTES = 4 * 1024 * 1024
 _ENTRY_BYTES = 256  # what a cache entry costs besides its text: key, links, str header
 
 ViewKey = tuple[str, int, int, int | None, bool, str]
+"""The key of a cached view: table id, version, seats' generation, seat, picture, language."""
 
 
 class ViewCache:
