@@ -22,8 +22,8 @@ __all__ = ["WORDS"]
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         # The options: what an action would do, for the seat choosing it.
-        "own_cell": "({row}, {col})",
-        "other_cell": "seat {p}'s ({row}, {col})",
+        "own_cell": "row {row}, column {col}",
+        "other_cell": "{name}'s row {row}, column {col}",
         "reveal": "Reveal the card at {cell}.",
         "turn_up": "Turn up the card at {cell}.",
         "draw_refill": "Draw (the empty draw pile is refilled from the discard pile first).",
@@ -71,7 +71,7 @@ WORDS: dict[str, dict[str, str]] = {
         "n_knocker_swap": "Seat {k} swaps the {held} in at {cell}, taking the {old} into hand.",
         "n_knocker_swap_down": "Seat {k} swaps the {held} in at {cell}, taking the face-down"
         " card there into hand{seen} (only seat {k} sees it until it lies face up).",
-        "n_its_cell": "its ({row}, {col})",
+        "n_its_cell": "its row {row}, column {col}",
         "n_taken_swap": "Seat {k} swaps the {held} in at {cell} and discards the {old}; seat"
         " {p} fills the gap at {hole} with the {filler} from its hand.",
         "n_swap": "Seat {k} swaps the {held} in at {cell} and discards the {old}.",
@@ -88,7 +88,7 @@ WORDS: dict[str, dict[str, str]] = {
         # outcome: what settling an action did by itself.
         "o_shown": "Every named cell turns up: {cards}.",
         "o_seat_cards": "seat {p}'s {items}",
-        "o_card_at": "{a_v} at ({row}, {col})",
+        "o_card_at": "{a_v} at row {row}, column {col}",
         "o_refill": "The draw pile was empty: the discard pile was reshuffled into a new one.",
         "o_kind_3": "three {v}s",
         "o_kind_4": "four {v}s",
@@ -104,7 +104,7 @@ WORDS: dict[str, dict[str, str]] = {
         " one last turn, then the round ends.",
         "o_turn_limit": "The round reached its turn limit and ends here.",
         # narrate_brief: the clauses of a one-line turn ("_you": the reader's own seat).
-        "b_your_cell": "your ({row}, {col})",
+        "b_your_cell": "your row {row}, column {col}",
         "b_name_you": "you name {cell} face down",
         "b_name": "seat {k} names a cell face down",
         "b_reveal_you": "you reveal {a_v} at {cell}",
@@ -165,10 +165,10 @@ WORDS: dict[str, dict[str, str]] = {
         "b_turn_limit": "the round reaches its turn limit and ends",
     },
     "de": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "({row}, {col}) von Platz {p}",
-        "reveal": "Die Karte bei {cell} aufdecken.",
-        "turn_up": "Die verdeckte Karte bei {cell} aufdecken.",
+        "own_cell": "Reihe {row}, Spalte {col}",
+        "other_cell": "Reihe {row}, Spalte {col} bei {name}",
+        "reveal": "Die Karte in {cell} aufdecken.",
+        "turn_up": "Die verdeckte Karte in {cell} aufdecken.",
         "draw_refill": "Ziehen (der leere Nachziehstapel wird zuerst aus dem Ablagestapel"
         " aufgefüllt).",
         "draw": "Die oberste Karte des Nachziehstapels ziehen (noch {n}).",
@@ -180,21 +180,21 @@ WORDS: dict[str, dict[str, str]] = {
         "then_none": " (du hast keine verdeckte Karte mehr zum Aufdecken)",
         "put_back": "Die {held} zurück auf den Ablagestapel legen{then}.",
         "discard": "Die {held} ablegen{then}.",
-        "take": "Die {v} von {cell} nehmen.",
-        "take_down": "Die verdeckte Karte bei {cell} nehmen.",
+        "take": "Die {v} aus {cell} nehmen.",
+        "take_down": "Die verdeckte Karte in {cell} nehmen.",
         "old": "die {v}",
         "old_down": "die verdeckte Karte dort",
-        "knocker_swap": "Die {held} bei {cell} einsetzen und {old} auf die Hand nehmen.",
-        "swap": "Die {held} bei {cell} einsetzen und {old} ablegen.",
+        "knocker_swap": "Die {held} in {cell} einsetzen und {old} auf die Hand nehmen.",
+        "swap": "Die {held} in {cell} einsetzen und {old} ablegen.",
         "a_card": "eine {v}",
         "an_card": "eine {v}",
         "and": "{first} und {last}",
         "seat": "Platz {p}",
-        "n_name_you": "Platz {k} wählt verdeckt das Feld {cell} (deine Wahl; es bleibt verdeckt,"
+        "n_name_you": "Platz {k} wählt verdeckt das Feld in {cell} (deine Wahl; es bleibt verdeckt,"
         " bis alle je zwei Felder gewählt haben).",
         "n_name": "Platz {k} wählt verdeckt ein Feld seiner Zone (niemand sieht vorerst, welches).",
-        "n_reveal": "Platz {k} deckt {a_v} bei {cell} auf.",
-        "n_turn_up": "Platz {k} dreht {a_v} bei {cell} um.",
+        "n_reveal": "Platz {k} deckt {a_v} in {cell} auf.",
+        "n_turn_up": "Platz {k} dreht {a_v} in {cell} um.",
         "n_draw": "Platz {k} zieht {a_v} vom Nachziehstapel.",
         "n_draw_refill": "Platz {k} zieht {a_v} vom Nachziehstapel, nachdem der Ablagestapel"
         " (bis auf seine oberste Karte) zu einem neuen Nachziehstapel gemischt wurde.",
@@ -206,18 +206,18 @@ WORDS: dict[str, dict[str, str]] = {
         "n_discard": "Platz {k} legt die {held} ab{then}.",
         "n_then_flip": " und deckt gleich eine Karte auf",
         "n_then_none": "; es ist keine verdeckte Karte mehr zum Aufdecken übrig",
-        "n_take": "Platz {k} nimmt die {v} bei {cell}.",
-        "n_take_down": "Platz {k} nimmt die verdeckte Karte bei {cell}{seen} (nur Platz {k}"
+        "n_take": "Platz {k} nimmt die {v} in {cell}.",
+        "n_take_down": "Platz {k} nimmt die verdeckte Karte in {cell}{seen} (nur Platz {k}"
         " sieht sie, bis sie offen liegt).",
         "n_seen": ": {a_v}",
-        "n_knocker_swap": "Platz {k} setzt die {held} bei {cell} ein und nimmt die {old} auf die"
+        "n_knocker_swap": "Platz {k} setzt die {held} in {cell} ein und nimmt die {old} auf die"
         " Hand.",
-        "n_knocker_swap_down": "Platz {k} setzt die {held} bei {cell} ein und nimmt die verdeckte"
+        "n_knocker_swap_down": "Platz {k} setzt die {held} in {cell} ein und nimmt die verdeckte"
         " Karte dort auf die Hand{seen} (nur Platz {k} sieht sie, bis sie offen liegt).",
-        "n_its_cell": "seinem Feld ({row}, {col})",
-        "n_taken_swap": "Platz {k} setzt die {held} bei {cell} ein und legt die {old} ab; Platz"
-        " {p} füllt die Lücke bei {hole} mit der {filler} aus seiner Hand.",
-        "n_swap": "Platz {k} setzt die {held} bei {cell} ein und legt die {old} ab.",
+        "n_its_cell": "Reihe {row}, Spalte {col} seiner Auslage",
+        "n_taken_swap": "Platz {k} setzt die {held} in {cell} ein und legt die {old} ab; Platz"
+        " {p} füllt die Lücke in {hole} mit der {filler} aus seiner Hand.",
+        "n_swap": "Platz {k} setzt die {held} in {cell} ein und legt die {old} ab.",
         "f_keep_one": "{seats} hat um die {held} geklopft, bekommt sie aber nicht: Platz {d}"
         " behält sie.",
         "f_keep_many": "{seats} haben um die {held} geklopft, bekommen sie aber nicht: Platz {d}"
@@ -235,7 +235,7 @@ WORDS: dict[str, dict[str, str]] = {
         " Karte ab.",
         "o_shown": "Alle gewählten Felder werden aufgedeckt: {cards}.",
         "o_seat_cards": "Platz {p} hat {items}",
-        "o_card_at": "{a_v} bei ({row}, {col})",
+        "o_card_at": "{a_v} in Reihe {row}, Spalte {col}",
         "o_refill": "Der Nachziehstapel war leer: Der Ablagestapel wurde zu einem neuen gemischt.",
         "o_kind_3": "drei {v}er",
         "o_kind_4": "vier {v}er",
@@ -243,20 +243,20 @@ WORDS: dict[str, dict[str, str]] = {
         "o_kind_6": "sechs {v}er",
         "o_kind": "{count} {v}er",
         "o_seat_cells": "{cells} von Platz {p}",
-        "o_triple_out": "Drilling: {kinds} bei {where} gehen aus dem Spiel.",
-        "o_triple_discard": "Drilling: {kinds} bei {where} kommen auf den Ablagestapel.",
+        "o_triple_out": "Drilling: {kinds} in {where} gehen aus dem Spiel.",
+        "o_triple_discard": "Drilling: {kinds} in {where} kommen auf den Ablagestapel.",
         "o_ender_grid": "Bei Platz {k} liegen alle Karten der eigenen Auslage offen: Alle"
         " anderen haben noch einen letzten Zug, dann endet die Runde.",
         "o_ender_zone": "Bei Platz {k} liegen alle Karten seiner Zone offen: Alle anderen haben"
         " noch einen letzten Zug, dann endet die Runde.",
         "o_turn_limit": "Die Runde hat ihr Zuglimit erreicht und endet hier.",
-        "b_your_cell": "deinem Feld ({row}, {col})",
-        "b_name_you": "du wählst verdeckt das Feld {cell}",
+        "b_your_cell": "Reihe {row}, Spalte {col} bei dir",
+        "b_name_you": "du wählst verdeckt das Feld in {cell}",
         "b_name": "Platz {k} wählt verdeckt ein Feld",
-        "b_reveal_you": "du deckst {a_v} bei {cell} auf",
-        "b_reveal": "Platz {k} deckt {a_v} bei {cell} auf",
-        "b_turn_up_you": "du drehst {a_v} bei {cell} um",
-        "b_turn_up": "Platz {k} dreht {a_v} bei {cell} um",
+        "b_reveal_you": "du deckst {a_v} in {cell} auf",
+        "b_reveal": "Platz {k} deckt {a_v} in {cell} auf",
+        "b_turn_up_you": "du drehst {a_v} in {cell} um",
+        "b_turn_up": "Platz {k} dreht {a_v} in {cell} um",
         "b_draw_you": "du ziehst {a_v}",
         "b_draw": "Platz {k} zieht {a_v}",
         "b_draw_refill_you": "du ziehst {a_v} von einem neuen Nachziehstapel (dem gemischten"
@@ -277,34 +277,33 @@ WORDS: dict[str, dict[str, str]] = {
         "b_discard_you": "du legst die {held} ab{then}",
         "b_discard": "Platz {k} legt die {held} ab{then}",
         "b_then_none": " (keine verdeckte Karte mehr zum Aufdecken)",
-        "b_take_you": "du nimmst die {v} bei {cell}",
-        "b_take": "Platz {k} nimmt die {v} bei {cell}",
-        "b_take_down_you": "du nimmst die verdeckte {v} bei {cell}",
-        "b_take_down": "Platz {k} nimmt die verdeckte Karte bei {cell}",
-        "b_knocker_swap_you": "du setzt die {held} bei {cell} ein und nimmst die {old} auf die"
+        "b_take_you": "du nimmst die {v} in {cell}",
+        "b_take": "Platz {k} nimmt die {v} in {cell}",
+        "b_take_down_you": "du nimmst die verdeckte {v} in {cell}",
+        "b_take_down": "Platz {k} nimmt die verdeckte Karte in {cell}",
+        "b_knocker_swap_you": "du setzt die {held} in {cell} ein und nimmst die {old} auf die Hand",
+        "b_knocker_swap": "Platz {k} setzt die {held} in {cell} ein und nimmt die {old} auf die"
         " Hand",
-        "b_knocker_swap": "Platz {k} setzt die {held} bei {cell} ein und nimmt die {old} auf die"
-        " Hand",
-        "b_knocker_swap_down_you": "du setzt die {held} bei {cell} ein und nimmst die verdeckte"
+        "b_knocker_swap_down_you": "du setzt die {held} in {cell} ein und nimmst die verdeckte"
         " {old} dort auf die Hand",
-        "b_knocker_swap_down": "Platz {k} setzt die {held} bei {cell} ein und nimmt die verdeckte"
+        "b_knocker_swap_down": "Platz {k} setzt die {held} in {cell} ein und nimmt die verdeckte"
         " Karte dort auf die Hand",
-        "b_fill_you": "du füllst die Lücke bei {hole} mit der {filler} aus deiner Hand",
-        "b_fill": "Platz {k} füllt die Lücke bei {hole} mit der {filler} aus seiner Hand",
-        "b_keep_you": "du behältst die {held} bei {cell} und legst {a_old} ab",
-        "b_keep": "Platz {k} behält die {held} bei {cell} und legt {a_old} ab",
-        "b_put_you": "du setzt die {held} bei {cell} ein und legst {a_old} ab",
-        "b_put": "Platz {k} setzt die {held} bei {cell} ein und legt {a_old} ab",
+        "b_fill_you": "du füllst die Lücke in {hole} mit der {filler} aus deiner Hand",
+        "b_fill": "Platz {k} füllt die Lücke in {hole} mit der {filler} aus seiner Hand",
+        "b_keep_you": "du behältst die {held} in {cell} und legst {a_old} ab",
+        "b_keep": "Platz {k} behält die {held} in {cell} und legt {a_old} ab",
+        "b_put_you": "du setzt die {held} in {cell} ein und legst {a_old} ab",
+        "b_put": "Platz {k} setzt die {held} in {cell} ein und legt {a_old} ab",
         "b_show_you": "du zeigst {cards}",
         "b_show": "Platz {k} zeigt {cards}",
-        "b_card_at": "{a_v} bei {cell}",
+        "b_card_at": "{a_v} in {cell}",
         "b_values": "{v}ern",
         "b_your_cells": "deinen Feldern {cells}",
         "b_seat_cells": "{cells} von Platz {p}",
-        "b_triple_out": "drei {v}er bei {cells} gehen aus dem Spiel",
-        "b_triple_discard": "drei {v}er bei {cells} kommen auf den Ablagestapel",
-        "b_triples_out": "Drillinge aus {values} bei {cells} gehen aus dem Spiel",
-        "b_triples_discard": "Drillinge aus {values} bei {cells} kommen auf den Ablagestapel",
+        "b_triple_out": "drei {v}er in {cells} gehen aus dem Spiel",
+        "b_triple_discard": "drei {v}er in {cells} kommen auf den Ablagestapel",
+        "b_triples_out": "Drillinge aus {values} in {cells} gehen aus dem Spiel",
+        "b_triples_discard": "Drillinge aus {values} in {cells} kommen auf den Ablagestapel",
         "b_ender_grid_you": "deine ganze Auslage liegt offen: alle anderen haben noch einen"
         " letzten Zug",
         "b_ender_grid": "die ganze Auslage von Platz {k} liegt offen: alle anderen haben noch"
@@ -316,8 +315,8 @@ WORDS: dict[str, dict[str, str]] = {
         "b_turn_limit": "die Runde erreicht ihr Zuglimit und endet",
     },
     "pl": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "({row}, {col}) miejsca {p}",
+        "own_cell": "w rzędzie {row}, kolumnie {col}",
+        "other_cell": "w rzędzie {row}, kolumnie {col} ({name})",
         "reveal": "Odkryj kartę na polu {cell}.",
         "turn_up": "Odwróć zakrytą kartę na polu {cell}.",
         "draw_refill": "Dobierz (pusta talia zostanie najpierw uzupełniona ze stosu odrzuconych).",
@@ -364,7 +363,7 @@ WORDS: dict[str, dict[str, str]] = {
         "n_knocker_swap": "Miejsce {k} wstawia {held} na pole {cell}, biorąc {old} na rękę.",
         "n_knocker_swap_down": "Miejsce {k} wstawia {held} na pole {cell}, biorąc leżącą tam"
         " zakrytą kartę na rękę{seen} (tylko miejsce {k} ją widzi, dopóki nie leży odkryta).",
-        "n_its_cell": "({row}, {col})",
+        "n_its_cell": "w rzędzie {row}, kolumnie {col}",
         "n_taken_swap": "Miejsce {k} wstawia {held} na pole {cell} i odrzuca {old}; miejsce {p}"
         " zapełnia lukę na polu {hole} kartą {filler} z ręki.",
         "n_swap": "Miejsce {k} wstawia {held} na pole {cell} i odrzuca {old}.",
@@ -378,7 +377,7 @@ WORDS: dict[str, dict[str, str]] = {
         "f_discard_plain_many": "{seats} pukały o {held}, ale miejsce {d} odrzuca kartę.",
         "o_shown": "Wszystkie wybrane pola zostają odkryte: {cards}.",
         "o_seat_cards": "miejsce {p} ma {items}",
-        "o_card_at": "{a_v} na polu ({row}, {col})",
+        "o_card_at": "{a_v} w rzędzie {row}, kolumnie {col}",
         "o_refill": "Talia była pusta: stos odrzuconych został przetasowany w nową talię.",
         "o_kind_3": "trzy karty {v}",
         "o_kind_4": "cztery karty {v}",
@@ -393,7 +392,7 @@ WORDS: dict[str, dict[str, str]] = {
         "o_ender_zone": "Miejsce {k} ma odkryte wszystkie karty swojej strefy: każdy inny gracz"
         " ma jeszcze jedną, ostatnią turę, potem runda się kończy.",
         "o_turn_limit": "Runda osiągnęła limit tur i tu się kończy.",
-        "b_your_cell": "({row}, {col}) u ciebie",
+        "b_your_cell": "w rzędzie {row}, kolumnie {col} u ciebie",
         "b_name_you": "wybierasz zakryte pole {cell}",
         "b_name": "miejsce {k} wybiera zakryte pole",
         "b_reveal_you": "odkrywasz {a_v} na polu {cell}",
@@ -457,8 +456,8 @@ WORDS: dict[str, dict[str, str]] = {
         "b_turn_limit": "runda osiąga limit tur i się kończy",
     },
     "fr": {
-        "own_cell": "({row}, {col})",
-        "other_cell": "({row}, {col}) de la place {p}",
+        "own_cell": "ligne {row}, colonne {col}",
+        "other_cell": "ligne {row}, colonne {col} chez {name}",
         "reveal": "Révéler la carte en {cell}.",
         "turn_up": "Retourner la carte face cachée en {cell}.",
         "draw_refill": "Piocher (la pioche vide est d'abord refaite avec la défausse).",
@@ -481,7 +480,7 @@ WORDS: dict[str, dict[str, str]] = {
         "an_card": "un {v}",
         "and": "{first} et {last}",
         "seat": "la place {p}",
-        "n_name_you": "La place {k} désigne la case {cell} face cachée (votre choix ; elle reste"
+        "n_name_you": "La place {k} désigne la case en {cell} face cachée (votre choix ; elle reste"
         " cachée jusqu'à ce que chacun ait désigné deux cases).",
         "n_name": "La place {k} désigne une case de sa zone face cachée (personne ne sait encore"
         " laquelle).",
@@ -506,7 +505,7 @@ WORDS: dict[str, dict[str, str]] = {
         "n_knocker_swap_down": "La place {k} place le {held} en {cell} et prend en main la carte"
         " face cachée qui s'y trouvait{seen} (seule la place {k} la voit tant qu'elle n'est pas"
         " face visible).",
-        "n_its_cell": "({row}, {col})",
+        "n_its_cell": "ligne {row}, colonne {col}",
         "n_taken_swap": "La place {k} place le {held} en {cell} et défausse le {old} ; la place"
         " {p} comble le trou en {hole} avec le {filler} de sa main.",
         "n_swap": "La place {k} place le {held} en {cell} et défausse le {old}.",
@@ -526,7 +525,7 @@ WORDS: dict[str, dict[str, str]] = {
         " carte.",
         "o_shown": "Toutes les cases désignées se retournent : {cards}.",
         "o_seat_cards": "la place {p} a {items}",
-        "o_card_at": "{a_v} en ({row}, {col})",
+        "o_card_at": "{a_v} en ligne {row}, colonne {col}",
         "o_refill": "La pioche était vide : la défausse a été mélangée pour en former une"
         " nouvelle.",
         "o_kind_3": "trois {v}",
@@ -542,8 +541,8 @@ WORDS: dict[str, dict[str, str]] = {
         "o_ender_zone": "La place {k} a toutes les cartes de sa zone face visible : chacun des"
         " autres joue un dernier tour, puis la manche se termine.",
         "o_turn_limit": "La manche a atteint sa limite de tours et s'arrête ici.",
-        "b_your_cell": "({row}, {col}) chez vous",
-        "b_name_you": "vous désignez la case {cell} face cachée",
+        "b_your_cell": "ligne {row}, colonne {col} chez vous",
+        "b_name_you": "vous désignez la case en {cell} face cachée",
         "b_name": "la place {k} désigne une case face cachée",
         "b_reveal_you": "vous révélez {a_v} en {cell}",
         "b_reveal": "la place {k} révèle {a_v} en {cell}",

@@ -26,7 +26,10 @@ Public names:
 * [`LANGUAGES`][allegra_rules.wording.LANGUAGES]: the languages an action is worded in.
 * [`action_text`][allegra_rules.wording.action_text]: one option, as an imperative sentence.
 * [`action_texts`][allegra_rules.wording.action_texts]: every legal action of a seat, in order.
-* [`cell_text`][allegra_rules.wording.cell_text]: a cell as the seat reads it, ``(row, col)``.
+* [`cell_text`][allegra_rules.wording.cell_text]: a cell as the seat says it: "row 2, column 4",
+  counted from one.
+* [`seat_name`][allegra_rules.wording.seat_name]: a seat as people call it ("You",
+  "Greedy bot", a given name, "Player 2").
 * [`card_text`][allegra_rules.wording.card_text]: a card value with its article.
 * [`narrate`][allegra_rules.wording.narrate]: what an action does, one full sentence.
 * [`narrate_brief`][allegra_rules.wording.narrate_brief]: what an action does, as the
@@ -46,16 +49,16 @@ Examples:
     >>> from allegra_rules import DrawDeck, new_game, Pos, Reveal
     >>> state = new_game(2, seed=1)
     >>> action_text(state, Reveal(Pos(0, 1, 2)), 0)
-    'Reveal the card at (1, 2).'
+    'Reveal the card at row 2, column 3.'
     >>> action_text(state, Reveal(Pos(0, 1, 2)), 0, lang="de")
-    'Die Karte bei (1, 2) aufdecken.'
+    'Die Karte in Reihe 2, Spalte 3 aufdecken.'
     >>> narrate(state, Reveal(Pos(0, 1, 2)), lang="fr")
-    'La place 0 révèle un 2 en (1, 2).'
+    'La place 0 révèle un 2 en ligne 2, colonne 3.'
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import reduce
 
 from allegra_rules._sentences import WORDS
@@ -72,6 +75,7 @@ from allegra_rules.actions import (
     Take,
 )
 from allegra_rules.geometry import Pos
+from allegra_rules.glossary import GLOSSARY
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions
 
@@ -86,6 +90,7 @@ __all__ = [
     "narrate_brief",
     "outcome",
     "outcome_brief",
+    "seat_name",
 ]
 
 LANGUAGES: tuple[str, ...] = ("en", "de", "pl", "fr")
@@ -124,7 +129,7 @@ def _and(words: dict[str, str], items: Sequence[str]) -> str:
 
 
 def _own_cell(words: dict[str, str], pos: Pos) -> str:
-    return words["own_cell"].format(row=pos.row, col=pos.col, p=pos.player)
+    return words["own_cell"].format(row=pos.row + 1, col=pos.col + 1)
 
 
 def card_text(value: int, *, lang: str = "en") -> str:
@@ -140,19 +145,133 @@ def card_text(value: int, *, lang: str = "en") -> str:
     return _article(_words(lang), value)
 
 
-def cell_text(pos: Pos, viewer: int | None, lang: str = "en") -> str:
-    """A cell as seat ``viewer`` reads it: ``(row, col)`` of its own grid, else with its seat.
+def _bot_concept(kind: str) -> str:
+    """The glossary concept naming a bot of kind ``kind`` (a ``BOT_KINDS`` name)."""
+    if kind in ("policy",):
+        return "learned_bot"
+    if kind.startswith("search"):
+        return "search_bot"
+    if kind == "random":
+        return "random_bot"
+    return "greedy_bot" if kind == "greedy" else ""
+
+
+def _entry(table: Mapping[int, str | None] | Sequence[str | None] | None, seat: int) -> str | None:
+    """``table[seat]``, or ``None`` where ``table`` has no entry for ``seat``."""
+    if table is None:
+        return None
+    if isinstance(table, Mapping):
+        return table.get(seat)
+    return table[seat] if 0 <= seat < len(table) else None
+
+
+def _seats_of(table: Mapping[int, str | None] | Sequence[str | None] | None) -> list[int]:
+    if table is None:
+        return []
+    return list(table) if isinstance(table, Mapping) else list(range(len(table)))
+
+
+def seat_name(
+    seat: int,
+    viewer: int | None = None,
+    *,
+    bots: Mapping[int, str | None] | Sequence[str | None] | None = None,
+    names: Mapping[int, str | None] | Sequence[str | None] | None = None,
+    lang: str = "en",
+) -> str:
+    """A seat as people at the table call it: "You", "Greedy bot", a given name, "Player 2".
+
+    The reader's own seat (``viewer``) is "You"; a bot is named by its kind ("Greedy bot",
+    "Search bot" for every search level, "Learned bot", "Random bot"), with its seat
+    counted from one after it when another seat has a bot of the same kind ("Greedy bot 3");
+    a person by the name given when joining, if any; any other seat is "Player N", counted
+    from one. The words are the [`glossary`][allegra_rules.glossary]'s. Seats themselves are
+    numbered from 0 everywhere else (records, the API): only the name counts from one.
+
+    Args:
+        seat: the seat to name (0-based).
+        viewer: the reader's seat, or ``None`` for a spectator.
+        bots: per seat (a sequence by seat, or a mapping from seat), the bot kind playing
+            it (a [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] name), ``None`` or
+            absent for a person.
+        names: per seat, the name given when joining, ``None``, empty or absent for none.
+        lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+
+    Returns:
+        The name, capitalized as at the start of a sentence.
+
+    Raises:
+        ValueError: ``lang`` is not a known language, or ``seat`` is negative.
+
+    Examples:
+        >>> seat_name(0, 0), seat_name(1, 0), seat_name(1, 0, bots=[None, "greedy"])
+        ('You', 'Player 2', 'Greedy bot')
+        >>> seat_name(2, None, bots={1: "search-hard", 2: "search"}, lang="de")
+        'Such-Bot 3'
+        >>> seat_name(1, 0, names=["Ada", "Ben"], lang="fr")
+        'Ben'
+    """
+    _words(lang)
+    if type(seat) is not int or seat < 0:
+        raise ValueError(f"seat must be a seat number from 0; got {seat!r}")
+    words = GLOSSARY[lang]
+    if seat == viewer:
+        return words["you"]
+    kind = _entry(bots, seat)
+    if kind:
+        concept = _bot_concept(kind)
+        if not concept:
+            return f"{kind} bot"
+        same = [s for s in _seats_of(bots) if _bot_concept(_entry(bots, s) or "") == concept]
+        return words[concept] if len(same) <= 1 else f"{words[concept]} {seat + 1}"
+    given = _entry(names, seat)
+    if given and given.strip():
+        return given.strip()
+    return words["player"].format(n=seat + 1)
+
+
+def cell_text(
+    pos: Pos, viewer: int | None, lang: str = "en", *, names: Sequence[str] | None = None
+) -> str:
+    """A cell as seat ``viewer`` says it: "row 2, column 4", counted from one.
+
+    Rows count 1 to 3 from the top and columns 1 to 4 from the left of the seat's own
+    grid, as players say them. A cell of ``viewer``'s own grid is just that; another
+    seat's cell says whose ("Player 2's row 1, column 4"). The words are the
+    [`glossary`][allegra_rules.glossary]'s (in German "Reihe 2, Spalte 4", in French
+    "ligne 2, colonne 4"; Polish says where: "w rzędzie 2, kolumnie 4").
+
+    Args:
+        pos: the cell.
+        viewer: the reader's seat, or ``None`` for a spectator.
+        lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
+        names: the seats' names by seat, as [`seat_name`][allegra_rules.wording.seat_name]
+            gives them for this reader; by default "Player N".
 
     Raises:
         ValueError: ``lang`` is not one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
 
     Examples:
-        >>> cell_text(Pos(1, 2, 3), 0), cell_text(Pos(1, 2, 3), 1)
-        ("seat 1's (2, 3)", '(2, 3)')
+        >>> cell_text(Pos(1, 2, 3), 1), cell_text(Pos(1, 0, 3), 0)
+        ('row 3, column 4', "Player 2's row 1, column 4")
+        >>> cell_text(Pos(1, 0, 3), 0, "de", names=["Du", "Gier-Bot"])
+        'Reihe 1, Spalte 4 bei Gier-Bot'
     """
     words = _words(lang)
-    key = "own_cell" if pos.player == viewer else "other_cell"
-    return words[key].format(row=pos.row, col=pos.col, p=pos.player)
+    if pos.player == viewer:
+        return _own_cell(words, pos)
+    return _other_cell(words, pos, _name(lang, pos.player, viewer, names))
+
+
+def _name(lang: str, seat: int, viewer: int | None, names: Sequence[str] | None) -> str:
+    """Seat ``seat``'s name from ``names``, else as [`seat_name`] says it with no bots."""
+    if names is not None and 0 <= seat < len(names):
+        return names[seat]
+    return seat_name(seat, viewer, lang=lang)
+
+
+def _other_cell(words: dict[str, str], pos: Pos, name: str) -> str:
+    return words["other_cell"].format(row=pos.row + 1, col=pos.col + 1, name=name)
 
 
 # --------------------------------------------------------------------- options
@@ -168,11 +287,11 @@ def action_text(state: GameState, action: Action, viewer: int, *, lang: str = "e
     Args:
         state: a state where ``viewer`` is to act.
         action: one of its legal actions.
-        viewer: the seat choosing (its own cells read ``(row, col)``).
+        viewer: the seat choosing (its own cells read "row 2, column 4").
         lang: one of [`LANGUAGES`][allegra_rules.wording.LANGUAGES].
 
     Returns:
-        A sentence such as ``"Swap the 3 in at (1, 2), discarding the 9."``.
+        A sentence such as ``"Swap the 3 in at row 2, column 3, discarding the 9."``.
 
     Raises:
         ValueError: ``lang`` is not a known language, or ``viewer`` is not the seat to
@@ -278,7 +397,7 @@ def narrate(
     Examples:
         >>> from allegra_rules import new_game, Pos, Reveal
         >>> narrate(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), lang="de")
-        'Platz 0 deckt eine 2 bei (1, 2) auf.'
+        'Platz 0 deckt eine 2 in Reihe 2, Spalte 3 auf.'
     """
     words = _words(lang)
     after = apply(state, action)  # validates the action; shows what a draw turns up
@@ -337,7 +456,7 @@ def narrate(
         assert knocker is not None and gap is not None and held is not None
         hole = state.geometry.positions[gap]
         if hole.player == knocker:
-            hole_text = words["n_its_cell"].format(row=hole.row, col=hole.col)
+            hole_text = words["n_its_cell"].format(row=hole.row + 1, col=hole.col + 1)
         else:
             hole_text = cell_text(hole, knocker, lang)
         return say(
@@ -462,7 +581,9 @@ def outcome(
                 assert value is not None
                 pos = positions[i]
                 items.append(
-                    words["o_card_at"].format(a_v=_article(words, value), row=pos.row, col=pos.col)
+                    words["o_card_at"].format(
+                        a_v=_article(words, value), row=pos.row + 1, col=pos.col + 1
+                    )
                 )
             seats.append(words["o_seat_cards"].format(p=seat, items=_and(words, items)))
         out.append(words["o_shown"].format(cards="; ".join(seats)))
@@ -510,8 +631,9 @@ def _at(words: dict[str, str], you: int | None, pos: Pos, actor: int) -> str:
     """A cell as seat ``actor`` does something at it: its own, the reader's, another's."""
     if pos.player == actor:
         return _own_cell(words, pos)
-    key = "b_your_cell" if pos.player == you else "other_cell"
-    return words[key].format(row=pos.row, col=pos.col, p=pos.player)
+    if pos.player == you:
+        return words["b_your_cell"].format(row=pos.row + 1, col=pos.col + 1)
+    return _other_cell(words, pos, f"seat {pos.player}")
 
 
 def narrate_brief(
@@ -543,7 +665,7 @@ def narrate_brief(
     Examples:
         >>> from allegra_rules import new_game, Pos, Reveal
         >>> narrate_brief(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), viewer=0)
-        'you reveal a 2 at (1, 2)'
+        'you reveal a 2 at row 2, column 3'
     """
     words = _words(lang)
     after = apply(state, action)  # validates the action; shows what a draw turns up
