@@ -219,11 +219,15 @@ def test_the_narration_translates_and_checks_its_arguments() -> None:
     state = new_game(2, seed=1)
     reveal = Reveal(Pos(0, 1, 2))
     assert [narrate(state, reveal, lang=lang) for lang in LANGUAGES] == [
-        "Seat 0 reveals a 2 at row 2, column 3.",
-        "Platz 0 deckt eine 2 in Reihe 2, Spalte 3 auf.",
-        "Miejsce 0 odkrywa 2 na polu w rzędzie 2, kolumnie 3.",
-        "La place 0 révèle un 2 en ligne 2, colonne 3.",
+        "Player 1 reveals a 2 at row 2, column 3.",
+        "Spieler 1 deckt eine 2 in Reihe 2, Spalte 3 auf.",
+        "Gracz 1 odkrywa 2 na polu w rzędzie 2, kolumnie 3.",
+        "Joueur 1 révèle un 2 en ligne 2, colonne 3.",
     ]
+    assert narrate(state, reveal, viewer=0, lang="fr") == "Vous révélez un 2 en ligne 2, colonne 3."
+    assert narrate(state, reveal, viewer=1, names=["Ada", "You"]) == (
+        "Ada reveals a 2 at row 2, column 3."
+    )
     assert (
         narrate_brief(state, reveal, viewer=0, lang="de")
         == "du deckst eine 2 in Reihe 2, Spalte 3 auf"
@@ -264,4 +268,4 @@ def test_every_outcome_is_worded_in_every_language() -> None:
                     sentences += clauses
                 assert all(s and "{" not in s and "None" not in s for s in sentences), sentences
     assert {"Every named", "Triple: three", "The round", "The draw"} <= told
-    assert any(text.startswith("Seat ") for text in told)
+    assert any(text.startswith("Player ") for text in told)
