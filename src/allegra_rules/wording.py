@@ -579,7 +579,9 @@ def fate(
     if not isinstance(action, (Swap, Discard)):
         return ()
     nm = _names(state, viewer, lang, names)
-    seats = _and(words, [nm[seat] for seat in state.knockers])
+    # The reader first: "You and Player 3 knocked".
+    knockers = sorted(state.knockers, key=lambda seat: seat != viewer)
+    seats = _and(words, [nm[seat] for seat in knockers])
     drawer = state.drawer
     assert drawer is not None
     d = words["f_reader"] if drawer == viewer else nm[drawer]
