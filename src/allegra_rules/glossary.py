@@ -150,29 +150,30 @@ placeholder ``{n}``: the seat counted from one."""
 AVOID: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "hole": ("gap",),
-        "player": ("seat ",),
+        "player": ("seat {k}", "seat {p}"),
     },
     "de": {
         "zone": ("Zone", "Zonensumme"),
         "grid": ("Raster",),
         "triple": ("Drilling",),
-        "player": ("Platz ",),
+        "player": ("Platz {k}", "Platz {p}"),
         "greedy_bot": ("gieriger Bot",),
         "learned_bot": ("gelernter Bot",),
     },
     "pl": {
         "grid": ("układ",),
         "hole": ("luk",),
-        "player": ("miejsce ",),
+        "player": ("miejsce {k}", "miejsce {p}", "miejsca {p}"),
     },
     "fr": {
         "triple": ("triplet",),
-        "player": ("la place ",),
+        "player": ("la place {k}", "la place {p}"),
         "learned_bot": ("bot appris",),
     },
 }
 """Per language, per concept, words a surface must not show for it (matched without
-regard to case): words once used at the table that the guide does not use."""
+regard to case; one with a ``{placeholder}`` is matched in a template as written): words
+once used at the table that the guide does not use."""
 
 
 def term(concept: str, lang: str = "en") -> str:

@@ -53,7 +53,7 @@ Examples:
     >>> action_text(state, Reveal(Pos(0, 1, 2)), 0, lang="de")
     'Die Karte in Reihe 2, Spalte 3 aufdecken.'
     >>> narrate(state, Reveal(Pos(0, 1, 2)), lang="fr")
-    'La place 0 révèle un 2 en ligne 2, colonne 3.'
+    'Joueur 1 révèle un 2 en ligne 2, colonne 3.'
 """
 
 from __future__ import annotations
