@@ -352,7 +352,7 @@ def test_knock_pictures(pictures: dict[str, str]) -> None:
     # 1: seat 0 holds the drawn -1; seat 1 knocked.
     assert [value(el) for el in groups(one, "held-card")] == [-1]
     assert not groups(one, "hand-card")
-    assert any("seat 1 \u00b7 knocked" in t for t in texts(one))
+    assert any("Player 2 \u00b7 knocked" in t for t in texts(one))
     assert not by_kind(one, "gap")
     before = cards(one)
     assert value(before[Pos(1, 0, 1)]) == 9 and value(before[Pos(1, 1, 1)]) == 0
@@ -525,13 +525,23 @@ def test_status_legend_piles_and_zone_sums_can_be_left_out() -> None:
             render_svg(state, **{flag: 1})  # type: ignore[arg-type]
 
 
+def test_the_picture_counts_rows_and_columns_from_one() -> None:
+    root = parse(render_svg(odd_exchange()))
+    labels = [t for t in texts(root) if t.strip()]
+    assert not any(re.fullmatch(r"[crsCRSLkmP]\d( [cCSk]\d)?", t) for t in labels), labels
+    # Column labels 1-4 above each seat's grid, row labels 1-3, seats counted from one.
+    assert {"1", "2", "3", "4"} <= set(labels) and "Player 1" in " ".join(labels)
+    german = parse(render_svg(odd_exchange(), labels="de"))
+    assert any(t.startswith("Spieler 1") for t in texts(german))
+
+
 @pytest.mark.parametrize("scale", [0.5, 1.4, 2, 3.0])
 def test_text_scale_scales_the_texts_not_the_cards(scale: float) -> None:
     state = odd_exchange()
     plain = parse(render_svg(state, caption="c"))
     big = parse(render_svg(state, caption="c", text_scale=scale))
-    assert font_sizes(big, "seat 2") == {round(15 * scale, 1)}
-    assert font_sizes(big, "c1") == {round(10 * scale, 1)}
+    assert font_sizes(big, "Player 3") == {round(15 * scale, 1)}
+    assert font_sizes(big, "Player 1") == {round(15 * scale, 1), round(10 * scale, 1)}
     captions = {float(el.get("font-size", "")) for el in groups(big, "caption")}
     assert captions == {round(14 * scale, 1)}
     for pos, el in cards(plain).items():

@@ -42,6 +42,7 @@ from allegra_rules.wording import (
     narrate_brief,
     outcome,
     outcome_brief,
+    seat_name,
 )
 from random_games import CONFIGS, game_states, players_for
 
@@ -69,8 +70,8 @@ def test_every_action_is_worded_in_every_language() -> None:
 
 def test_wording_names_no_hidden_card_and_checks_its_arguments() -> None:
     state = new_game(2, seed=1)
-    assert action_text(state, Reveal(Pos(0, 1, 2)), 0) == "Reveal the card at (1, 2)."
-    assert cell_text(Pos(1, 0, 3), 0, "fr") == "(0, 3) de la place 1"
+    assert action_text(state, Reveal(Pos(0, 1, 2)), 0) == "Reveal the card at row 2, column 3."
+    assert cell_text(Pos(1, 0, 3), 0, "fr") == "ligne 1, colonne 4 chez Joueur 2"
     with pytest.raises(ValueError, match="lang"):
         action_text(state, Reveal(Pos(0, 1, 2)), 0, lang="xx")
     with pytest.raises(ValueError, match="seat to act"):
@@ -175,16 +176,62 @@ def test_no_language_names_a_card_the_reader_cannot_see() -> None:
     assert compared > 1000 and hidden > 100
 
 
+def test_seat_names_are_what_people_say() -> None:
+    bots = [None, "greedy", "search-hard", "policy", "search", None]
+    names = ["Ada", None, None, None, None, "  "]
+    said = [seat_name(s, 0, bots=bots, names=names) for s in range(6)]
+    assert said == ["You", "Greedy bot", "Search bot 3", "Learned bot", "Search bot 5", "Player 6"]
+    assert seat_name(0, None, names=names) == "Ada"
+    assert seat_name(1, None, bots={1: "random"}, lang="pl") == "Bot losowy"
+    assert [seat_name(1, 0, lang=lang) for lang in LANGUAGES] == [
+        "Player 2",
+        "Spieler 2",
+        "Gracz 2",
+        "Joueur 2",
+    ]
+    assert [seat_name(3, 3, lang=lang) for lang in LANGUAGES] == ["You", "Du", "Ty", "Vous"]
+    assert seat_name(1, 0, bots=[None, "greedy"], lang="de") == "Gier-Bot"
+    assert seat_name(1, 0, bots=[None, "policy"], lang="fr") == "Bot entraîné"
+    with pytest.raises(ValueError, match="lang"):
+        seat_name(0, 0, lang="xx")
+    with pytest.raises(ValueError, match="seat"):
+        seat_name(-1, 0)
+
+
+def test_cells_are_said_from_one_as_players_say_them() -> None:
+    assert [cell_text(Pos(0, r, c), 0) for r, c in ((0, 0), (2, 3))] == [
+        "row 1, column 1",
+        "row 3, column 4",
+    ]
+    assert cell_text(Pos(1, 1, 3), 0) == "Player 2's row 2, column 4"
+    assert cell_text(Pos(1, 1, 3), None, names=["You", "Greedy bot"]) == (
+        "Greedy bot's row 2, column 4"
+    )
+    assert [cell_text(Pos(2, 1, 3), 2, lang) for lang in LANGUAGES] == [
+        "row 2, column 4",
+        "Reihe 2, Spalte 4",
+        "w rzędzie 2, kolumnie 4",
+        "ligne 2, colonne 4",
+    ]
+
+
 def test_the_narration_translates_and_checks_its_arguments() -> None:
     state = new_game(2, seed=1)
     reveal = Reveal(Pos(0, 1, 2))
     assert [narrate(state, reveal, lang=lang) for lang in LANGUAGES] == [
-        "Seat 0 reveals a 2 at (1, 2).",
-        "Platz 0 deckt eine 2 bei (1, 2) auf.",
-        "Miejsce 0 odkrywa 2 na polu (1, 2).",
-        "La place 0 révèle un 2 en (1, 2).",
+        "Player 1 reveals a 2 at row 2, column 3.",
+        "Spieler 1 deckt eine 2 in Reihe 2, Spalte 3 auf.",
+        "Gracz 1 odkrywa 2 na polu w rzędzie 2, kolumnie 3.",
+        "Joueur 1 révèle un 2 en ligne 2, colonne 3.",
     ]
-    assert narrate_brief(state, reveal, viewer=0, lang="de") == "du deckst eine 2 bei (1, 2) auf"
+    assert narrate(state, reveal, viewer=0, lang="fr") == "Vous révélez un 2 en ligne 2, colonne 3."
+    assert narrate(state, reveal, viewer=1, names=["Ada", "You"]) == (
+        "Ada reveals a 2 at row 2, column 3."
+    )
+    assert (
+        narrate_brief(state, reveal, viewer=0, lang="de")
+        == "du deckst eine 2 in Reihe 2, Spalte 3 auf"
+    )
     assert [card_text(v) for v in (7, 8, 11, 18)] == ["a 7", "an 8", "an 11", "an 18"]
     assert card_text(8, lang="pl") == "8"
     for call in (
@@ -221,4 +268,4 @@ def test_every_outcome_is_worded_in_every_language() -> None:
                     sentences += clauses
                 assert all(s and "{" not in s and "None" not in s for s in sentences), sentences
     assert {"Every named", "Triple: three", "The round", "The draw"} <= told
-    assert any(text.startswith("Seat ") for text in told)
+    assert any(text.startswith("Player ") for text in told)

@@ -132,17 +132,17 @@ class PictureLabels:
     plural: str = attrs.field(validator=_check_plural)
     """The language's plural rule, a key of ``PLURAL_RULES``."""
     seat: str = attrs.field(validator=_check_text)
-    """A seat's label when no names are given (``seat {seat}``)."""
+    """A seat's label when no names are given (``Player {seat}``, counted from one)."""
     drawer: str = attrs.field(validator=_check_text)
     """Added to the label of the seat that drew (`` (drawer)``)."""
     knocked: str = attrs.field(validator=_check_text)
     """Added to the label of a seat that knocked (`` · knocked``)."""
     column: str = attrs.field(validator=_check_text)
-    """A column's label (``c{col}``)."""
+    """A column's label (``{col}``: 1 to 4, as players count them)."""
     row: str = attrs.field(validator=_check_text)
-    """A row's label (``r{row}``)."""
+    """A row's label (``{row}``: 1 to 3 from the top)."""
     ghost_column: str = attrs.field(validator=_check_text)
-    """The faded column's label when no names are given (``s{seat} c3``)."""
+    """The faded column's label when no names are given (its seat, ``Player {seat}``)."""
     wrap_named: tuple[str, ...] = attrs.field(validator=_check_text)
     """The lines beside seat 0's column 3, saying which zone it also counts in."""
     wrap_numbered: tuple[str, ...] = attrs.field(validator=_check_text)
@@ -223,12 +223,12 @@ class PictureLabels:
 ENGLISH = PictureLabels(
     language="en",
     plural="one",
-    seat="seat {seat}",
+    seat="Player {seat}",
     drawer=" (drawer)",
     knocked=" \u00b7 knocked",
-    column="c{col}",
-    row="r{row}",
-    ghost_column="s{seat} c3",
+    column="{col}",
+    row="{row}",
+    ghost_column="Player {seat}",
     wrap_named=("also in", "{name}'s zone", "(far left)"),
     wrap_numbered=("also in", "zone {zone}", "(far left)"),
     zone_named="{name}: {total}",
@@ -256,12 +256,12 @@ ENGLISH = PictureLabels(
 _GERMAN = PictureLabels(
     language="de",
     plural="one",
-    seat="Platz {seat}",
+    seat="Spieler {seat}",
     drawer=" (zieht)",
     knocked=" \u00b7 klopft",
-    column="S{col}",
-    row="R{row}",
-    ghost_column="P{seat} S3",
+    column="{col}",
+    row="{row}",
+    ghost_column="Spieler {seat}",
     wrap_named=("zählt auch", "für {name}", "(ganz links)"),
     wrap_numbered=("zählt auch", "für Bereich {zone}", "(ganz links)"),
     zone_named="{name}: {total}",
@@ -288,12 +288,12 @@ _GERMAN = PictureLabels(
 _POLISH = PictureLabels(
     language="pl",
     plural="slavic",
-    seat="miejsce {seat}",
+    seat="Gracz {seat}",
     drawer=" (dobiera)",
     knocked=" \u00b7 puka",
-    column="k{col}",
-    row="r{row}",
-    ghost_column="m{seat} k3",
+    column="{col}",
+    row="{row}",
+    ghost_column="Gracz {seat}",
     wrap_named=("też strefa:", "{name}", "(po lewej)"),
     wrap_numbered=("też w", "strefie {zone}", "(po lewej)"),
     zone_named="{name}: {total}",
@@ -320,12 +320,12 @@ _POLISH = PictureLabels(
 _FRENCH = PictureLabels(
     language="fr",
     plural="zero_or_one",
-    seat="place {seat}",
+    seat="Joueur {seat}",
     drawer=" (a tiré)",
     knocked=" \u00b7 a frappé",
-    column="C{col}",
-    row="L{row}",  # a capital: "l0 l1 l2" read as 10, 11, 12 beside a card
-    ghost_column="P{seat} C3",
+    column="{col}",
+    row="{row}",
+    ghost_column="Joueur {seat}",
     wrap_named=("aussi pour", "{name}", "(à gauche)"),
     wrap_numbered=("aussi dans", "la zone {zone}", "(à gauche)"),
     zone_named="{name} : {total}",
@@ -363,7 +363,7 @@ def picture_labels(language: str) -> PictureLabels:
 
     Examples:
         >>> picture_labels("fr").draw, picture_labels("de").column.format(col=2)
-        ('pioche', 'S2')
+        ('pioche', '2')
     """
     if type(language) is not str or language not in PICTURE_LABELS:
         raise ValueError(

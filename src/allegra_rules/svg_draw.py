@@ -315,19 +315,19 @@ def draw_labels(pic: Picture) -> list[str]:
         )
         for c in range(COLS):
             x = lay.col_x(seat, c) + CARD_W / 2
-            col = words.column.format(col=c)
+            col = words.column.format(col=c + 1)
             out.append(pic.text(x, lay.col_label_y, col, 10, anchor="middle", fill=MUTED))
     x = lay.ghost_x + CARD_W / 2
     # Named seats: the faded column is labelled with its owner's name.
     ghost = (
         pic.name(pic.opts.ghost)
         if pic.opts.named
-        else words.ghost_column.format(seat=pic.opts.ghost)
+        else words.ghost_column.format(seat=pic.opts.ghost + 1)
     )
     out.append(pic.text(x, lay.col_label_y, ghost, 10, anchor="middle", fill=MUTED))
     for r in range(ROWS):
         y = lay.row_y(r) + CARD_H / 2 + lay.size(4)
-        out.append(pic.text(MARGIN, y, words.row.format(row=r), 11, fill=MUTED))
+        out.append(pic.text(MARGIN, y, words.row.format(row=r + 1), 11, fill=MUTED))
     return out
 
 
@@ -391,7 +391,7 @@ def draw_cells(pic: Picture) -> list[str]:
         if pic.opts.named:
             lines = [line.format(name=pic.name(last)) for line in words.wrap_named]
         else:
-            lines = [line.format(zone=last) for line in words.wrap_numbered]
+            lines = [line.format(zone=last + 1) for line in words.wrap_numbered]
         for k, line in enumerate(lines):
             y = mid + lay.size(32 + 13 * k)
             out.append(pic.text(wx + 4, y, line, 10.5, fill=MUTED, cls="wrap-note"))
@@ -421,7 +421,7 @@ def draw_brackets(pic: Picture) -> list[str]:
         words = pic.opts.labels
         more = " " + words.count("face_down", hidden) if hidden else ""
         if not pic.opts.named:
-            note = words.zone_numbered.format(zone=p, total=total) + more
+            note = words.zone_numbered.format(zone=p + 1, total=total) + more
         else:
             note = words.zone_named.format(name=pic.name(p), total=total) + more
         size = lay.size(11)

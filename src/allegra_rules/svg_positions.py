@@ -255,7 +255,7 @@ def check_options(
         )
     order = drawing_order(n, seats)
     if seat_names is None:
-        names = tuple(words.seat.format(seat=p) for p in range(n))
+        names = tuple(words.seat.format(seat=p + 1) for p in range(n))
     else:
         if isinstance(seat_names, (str, bytes)) or not isinstance(seat_names, Sequence):
             raise ValueError(f"seat_names must be a sequence of {n} names; got {seat_names!r}")

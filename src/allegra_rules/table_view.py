@@ -130,8 +130,8 @@ def worded(moves: list[Move], viewer: int | None, lang: str) -> list[dict[str, A
         text = move.texts.get((viewer, lang))
         if text is None:
             sentences = [narrate(move.before, move.action, viewer=viewer, lang=lang)]
-            sentences += fate(move.before, move.action, lang=lang)
-            sentences += outcome(move.before, move.action, move.after, lang=lang)
+            sentences += fate(move.before, move.action, lang=lang, viewer=viewer)
+            sentences += outcome(move.before, move.action, move.after, lang=lang, viewer=viewer)
             text = move.texts[(viewer, lang)] = " ".join(sentences)
         out.append(
             {"version": move.version, "seat": move.seat, "round": move.before.round, "text": text}
