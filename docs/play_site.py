@@ -9,6 +9,10 @@ show:
   (``src/allegra_rules/server/static/``), marked ``data-backend="browser"`` so that it
   plays through ``allegra_rules.browser_table`` instead of the server's API, with a
   Content-Security-Policy that lets it load nothing from any other host;
+- ``play_worker.js``: the Web Worker that runs Pyodide and the game beside the page
+  (``app.js`` starts it as soon as it runs; the page's own thread never runs Python).
+  The worker fetches Pyodide's files and the wheels itself: the page preloads nothing,
+  since a download started by the page is not one the worker could use;
 - ``pyodide/``: CPython for the browser, from the npm package ``pyodide`` pinned in
   ``package.json`` and ``package-lock.json`` at the repository root (``npm ci``
   installs it into ``node_modules/``);
@@ -37,6 +41,9 @@ ROOT = DOCS.parent
 STATIC = ROOT / "src" / "allegra_rules" / "server" / "static"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 WHEEL_CACHE = ROOT / "build" / "play-wheels"
+
+PAGE_FILES = ("app.js", "play_worker.js", "style.css")
+"""The server's static files the play page serves (``play_worker.js`` runs the game)."""
 
 PYODIDE_FILES = (
     "pyodide.mjs",
@@ -119,28 +126,11 @@ def attrs_wheel(out: Path) -> Path:
     return Path(shutil.copy2(cached[0], out / cached[0].name))
 
 
-def preloads(wheels: list[str]) -> str:
-    """``<link>`` lines that start every download of the game while the page is parsed.
-
-    Without them the browser learns of Pyodide's files only when ``app.js`` has run and
-    Pyodide's loader asks for them, one after the other. The wheels and Pyodide's
-    binary files are fetched (``as="fetch"``, same-origin ``crossorigin``: exactly the
-    requests ``app.js`` and the loader make, so the browser reuses these downloads),
-    the two JavaScript modules module-preloaded.
-    """
-    if not wheels:
-        return ""
-    modules = [f"pyodide/{name}" for name in PYODIDE_FILES if name.endswith(".mjs")]
-    files = [f"pyodide/{name}" for name in PYODIDE_FILES if not name.endswith(".mjs")]
-    files += [f"wheels/{name}" for name in wheels]
-    return "".join(
-        [f'\n<link rel="modulepreload" href="{path}">' for path in modules]
-        + [f'\n<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in files]
-    )
-
-
 def page_html(wheels: list[str]) -> str:
-    """The server's ``index.html`` as the play page: relative paths, the CSP, the wheels."""
+    """The server's ``index.html`` as the play page: relative paths, the CSP, the wheels.
+
+    The wheels are named in ``data-wheels``; the worker downloads them.
+    """
     text = (STATIC / "index.html").read_text(encoding="utf-8")
     replacements = {
         '<html lang="en">': (
@@ -152,9 +142,7 @@ def page_html(wheels: list[str]) -> str:
         'href="/static/style.css"': 'href="style.css"',
         'src="/static/app.js"': 'src="app.js"',
         'href="/" id="home"': 'href="../../" id="home" target="_top"',
-        "<title>Allegra</title>": (
-            '<title>Allegra</title>\n<link rel="icon" href="data:,">' + preloads(wheels)
-        ),
+        "<title>Allegra</title>": ('<title>Allegra</title>\n<link rel="icon" href="data:,">'),
     }
     for old, new in replacements.items():
         if text.count(old) != 1:
@@ -173,7 +161,7 @@ def build_play(out: Path) -> bool:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    for name in ("app.js", "style.css"):
+    for name in PAGE_FILES:
         shutil.copy2(STATIC / name, out / name)
     version = pyodide_version()
     if version is None:

@@ -79,6 +79,8 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
+        self.requested: list[str] = []
+        """Every address the page requested since ``Network.enable`` (its frames too)."""
         target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self._session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
@@ -101,6 +103,8 @@ class Browser:
                 self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         message: dict[str, Any] = json.loads(raw)
+        if message.get("method") == "Network.requestWillBeSent":
+            self.requested.append(message["params"]["request"]["url"])
         return message
 
     def _call(

@@ -23,9 +23,11 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -517,3 +519,54 @@ def test_screenshots_of_the_api_reference(browser: Browser, site: str) -> None:
         pytest.skip("ALLEGRA_SCREENSHOTS is not set")
     browser.load(site + "api/svg/#allegra_rules.svg.render_svg", width=1280, height=900)
     browser.screenshot(Path(os.environ["ALLEGRA_SCREENSHOTS"]) / "api.png")
+
+
+# ------------------------------------------------------------ no other host
+
+
+@pytest.mark.parametrize("lang", ["", "de/", "pl/", "fr/"])
+def test_no_page_requests_another_host(browser: Browser, site: str, lang: str) -> None:
+    """Every request of the home, guide and play pages goes to the site (the network log).
+
+    Material's repository widget (``repo_url``) would ask api.github.com for the stars;
+    the repository is linked from the footer instead, and the play page's frame loads
+    its game from the site itself.
+    """
+    browser.send("Network.enable")
+    try:
+        for page in ("", "how-to-play/", "play/"):
+            browser.requested.clear()
+            browser.load(f"{site}{lang}{page}", width=390, height=844)
+            if page == "play/":
+                browser.wait_until(
+                    "document.querySelector('iframe').contentDocument"
+                    ".getElementById('loading').hidden",
+                    timeout=90,
+                )
+            time.sleep(0.5)  # what the page's scripts ask for after the load event
+            browser.evaluate("0")  # reads the events that arrived meanwhile
+            hosts = {urlsplit(url).netloc for url in browser.requested}
+            hosts -= {""}  # data: addresses
+            assert hosts == {urlsplit(site).netloc}, (page, sorted(browser.requested))
+            assert browser.evaluate(
+                "[...document.querySelectorAll('.md-social a')]"
+                ".some(a => a.href === 'https://github.com/allegra-rules/allegra-rules')"
+            )
+    finally:
+        browser.send("Network.disable")
+
+
+def test_the_play_page_shows_no_back_to_top_button_on_a_phone(browser: Browser, site: str) -> None:
+    """Material's "Back to top" (navigation.top) would float over the table."""
+    browser.load(f"{site}play/", width=390, height=844)
+    browser.evaluate("window.scrollTo(0, 400); window.scrollTo(0, 200)")  # scrolling up shows it
+    time.sleep(0.3)
+    assert browser.evaluate(
+        "getComputedStyle(document.querySelector('.md-top')).display === 'none'"
+    )
+    screenshot(browser, "play-page-390-top")
+    # Elsewhere it is still offered.
+    browser.load(f"{site}{GUIDE}", width=390, height=844)
+    assert browser.evaluate(
+        "getComputedStyle(document.querySelector('.md-top')).display !== 'none'"
+    )

@@ -7,6 +7,8 @@ one Chromium (``tests/cdp.py``). The test prints the time until the table is sho
 and the bytes the page transferred (speed is judged by ``benchmarks/play_page.py``,
 not here), plays a whole game by clicks, downloads the game's record and replays it
 with the library and the command line. Every request of the page goes to the site.
+Python runs in the page's Web Worker: a PerformanceObserver of ``longtask`` entries
+finds no task of the page's own thread over 200 ms while the game loads and plays.
 
 Skipped when Chromium is not installed or the site was built without the game
 (``npm ci`` not run: ``docs/play_site.py``), unless ``ALLEGRA_REQUIRE_BROWSER=1`` and
@@ -99,6 +101,22 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
         yield opened
 
 
+LONG_TASKS = (
+    "window.allegraLongTasks = [];"
+    "new PerformanceObserver((list) => { for (const e of list.getEntries())"
+    " allegraLongTasks.push(Math.round(e.duration)); })"
+    ".observe({type: 'longtask', buffered: true});"
+)
+"""Collect every task of the page's thread over 50 ms (``longtask``), from the page's start."""
+
+
+def longest_task(browser: Browser) -> int:
+    """The longest main-thread task seen so far, in milliseconds (0: none over 50 ms)."""
+    tasks: list[int] = browser.evaluate("allegraLongTasks")
+    print(f"play page: main-thread tasks over 50 ms: {tasks}")
+    return max(tasks, default=0)
+
+
 def click(browser: Browser, element: str) -> None:
     """A real mouse click (pressed and released) at the middle of the element."""
     x, y = browser.evaluate(
@@ -140,11 +158,12 @@ def play_to_the_end(browser: Browser, rng: random.Random) -> int:
 
 
 def test_a_whole_game_in_the_page_with_no_server(
-    browser: Browser, site: tuple[str, list[str]], tmp_path: Path
+    browser: Browser, site: tuple[str, list[str]], built: Path, tmp_path: Path
 ) -> None:
     base, requests = site
     requests.clear()
     browser.load(f"{base}{PLAY}index.html?lang=en", width=1280, height=900)
+    browser.evaluate(LONG_TASKS)
     csp = browser.evaluate(
         "document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]').content"
     )
@@ -163,28 +182,32 @@ def test_a_whole_game_in_the_page_with_no_server(
     click(browser, "document.getElementById('create-button')")
     browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
     shown = browser.evaluate("performance.now()") / 1000
-    transferred = browser.evaluate(
-        "performance.getEntriesByType('navigation').concat("
-        "performance.getEntriesByType('resource')).reduce((n, e) => n + e.transferSize, 0)"
+    # The page's and its worker's files, as the test server sent them.
+    files = {path.split("?")[0].split("#")[0] for path in requests}
+    transferred = sum(
+        (built / path.lstrip("/")).stat().st_size
+        for path in files
+        if (built / path.lstrip("/")).is_file()
     )
     print(f"\nplay page: table shown {shown:.2f} s after the navigation started (cold)")
-    print(f"play page: {transferred / 1e6:.2f} MB transferred (uncompressed, no gzip here)")
-    # The page's preload links start every download early, and the loader then uses
-    # them: no file of the game is fetched twice.
-    preloaded = browser.evaluate(
-        "[...document.querySelectorAll('link[rel=preload], link[rel=modulepreload]')]"
-        ".map(l => new URL(l.href).pathname)"
-    )
-    assert any(path.endswith("pyodide.asm.wasm") for path in preloaded)
+    print(f"play page: {transferred / 1e6:.2f} MB of files (uncompressed, no gzip here)")
+    # The worker fetches every file of the game, once.
     game_files = [path.split("?")[0] for path in requests if "/play/" in path]
     assert len(game_files) == len(set(game_files)), sorted(game_files)
-    assert set(preloaded) <= set(game_files)
+    assert any(path.endswith("/play/play_worker.js") for path in game_files)
     assert browser.evaluate("document.getElementById('share').hidden")
     assert "you" in browser.evaluate("document.getElementById('seats').textContent")
-    assert browser.evaluate("JSON.parse(localCall('info_json')).seats[1].bot") == "policy"
+    assert (
+        browser.evaluate("localCall('info_json').then((info) => JSON.parse(info).seats[1].bot)")
+        == "policy"
+    )
+    # Python ran beside the page: the page's thread stayed free while it loaded.
+    assert longest_task(browser) <= 200
     save_screenshot(browser, "play-table-1280")
 
     play_to_the_end(browser, random.Random(5))
+    # ... and while the bots played: no task of the page's thread over 200 ms.
+    assert longest_task(browser) <= 200
     over = browser.evaluate("document.getElementById('over').textContent")
     assert over.startswith("Game over: ") and "Download the game record" in over
     save_screenshot(browser, "play-over-1280")
@@ -193,6 +216,7 @@ def test_a_whole_game_in_the_page_with_no_server(
     browser._call(
         "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)}
     )
+    browser.wait_until("document.getElementById('record').href.startsWith('blob:')")
     click(browser, "document.getElementById('record')")
     deadline = time.monotonic() + 20
     while not list(tmp_path.glob("*.json")):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from pathlib import Path
 
@@ -36,19 +35,21 @@ def test_the_page_installs_the_wheel_it_is_given(
             play_site.given_wheel(tmp_path / "out")
 
 
-def test_the_page_preloads_every_file_of_the_game_before_its_script() -> None:
+def test_the_page_names_the_wheels_and_preloads_nothing() -> None:
+    """The worker fetches the game's files: a preload of the page's would download twice."""
     wheels = ["attrs-26.1.0-py3-none-any.whl", "allegra_rules-0.2.0-py3-none-any.whl"]
     html = play_site.page_html(wheels)
-    preloaded = re.findall(r'<link rel="(?:module)?preload" href="([^"]+)"', html)
-    expected = {f"pyodide/{name}" for name in play_site.PYODIDE_FILES}
-    expected |= {f"wheels/{name}" for name in wheels}
-    assert set(preloaded) == expected and len(preloaded) == len(expected)
-    # Binary files as the loader fetches them (same-origin CORS), modules as modules.
-    for path in preloaded:
-        line = next(x for x in html.splitlines() if f'href="{path}"' in x)
-        module = path.endswith(".mjs")
-        assert ('rel="modulepreload"' in line) == module
-        assert module or ('as="fetch"' in line and line.endswith("crossorigin>"))
-    assert html.index("pyodide.asm.wasm") < html.index('src="app.js"')
-    # A page without the game preloads nothing.
+    assert f'data-wheels="{" ".join(wheels)}"' in html
+    assert "preload" not in html
     assert "preload" not in play_site.page_html([])
+
+
+def test_the_play_page_carries_its_worker() -> None:
+    assert "play_worker.js" in play_site.PAGE_FILES
+    for name in play_site.PAGE_FILES:
+        assert (play_site.STATIC / name).is_file()
+    worker = (play_site.STATIC / "play_worker.js").read_text(encoding="utf-8")
+    app = (play_site.STATIC / "app.js").read_text(encoding="utf-8")
+    assert 'new Worker(new URL("play_worker.js"' in app
+    # Python runs in the worker only: the page never loads Pyodide itself.
+    assert "loadPyodide" in worker and "loadPyodide" not in app

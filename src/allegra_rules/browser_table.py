@@ -32,9 +32,10 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import Action
-from allegra_rules.bot_kinds import BOT_KINDS, unavailable
+from allegra_rules.bot_kinds import BOT_KINDS, POLICY_BOTS, unavailable
 from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
+from allegra_rules.policy import shipped_missing
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import GameRecord
 from allegra_rules.serialize import action_from_dict
@@ -51,8 +52,10 @@ BOT_CHOICES: tuple[str, ...] = ("greedy", "search-easy", "policy")
 def bot_choices() -> list[str]:
     """The names of [`BOT_CHOICES`][allegra_rules.browser_table.BOT_CHOICES] that run here.
 
-    ``policy`` (the learned policy) needs its bot kind, numpy and its weights; a page
-    without them offers the others.
+    ``policy`` (the learned policy) needs its bot kind, NumPy (or Pyodide, where it
+    runs in plain Python) and its weights file; a page without them offers the others.
+    The weights are not loaded here (``shipped_missing``): a table that seats the
+    policy loads them.
 
     Examples:
         >>> bot_choices()[:2]
@@ -65,6 +68,10 @@ def bot_choices() -> list[str]:
 def _runs(name: str) -> bool:
     if name not in BOT_KINDS:
         return False
+    if name in POLICY_BOTS:
+        # Asked without loading the weights (most of a second in Pyodide, paid only by
+        # a table that seats the policy).
+        return shipped_missing() is None
     try:
         BOT_KINDS[name](0)
     except (ImportError, OSError, ValueError):  # no numpy, no weights

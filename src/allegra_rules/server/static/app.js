@@ -443,60 +443,64 @@ async function api(method, path, body, { retry = method === "GET", token = page.
 
 // ------------------------------------------------- the table in this page (local)
 
-// On the docs' play page the engine runs here: Pyodide (served by the site itself,
-// from its npm package) with the wheels the docs build made, named by the <html>
-// element's data-wheels. allegra_rules.browser_table answers with the documents the
-// server sends, so everything below "the table" is the same for both back ends.
-const local = { ready: null, table: false, glue: null, pause: 400 };
-
-// The page's one table lives in Python; "create" makes a new one.
-const GLUE = `
-import json
-from allegra_rules.browser_table import BrowserTable, TableError, bot_choices
-
-table = None
-
-def call(name, *args):
-    global table
-    try:
-        if name == "create":
-            table = BrowserTable.create(*args)
-            return json.dumps({"ok": None})
-        return json.dumps({"ok": getattr(table, name)(*args)})
-    except TableError as error:
-        return json.dumps({"error": error.code, "message": str(error)})
-`;
+// On the docs' play page the engine runs beside the page, in a Web Worker
+// (play_worker.js): Pyodide (served by the site itself, from its npm package) with the
+// wheels the docs build made, named by the <html> element's data-wheels. Python never
+// runs on the page's own thread, so the page answers at once while Python loads or a bot
+// thinks. allegra_rules.browser_table answers with the documents the server sends, so
+// everything below "the table" is the same for both back ends; only the calls wait.
+const local = {
+  worker: null, ready: null, table: false, pause: 400, next: 0, waiting: new Map(), bots: false,
+};
 
 function localLoad() {
   if (local.ready) return local.ready;
-  local.ready = (async () => {
-    const base = new URL("pyodide/", document.baseURI).href;
-    // The wheels download while Python starts.
-    const names = (document.documentElement.dataset.wheels || "").split(" ").filter(Boolean);
-    const downloads = Promise.all(names.map(async (name) => {
-      const response = await fetch(new URL(`wheels/${name}`, document.baseURI));
-      if (!response.ok) throw new Error(`${name}: ${response.status}`);
-      return response.arrayBuffer();
-    }));
-    const { loadPyodide } = await import(`${base}pyodide.mjs`);
-    performance.mark("allegra:pyodide");
-    const py = await loadPyodide({ indexURL: base });
-    performance.mark("allegra:python");
-    (await downloads).forEach((data) => py.unpackArchive(data, "wheel"));
-    performance.mark("allegra:wheels");
-    py.runPython(GLUE);
-    performance.mark("allegra:ready");
-    local.glue = py.globals.get("call");
-    page.botChoices = JSON.parse(py.runPython("json.dumps(bot_choices())"));
-    if (!$("lobby").hidden) buildSeatChoices();
-    return py;
-  })();
+  const worker = new Worker(new URL("play_worker.js", document.baseURI), { type: "module" });
+  local.worker = worker;
+  local.ready = new Promise((resolve, reject) => {
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.kind === "answer") {
+        const waiting = local.waiting.get(message.id);
+        local.waiting.delete(message.id);
+        if (waiting) waiting(message);
+        return;
+      }
+      if (message.kind === "failed") {
+        reject(new Error(message.message));
+        return;
+      }
+      // The worker's steps as the page's own marks (its clock starts later).
+      for (const [name, at] of Object.entries(message.marks)) {
+        performance.mark(`allegra:${name}`, { startTime: at - performance.timeOrigin });
+      }
+      page.botChoices = message.bots;
+      if (!$("lobby").hidden) buildSeatChoices();
+      resolve();
+    };
+    worker.onerror = (event) => { reject(new Error(event.message || "the game did not load")); };
+  });
+  const wheels = (document.documentElement.dataset.wheels || "").split(" ").filter(Boolean);
+  worker.postMessage({
+    kind: "load",
+    base: new URL("pyodide/", document.baseURI).href,
+    wheels: wheels.map((name) => new URL(`wheels/${name}`, document.baseURI).href),
+  });
   return local.ready;
 }
 
+function localSend(message) {
+  return local.ready.then(() => new Promise((resolve) => {
+    local.next += 1;
+    local.waiting.set(local.next, resolve);
+    local.worker.postMessage({ ...message, id: local.next });
+  }));
+}
+
 // One call of the table in this page; a refusal throws like the server's.
-function localCall(name, ...args) {
-  const answer = JSON.parse(local.glue(name, ...args));
+async function localCall(name, ...args) {
+  const answer = await localSend({ kind: "call", name, args });
+  if (answer.failed) throw new Error(answer.failed);
   if (answer.error) {
     const error = new Error(answer.message);
     error.code = answer.error;
@@ -506,32 +510,46 @@ function localCall(name, ...args) {
   return answer.ok;
 }
 
+// Python's value of `code`, as text (benchmarks/play_page.py times the bots with it).
+async function localPython(code) {
+  const answer = await localSend({ kind: "python", code });
+  if (answer.failed) throw new Error(answer.failed);
+  return answer.ok;
+}
+
 async function localCreate(request) {
   await localLoad();
   local.table = false;
-  localCall("create", JSON.stringify(request));
+  await localCall("create", JSON.stringify(request));
   local.table = true;
   page.table = "local";
-  page.seat = JSON.parse(localCall("view_json", page.lang)).viewer;
-  page.info = JSON.parse(localCall("info_json"));
+  page.seat = JSON.parse(await localCall("view_json", page.lang)).viewer;
+  page.info = JSON.parse(await localCall("info_json"));
 }
 
-function localView() {
-  return JSON.parse(localCall("view_json", page.lang));
+async function localView() {
+  return JSON.parse(await localCall("view_json", page.lang));
 }
 
-// The bots of the other seats, one move at a time, each shown for a moment.
+// The bots of the other seats, one move at a time, each shown for a moment; one loop
+// at a time.
 async function localBots() {
-  while (local.table && localCall("bot_to_move")) {
-    await sleep(local.pause);
-    if (!local.table) return;
-    localCall("bot_move");
-    render(localView());
+  if (local.bots) return;
+  local.bots = true;
+  try {
+    while (local.table && await localCall("bot_to_move")) {
+      await sleep(local.pause);
+      if (!local.table) return;
+      await localCall("bot_move");
+      render(await localView());
+    }
+  } finally {
+    local.bots = false;
   }
 }
 
-function localRecordLink(link) {
-  const blob = new Blob([localCall("record_json")], { type: "application/json" });
+async function localRecordLink(link) {
+  const blob = new Blob([await localCall("record_json")], { type: "application/json" });
   link.href = URL.createObjectURL(blob);
   link.download = "allegra-game.json";
 }
@@ -711,8 +729,10 @@ function openTable() {
     $("share").hidden = true;
     page.view = null;
     page.seenRound = 0;
-    render(localView());
-    localBots();
+    localView().then((view) => {
+      render(view);
+      localBots();
+    });
     return;
   }
   $("share-link").value = `${location.origin}/?table=${page.table}`;
@@ -1268,7 +1288,7 @@ async function play(action) {
   for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
   try {
     const view = page.local
-      ? JSON.parse(localCall("move_json", JSON.stringify(action), page.view.version, page.lang))
+      ? JSON.parse(await localCall("move_json", JSON.stringify(action), page.view.version, page.lang))
       : await api("POST", `/api/tables/${page.table}/moves?svg=1&lang=${page.lang}`,
         { action, version: page.view.version }, { retry: true });
     render(view);
@@ -1300,7 +1320,7 @@ async function start() {
     history.replaceState(null, "", url);
     translatePage();
     if (page.socket) connect();
-    if (page.local && local.table) render(localView());
+    if (page.local && local.table) localView().then(render);
   });
   $("picture").addEventListener("click", clickCell);
   $("reveal-continue").addEventListener("click", continueGame);
@@ -1320,8 +1340,9 @@ async function start() {
     translatePage();
     $("loading").hidden = false;
     try {
+      const loading = localLoad();  // at once: Python loads while the page waits for nothing
       const from = await localStartRecord();
-      await localLoad();
+      await loading;
       $("loading").hidden = true;
       if (from) {
         await localCreate({ record: from });
