@@ -27,7 +27,7 @@ import attrs
 
 from allegra_rules.actions import Action, Reveal, Swap, Take
 from allegra_rules.geometry import Pos
-from allegra_rules.hints import knock_reason
+from allegra_rules.hints import draw_reason, knock_reason
 from allegra_rules.records import GameRecord
 from allegra_rules.state import GameState, Phase
 from allegra_rules.svg import render_svg
@@ -39,6 +39,7 @@ __all__ = [
     "KEEP",
     "LANGUAGES",
     "Move",
+    "discard_could_help",
     "knock_could_help",
     "public_view",
     "recent",
@@ -178,6 +179,24 @@ def knock_could_help(state: GameState, seat: int | None) -> bool:
     return knock_reason(state, seat) is not None
 
 
+def discard_could_help(state: GameState, seat: int | None) -> bool:
+    """Whether the discard pile's top card could help ``seat``, which is to draw now.
+
+    ``True`` only while ``seat`` chooses a pile and
+    [`draw_reason`][allegra_rules.hints.draw_reason] gives a reason (it reads only what
+    the seat knows). With "ask me only when the card could help me" the pages draw from
+    the draw pile for the seat when this is ``False`` and say so.
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> discard_could_help(new_game(2, seed=1), 0)
+        False
+    """
+    if seat is None or state.phase is not Phase.DRAW or state.current_player != seat:
+        return False
+    return draw_reason(state, seat) is not None
+
+
 def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str:
     """The table drawn with ``render_svg`` as seat ``viewer`` sees it (``None``: a spectator).
 
@@ -229,9 +248,11 @@ def seat_document(
     ``action_texts``: each of its ``legal_actions`` worded in ``lang`` by
     [`action_texts`][allegra_rules.wording.action_texts], in the same order.
 
-    Two fields help the page say the game as players do: ``knock_could_help``
+    Three fields help the page play the game as players do: ``knock_could_help``
     ([`knock_could_help`][allegra_rules.table_view.knock_could_help]: the seat is asked
-    whether to knock and the card could help it) and ``zones`` (each seat's 15 zone
+    whether to knock and the card could help it), ``discard_could_help``
+    ([`discard_could_help`][allegra_rules.table_view.discard_could_help]: the seat is to
+    draw and the discard pile's top could help it) and ``zones`` (each seat's 15 zone
     cells as flat indices, the cells its round's sum counts).
 
     Args:
@@ -252,6 +273,7 @@ def seat_document(
     data["version"] = version
     data["log"] = worded(moves, seat, lang)
     data["knock_could_help"] = knock_could_help(state, seat)
+    data["discard_could_help"] = discard_could_help(state, seat)
     data["zones"] = [list(zone) for zone in state.geometry.zone]
     if svg:
         data["svg"] = seat_svg(state, seat, lang)

@@ -64,6 +64,7 @@ const TEXT = {
     presetPl: "The Polish rule text, word for word", presetFr: "The French rule text, word for word",
     presetPublished: "The published game", presetsLink: "What the rule sets change",
     askKnock: "Ask me only when the card could help me",
+    drawnForYou: "Drawn for you from the draw pile: the {v} on the discard pile could not help you.",
     passedForYou: "Passed for you: the {v} {who} drew could not help you.",
     holdDeckKnockedMe: "You hold the {v}: click a card of your zone to swap, discard it, or give it to a knocker.",
     roundOverAll: "Round {n} is over: {who} turned up every card.",
@@ -129,6 +130,7 @@ const TEXT = {
     presetPl: "Der polnische Regeltext, wörtlich", presetFr: "Der französische Regeltext, wörtlich",
     presetPublished: "Das veröffentlichte Spiel", presetsLink: "Was die Regelsätze ändern",
     askKnock: "Frag mich nur, wenn mir die Karte helfen könnte",
+    drawnForYou: "Für dich vom Nachziehstapel gezogen: die {v} auf dem Ablagestapel hätte dir nicht geholfen.",
     passedForYou: "Für dich gepasst: die {v}, die {who} gezogen hat, hätte dir nicht geholfen.",
     holdDeckKnockedMe: "Du hältst die {v}: klicke eine Karte deines Bereichs zum Tauschen an, leg sie ab oder gib sie einem, der geklopft hat.",
     roundOverAll: "Runde {n} ist vorbei: {who} hat alle Karten aufgedeckt.",
@@ -194,6 +196,7 @@ const TEXT = {
     presetPl: "Polski tekst zasad, dosłownie", presetFr: "Francuski tekst zasad, dosłownie",
     presetPublished: "Wydana gra", presetsLink: "Czym różnią się zestawy zasad",
     askKnock: "Pytaj mnie tylko, gdy karta może mi pomóc",
+    drawnForYou: "Dobrano za ciebie z talii: {v} na stosie odrzuconych nie mogła ci pomóc.",
     passedForYou: "Spasowano za ciebie: {v} dobrana przez: {who} nie mogła ci pomóc.",
     holdDeckKnockedMe: "Trzymasz {v}: kliknij kartę swojej strefy, aby ją wymienić, odrzuć ją albo oddaj pukającemu.",
     roundOverAll: "Runda {n} skończona: {who} odkrywa wszystkie karty.",
@@ -259,6 +262,7 @@ const TEXT = {
     presetPl: "Le texte polonais des règles, à la lettre", presetFr: "Le texte français des règles, à la lettre",
     presetPublished: "Le jeu publié", presetsLink: "Ce que changent les jeux de règles",
     askKnock: "Ne me demander que si la carte peut m’aider",
+    drawnForYou: "Pioché pour vous : le {v} de la défausse ne pouvait pas vous aider.",
     passedForYou: "Passé pour vous : le {v} pioché par {who} ne pouvait pas vous aider.",
     holdDeckKnockedMe: "Vous tenez le {v} : cliquez sur une carte de votre zone pour l’échanger, défaussez-le ou donnez-le à qui a frappé.",
     roundOverAll: "La manche {n} est finie : {who} a retourné toutes ses cartes.",
@@ -1031,16 +1035,27 @@ function render(view) {
 // "Ask me only when the card could help me": a knock window whose card could not help
 // the person (view.knock_could_help, allegra_rules.hints.knock_reason) is passed for them,
 // and the page says so until their next move of their own.
+// The same setting draws from the draw pile for them when the discard pile's top could
+// not help (view.discard_could_help, allegra_rules.hints.draw_reason), and says so too.
 function autoPass(view) {
   const me = view.viewer !== null && view.current_player === view.viewer;
-  if (!page.askKnock || !me || view.phase !== "knock" || view.knock_could_help) return;
-  if (page.autoVersion === view.version) return;
-  const pass = (view.legal_actions || []).find((a) => a.type === "pass");
-  if (!pass) return;
+  if (!page.askKnock || !me || page.autoVersion === view.version || revealing(view)) return;
+  const legal = view.legal_actions || [];
+  let action = null;
+  let note = "";
+  if (view.phase === "knock" && !view.knock_could_help) {
+    action = legal.find((a) => a.type === "pass");
+    note = t("passedForYou", { v: view.held, who: seatName(view.drawer) });
+  } else if (view.phase === "draw" && !view.discard_could_help) {
+    action = legal.find((a) => a.type === "draw_deck");
+    const top = view.discard_pile.length ? view.discard_pile[view.discard_pile.length - 1] : "";
+    note = t("drawnForYou", { v: top });
+  }
+  if (!action) return;
   page.autoVersion = view.version;
-  page.autoNote = t("passedForYou", { v: view.held, who: seatName(view.drawer) });
+  page.autoNote = page.autoNote ? `${page.autoNote} ${note}` : note;
   setTimeout(() => {
-    if (page.view && page.view.version === view.version && !page.busy) play(pass, { auto: true });
+    if (page.view && page.view.version === view.version && !page.busy) play(action, { auto: true });
     else page.autoVersion = -1;
   }, 0);
 }
