@@ -1251,12 +1251,9 @@ function renderPictures(view) {
   const me = view.viewer;
   const order = [];
   for (let k = 0; k < n; k += 1) order.push(me === null ? k : (me + k) % n);
-  // The column 3 of the seat drawn left of one's own is in one's own zone, and so in its cut.
-  const inOwnCut = (pos) => me !== null && pos.player === (me + 1) % n && pos.col === 3;
-  const clickable = new Set((view.legal_actions || [])
-    .filter((a) => a.pos && !inOwnCut(a.pos)).map((a) => a.pos.player));
   for (const seat of order) {
-    const crop = seatCrop(text, seat, seat === me || (clickable.has(seat) && seat !== me));
+    // Every zone as wide as the screen: half-width ones had 7 px labels.
+    const crop = seatCrop(text, seat, true);
     if (crop) picture.append(crop);
   }
 }
