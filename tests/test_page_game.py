@@ -75,8 +75,8 @@ def join(browser: Browser, server: ServerProcess, body: dict[str, Any], width: i
 
 def cell(pos: dict[str, int]) -> str:
     return (
-        f"document.querySelector('#picture g.card[data-seat=\"{pos['player']}\"]"
-        f"[data-row=\"{pos['row']}\"][data-col=\"{pos['col']}\"]')"
+        f'document.querySelector(\'#picture g.card[data-seat="{pos["player"]}"]'
+        f'[data-row="{pos["row"]}"][data-col="{pos["col"]}"]\')'
     )
 
 
@@ -150,7 +150,7 @@ def check_round_end(browser: Browser) -> None:
     zones = browser.evaluate("page.view.zones")
     for seat, zone in enumerate(zones):
         shown = browser.evaluate(
-            f"[...document.querySelectorAll('#reveal-grids figure[data-seat=\"{seat}\"]"
+            f'[...document.querySelectorAll(\'#reveal-grids figure[data-seat="{seat}"]'
             " .card-face')].map(c => Number(c.dataset.index))"
         )
         assert shown == zone  # 15 cells: the neighbour's column included
@@ -272,11 +272,11 @@ def test_the_phone_layout_is_readable(browser: Browser, server: ServerProcess) -
 
 def test_the_seat_document_fields(tmp_path: Path) -> None:
     """``knock_could_help`` is true only in a window where the card could help the reader."""
+    import random
+
     from allegra_rules import apply, legal_actions, new_game
     from allegra_rules.hints import knock_reason
     from allegra_rules.table_view import seat_document
-
-    import random
 
     rng = random.Random(3)
     state = new_game(2, seed=3)

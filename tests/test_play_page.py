@@ -180,7 +180,7 @@ def test_a_whole_game_in_the_page_with_no_server(
     assert len(game_files) == len(set(game_files)), sorted(game_files)
     assert set(preloaded) <= set(game_files)
     assert browser.evaluate("document.getElementById('share').hidden")
-    assert "you" in browser.evaluate("document.getElementById('seats').textContent")
+    assert "You" in browser.evaluate("document.getElementById('seats').textContent")
     assert browser.evaluate("JSON.parse(localCall('info_json')).seats[1].bot") == "policy"
     save_screenshot(browser, "play-table-1280")
 

@@ -160,6 +160,8 @@ def _page_html() -> str:
     text = (_STATIC / "index.html").read_text(encoding="utf-8")
     offers = html.escape(json.dumps(bot_offers(PAGE_BOTS), separators=(",", ":")))
     return text.replace('<html lang="en">', f'<html lang="en" data-offers="{offers}">', 1)
+
+
 _QUERY_SVG = {"0": False, "1": True, "false": False, "true": True}
 
 

@@ -989,6 +989,7 @@ function render(view) {
     button.addEventListener("click", () => play(action));
     actions.append(button);
   });
+  $("ask-knock-box").hidden = reveal || view.viewer === null || view.phase === "over";
   autoPass(view);
   $("auto-note").textContent = page.autoNote;
   $("auto-note").hidden = !page.autoNote || reveal;
