@@ -196,7 +196,7 @@ def test_a_whole_game_in_the_page_with_no_server(
     assert len(game_files) == len(set(game_files)), sorted(game_files)
     assert any(path.endswith("/play/play_worker.js") for path in game_files)
     assert browser.evaluate("document.getElementById('share').hidden")
-    assert "you" in browser.evaluate("document.getElementById('seats').textContent")
+    assert "You" in browser.evaluate("document.getElementById('seats').textContent")
     assert (
         browser.evaluate("localCall('info_json').then((info) => JSON.parse(info).seats[1].bot)")
         == "policy"

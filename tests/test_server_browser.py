@@ -106,9 +106,12 @@ def check_reveal(browser: Browser) -> None:
     cards = browser.evaluate(
         "[...document.querySelectorAll('#reveal-grids .card-face')].map(c => c.textContent)"
     )
-    assert len(cards) == 2 * 12
+    assert len(cards) == 2 * 15  # each seat's zone: its 12 cards and the neighbour's column
     end = browser.evaluate("page.view.last_round")
-    assert cards == ["" if v is None else str(v) for v in end["cells"]]
+    zones = browser.evaluate("page.view.zones")
+    assert cards == [
+        "" if end["cells"][i] is None else str(end["cells"][i]) for z in zones for i in z
+    ]
     assert browser.evaluate("document.querySelectorAll('#reveal-grids .back').length") == 0
     scores = browser.evaluate("document.getElementById('reveal-scores').textContent")
     assert all(str(s) in scores for s in end["scores"])
@@ -237,7 +240,7 @@ def test_a_whole_game_on_a_phone_by_taps(browser: Browser, server: ServerProcess
     assert min(w for _, _, w in cards) >= 44
     assert min(left for left, _, _ in cards) >= 0 and max(right for _, right, _ in cards) <= 390
     badges = browser.evaluate("document.getElementById('seats').textContent")
-    assert "you" in badges and "bot" in badges
+    assert "You" in badges and "bot" in badges
     assert not overflows(browser)
     seen = play_game(browser, 390, random.Random(5))
     assert seen["reveals"] == 2 and seen["clicks"] >= 6
@@ -280,12 +283,12 @@ def test_a_friend_joins_by_link(browser: Browser, server: ServerProcess) -> None
     buttons = browser.evaluate(
         "[...document.querySelectorAll('#seat-buttons button')].map(b => b.textContent)"
     )
-    assert buttons == ["Prendre la place 1"]
+    assert buttons == ["Prendre la place 2"]
     screenshot(browser, "join-390-fr")
     click(browser, "document.querySelector('#seat-buttons button')")
     browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
     assert browser.evaluate("page.seat") == 1
-    assert "(vous)" in browser.evaluate("document.getElementById('scores').textContent")
+    assert "Vous" in browser.evaluate("document.getElementById('scores').textContent")
     screenshot(browser, "joined-390-fr")
     assert not overflows(browser)
 
@@ -316,9 +319,9 @@ def test_the_creator_frees_seats_and_gives_them_to_bots(
             "[...document.querySelectorAll('#creator button')].map(b => b.textContent)"
         )
         assert buttons == [
-            "Free seat 1",
-            "Give seat 1 to a bot",
+            "Free seat 2",
             "Give seat 2 to a bot",
+            "Give seat 3 to a bot",
         ]
         click(browser, "document.querySelector('#creator button[data-seat=\"1\"]')")
         browser.wait_until("page.info.seats[1].taken === false", timeout=10)
@@ -336,7 +339,7 @@ def test_the_creator_frees_seats_and_gives_them_to_bots(
         click(browser, "document.querySelector('#seat-buttons button.creator[data-seat=\"0\"]')")
         browser.wait_until(
             "[...document.querySelectorAll('#seat-buttons button')]"
-            ".some(b => b.textContent === 'Take seat 0')",
+            ".some(b => b.textContent === 'Take seat 1')",
             timeout=10,
         )
         assert c.get(f"/api/tables/{table}").json()["seats"][0]["taken"] is False

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -36,14 +37,14 @@ from allegra_rules.bot_kinds import BOT_KINDS, POLICY_BOTS, unavailable
 from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
 from allegra_rules.policy import shipped_missing
-from allegra_rules.presets import preset, preset_id
+from allegra_rules.presets import preset, preset_id, preset_names
 from allegra_rules.records import GameRecord
 from allegra_rules.serialize import action_from_dict
 from allegra_rules.state import GameState
 from allegra_rules.table_view import Move, remember, replay, seat_document
 from allegra_rules.transitions import apply
 
-__all__ = ["BOT_CHOICES", "BrowserTable", "TableError", "bot_choices"]
+__all__ = ["BOT_CHOICES", "BrowserTable", "TableError", "bot_choices", "bot_offers"]
 
 BOT_CHOICES: tuple[str, ...] = ("greedy", "search-easy", "policy")
 """The bots the play page offers, weakest first; ``policy`` only where it can run."""
@@ -77,6 +78,32 @@ def _runs(name: str) -> bool:
     except (ImportError, OSError, ValueError):  # no numpy, no weights
         return False
     return True
+
+
+def bot_offers(
+    names: Sequence[str], presets: Sequence[str] | None = None
+) -> dict[str, dict[str, list[str]]]:
+    """Which of the bots ``names`` can play, per preset (every one by default) and seat count.
+
+    ``{preset: {"2": [names...], ..., "6": [...]}}`` (2 to 6 seats): a page offers a seat only the
+    bots listed for its table, so every bot it offers can create that table
+    ([`unavailable`][allegra_rules.bot_kinds.unavailable] says why one cannot). A
+    name that is not a bot kind (``"person"``) is always listed.
+
+    Examples:
+        >>> bot_offers(["greedy"], ["seeds"])["seeds"]["6"]
+        ['greedy']
+    """
+    offers: dict[str, dict[str, list[str]]] = {}
+    for name in preset_names() if presets is None else presets:
+        config = preset(name)
+        offers[name] = {
+            str(n): [
+                bot for bot in names if bot not in BOT_KINDS or unavailable(bot, config, n) is None
+            ]
+            for n in range(2, 7)
+        }
+    return offers
 
 
 class TableError(ValueError):

@@ -27,8 +27,9 @@ import attrs
 
 from allegra_rules.actions import Action, Reveal, Swap, Take
 from allegra_rules.geometry import Pos
+from allegra_rules.hints import draw_reason, knock_reason
 from allegra_rules.records import GameRecord
-from allegra_rules.state import GameState
+from allegra_rules.state import GameState, Phase
 from allegra_rules.svg import render_svg
 from allegra_rules.transitions import apply, legal_actions
 from allegra_rules.views import observe, private_seats
@@ -38,6 +39,8 @@ __all__ = [
     "KEEP",
     "LANGUAGES",
     "Move",
+    "discard_could_help",
+    "knock_could_help",
     "public_view",
     "recent",
     "remember",
@@ -48,12 +51,13 @@ __all__ = [
 ]
 
 LANGUAGES: dict[str, tuple[str, str]] = {
-    "en": ("seat {}", "you"),
-    "de": ("Platz {}", "du"),
-    "pl": ("miejsce {}", "ty"),
-    "fr": ("place {}", "vous"),
+    "en": ("Player {}", "You"),
+    "de": ("Spieler {}", "Du"),
+    "pl": ("Gracz {}", "Ty"),
+    "fr": ("Joueur {}", "Vous"),
 }
-"""The page's languages: how the table picture names a seat, and the viewer's own seat."""
+"""The page's languages: how the table picture names a seat (counted from 1), and the
+viewer's own seat."""
 
 KEEP = 8
 """How many moves a table keeps for its log."""
@@ -153,9 +157,44 @@ def public_view(state: GameState) -> dict[str, Any]:
 
 def _seat_names(num_players: int, viewer: int | None, lang: str) -> list[str]:
     label, me = LANGUAGES.get(lang, LANGUAGES["en"])
-    return [
-        f"{label.format(p)} ({me})" if p == viewer else label.format(p) for p in range(num_players)
-    ]
+    return [me if p == viewer else label.format(p + 1) for p in range(num_players)]
+
+
+def knock_could_help(state: GameState, seat: int | None) -> bool:
+    """Whether the card of the knock window that asks ``seat`` now could help it.
+
+    ``True`` only while ``seat`` is asked whether to knock and
+    [`knock_reason`][allegra_rules.hints.knock_reason] gives a reason; it reads only
+    what every player sees (the drawn card and the face-up cards), so it tells the seat
+    nothing hidden. The pages' setting "ask me only when the card could help me" passes
+    for the seat when this is ``False`` and says so.
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> knock_could_help(new_game(2, seed=1), 0)
+        False
+    """
+    if seat is None or state.phase is not Phase.KNOCK or state.current_player != seat:
+        return False
+    return knock_reason(state, seat) is not None
+
+
+def discard_could_help(state: GameState, seat: int | None) -> bool:
+    """Whether the discard pile's top card could help ``seat``, which is to draw now.
+
+    ``True`` only while ``seat`` chooses a pile and
+    [`draw_reason`][allegra_rules.hints.draw_reason] gives a reason (it reads only what
+    the seat knows). With "ask me only when the card could help me" the pages draw from
+    the draw pile for the seat when this is ``False`` and say so.
+
+    Examples:
+        >>> from allegra_rules import new_game
+        >>> discard_could_help(new_game(2, seed=1), 0)
+        False
+    """
+    if seat is None or state.phase is not Phase.DRAW or state.current_player != seat:
+        return False
+    return draw_reason(state, seat) is not None
 
 
 def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str:
@@ -209,6 +248,13 @@ def seat_document(
     ``action_texts``: each of its ``legal_actions`` worded in ``lang`` by
     [`action_texts`][allegra_rules.wording.action_texts], in the same order.
 
+    Three fields help the page play the game as players do: ``knock_could_help``
+    ([`knock_could_help`][allegra_rules.table_view.knock_could_help]: the seat is asked
+    whether to knock and the card could help it), ``discard_could_help``
+    ([`discard_could_help`][allegra_rules.table_view.discard_could_help]: the seat is to
+    draw and the discard pile's top could help it) and ``zones`` (each seat's 15 zone
+    cells as flat indices, the cells its round's sum counts).
+
     Args:
         state: the game's state (only ``seat``'s view of it is sent).
         seat: the reader's seat, or ``None`` for the public view.
@@ -226,6 +272,9 @@ def seat_document(
     data = observe(state, seat).to_dict() if seat is not None else public_view(state)
     data["version"] = version
     data["log"] = worded(moves, seat, lang)
+    data["knock_could_help"] = knock_could_help(state, seat)
+    data["discard_could_help"] = discard_could_help(state, seat)
+    data["zones"] = [list(zone) for zone in state.geometry.zone]
     if svg:
         data["svg"] = seat_svg(state, seat, lang)
         if seat is not None:

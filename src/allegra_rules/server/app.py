@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
+import html
 import json
 import logging
 import math
@@ -47,11 +49,13 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from allegra_rules.browser_table import bot_offers
 
 from .backends import open_store, open_transport
 from .hosts import AllowedHosts
@@ -140,6 +144,24 @@ SECURITY_HEADERS: dict[str, str] = {
 _STATIC = Path(str(resources.files("allegra_rules.server") / "static"))
 _OPENAPI = resources.files("allegra_rules.server") / "openapi.json"
 _NO_STORE = {"Cache-Control": "no-store"}
+
+PAGE_BOTS = ("greedy", "search", "policy", "random", "person")
+"""What the page offers each other seat when it creates a table, strongest bots first."""
+
+
+@functools.cache
+def _page_html() -> str:
+    """The page, with the bots it may offer per rules and seat count (``data-offers``).
+
+    Each seat count of each preset lists only the bots that can play it
+    ([`bot_offers`][allegra_rules.browser_table.bot_offers]): the learned policy only
+    where this server has NumPy and a network for that table.
+    """
+    text = (_STATIC / "index.html").read_text(encoding="utf-8")
+    offers = html.escape(json.dumps(bot_offers(PAGE_BOTS), separators=(",", ":")))
+    return text.replace('<html lang="en">', f'<html lang="en" data-offers="{offers}">', 1)
+
+
 _QUERY_SVG = {"0": False, "1": True, "false": False, "true": True}
 
 
@@ -660,7 +682,7 @@ def create_app(
         return _text_json(openapi_text)
 
     async def page(request: Request) -> Response:
-        return FileResponse(_STATIC / "index.html", headers=_NO_STORE)
+        return HTMLResponse(_page_html(), headers=_NO_STORE)
 
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()

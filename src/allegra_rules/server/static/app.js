@@ -22,10 +22,10 @@ const TEXT = {
     knockMe: "{who} drew the {v}. Knock to ask for it, or pass.",
     knockOther: "{who} drew the {v}; {p} may knock for it.",
     knockers: "Knocked so far: {list}.",
-    holdDeckMe: "You hold the {v}: click a card of your zone to swap, discard it, or give it to a knocker.",
+    holdDeckMe: "You hold the {v}: click a card of your zone to swap, or discard it.",
     holdDiscardMe: "You hold the {v}: click a card of your zone to swap it in.",
     flipMe: "Click one of your face-down cards to turn it up.",
-    knockerSwapMe: "{who} gave you the {v}: click a card of your grid to swap it in.",
+    knockerSwapMe: "{who} gave you the {v}: click any card of your zone to swap it in.",
     takeMe: "Click a card in {who}'s area to take it.",
     holdTakenMe: "Click a card of your zone to swap in the card you took.",
     waiting: "Waiting for {who}.",
@@ -56,12 +56,27 @@ const TEXT = {
     dealNoCrypto: "This browser cannot check the deal here (it needs https); use the command below.",
     dealNone: "This table was made before deals were committed: there is nothing to check.",
     dealVerify: "To check every move from the committed deal, download the record and run:",
+    // The table as players say it: seats, rule sets, the knock setting, the round's end.
+    youName: "You", playerN: "Player {n}", greedyName: "Greedy bot", searchName: "Search bot",
+    "search-easyName": "Search bot", policyName: "Learned bot", randomName: "Random bot",
+    botN: "{name} {k}", otherSeat: "Seat of {name}",
+    presetSeeds: "Standard (as in How to play)", presetDe: "The German rule text, word for word",
+    presetPl: "The Polish rule text, word for word", presetFr: "The French rule text, word for word",
+    presetPublished: "The published game", presetsLink: "What the rule sets change",
+    askKnock: "Ask me only when the card could help me",
+    drawnForYou: "Drawn for you from the draw pile: the {v} on the discard pile could not help you.",
+    passedForYou: "Passed for you: the {v} {who} drew could not help you.",
+    holdDeckKnockedMe: "You hold the {v}: click a card of your zone to swap, discard it, or give it to a knocker.",
+    roundOverAll: "Round {n} is over: {who} turned up every card.",
+    roundOverLimit: "Round {n} is over: it reached its turn limit.",
+    heldBy: "In {who}'s hand", heldByMe: "In your hand",
+    zoneOf: "The zone summed: {who}'s 12 cards and the neighbour's column beside them.",
   },
   de: {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
     rules: "Regeln", maxTurns: "Züge pro Runde (leer: unbegrenzt)", otherSeats: "Die anderen Plätze",
     seatN: "Platz {n}", you: "du", person: "ein Mensch (per Link einladen)", random: "Zufalls-Bot", search: "Such-Bot (stärker)",
-    greedy: "gieriger Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
+    greedy: "Greedy-Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
     freeSeat: "Platz {n} freigeben", botSeat: "Platz {n} einem Bot geben", creatorControls: "Du hast den Tisch eröffnet: Du kannst einen Platz freigeben oder einem Bot geben.",
     takeSeat: "Platz {n} nehmen", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
     copy: "Kopieren", copied: "Kopiert", drawPile: "Nachziehstapel", discardPile: "Ablagestapel",
@@ -74,10 +89,10 @@ const TEXT = {
     knockMe: "{who} hat die {v} gezogen. Klopfe, um sie zu bekommen, oder passe.",
     knockOther: "{who} hat die {v} gezogen; {p} darf klopfen.",
     knockers: "Bisher geklopft: {list}.",
-    holdDeckMe: "Du hältst die {v}: klicke eine Karte deines Bereichs zum Tauschen an, leg sie ab oder gib sie einem, der geklopft hat.",
+    holdDeckMe: "Du hältst die {v}: klicke eine Karte deines Bereichs zum Tauschen an oder leg sie ab.",
     holdDiscardMe: "Du hältst die {v}: klicke eine Karte deines Bereichs an, um sie einzutauschen.",
     flipMe: "Klicke eine deiner verdeckten Karten an, um sie aufzudecken.",
-    knockerSwapMe: "{who} hat dir die {v} gegeben: klicke eine Karte deines Rasters an, um sie einzutauschen.",
+    knockerSwapMe: "{who} hat dir die {v} gegeben: klicke eine beliebige Karte deines Bereichs an, um sie einzutauschen.",
     takeMe: "Klicke eine Karte im Bereich von {who} an, um sie zu nehmen.",
     holdTakenMe: "Klicke eine Karte deines Bereichs an, um die genommene Karte einzutauschen.",
     waiting: "Warte auf {who}.",
@@ -92,14 +107,14 @@ const TEXT = {
     doubled: "{who} hatte nicht die niedrigste Summe: {sum} zählt doppelt, {score}.",
     notDoubledLowest: "{who} hatte die niedrigste Summe: nicht verdoppelt.",
     notDoubledLow: "Die Summe {sum} von {who} ist nicht größer als null: nicht verdoppelt.",
-    zoneSum: "Zonensumme", roundScore: "Diese Runde", removedTriple: "ein Drilling, vor dem Zählen entfernt",
+    zoneSum: "Summe des Bereichs", roundScore: "Diese Runde", removedTriple: "drei gleiche Karten, vor dem Zählen entfernt",
     gap: "leer", badgeYou: "du", badgePerson: "Mensch", badgeBot: "Bot", badgeFree: "frei",
     badgeStandIn: "Bot vertritt", badgeWaiting: "am Zug", seatsLabel: "Plätze",
     freeSeatTurn: "{who} ist noch frei: warte, bis jemand den Platz nimmt (teile den Link).",
     offline: "Der Server ist nicht erreichbar; neuer Versuch …", refused: "Der Server hat das abgelehnt ({code}).",
     "search-easy": "Such-Bot (leicht)", policy: "gelernter Bot (Strategie)",
-    loading: "Das Spiel wird in diese Seite geladen …", loadFailed: "Das Spiel ließ sich nicht in diese Seite laden ({code}).",
-    localNote: "Du spielst hier, in dieser Seite, gegen Bots: nichts wird irgendwohin gesendet.",
+    loading: "Das Spiel wird auf diese Seite geladen …", loadFailed: "Das Spiel ließ sich nicht auf dieser Seite laden ({code}).",
+    localNote: "Du spielst hier, auf dieser Seite, gegen Bots: nichts wird irgendwohin gesendet.",
     refusedLocal: "Der Tisch hat das abgelehnt ({code}).", newGame: "Neue Partie",
     dealCommitted: "Die Verteilung steht fest: Festlegung", seedChosen: "Wer diesen Tisch eröffnet hat, hat den Seed gewählt (darum ist nur ein Platz für einen Menschen).",
     dealChecked: "Die Verteilung stand vor dem Spiel fest: geprüft.", dealNoted: "(gegen die Festlegung, die sich diese Seite beim Beitreten gemerkt hat)",
@@ -108,6 +123,20 @@ const TEXT = {
     dealNoCrypto: "Dieser Browser kann die Verteilung hier nicht prüfen (dazu braucht es https); nutze den Befehl unten.",
     dealNone: "Dieser Tisch stammt aus der Zeit vor den Festlegungen: es gibt nichts zu prüfen.",
     dealVerify: "Um jeden Zug ab der festgelegten Verteilung zu prüfen, lade das Protokoll herunter und führe aus:",
+    youName: "Du", playerN: "Spieler {n}", greedyName: "Greedy-Bot", searchName: "Such-Bot",
+    "search-easyName": "Such-Bot", policyName: "Gelernter Bot", randomName: "Zufalls-Bot",
+    botN: "{name} {k}", otherSeat: "Platz von {name}",
+    presetSeeds: "Standard (wie in der Anleitung)", presetDe: "Der deutsche Regeltext, wörtlich",
+    presetPl: "Der polnische Regeltext, wörtlich", presetFr: "Der französische Regeltext, wörtlich",
+    presetPublished: "Das veröffentlichte Spiel", presetsLink: "Was die Regelsätze ändern",
+    askKnock: "Frag mich nur, wenn mir die Karte helfen könnte",
+    drawnForYou: "Für dich vom Nachziehstapel gezogen: die {v} auf dem Ablagestapel hätte dir nicht geholfen.",
+    passedForYou: "Für dich gepasst: die {v}, die {who} gezogen hat, hätte dir nicht geholfen.",
+    holdDeckKnockedMe: "Du hältst die {v}: klicke eine Karte deines Bereichs zum Tauschen an, leg sie ab oder gib sie einem, der geklopft hat.",
+    roundOverAll: "Runde {n} ist vorbei: {who} hat alle Karten aufgedeckt.",
+    roundOverLimit: "Runde {n} ist vorbei: sie hat ihre Zuggrenze erreicht.",
+    heldBy: "In der Hand von {who}", heldByMe: "In deiner Hand",
+    zoneOf: "Gezählt wird der Bereich: die 12 Karten von {who} und die Spalte des Nachbarn daneben.",
   },
   pl: {
     title: "Allegra", language: "Język", newTable: "Nowy stół", players: "Gracze",
@@ -126,10 +155,10 @@ const TEXT = {
     knockMe: "{who} dobiera {v}. Zapukaj, aby o nią poprosić, albo spasuj.",
     knockOther: "{who} dobiera {v}; {p} może zapukać.",
     knockers: "Zapukali: {list}.",
-    holdDeckMe: "Trzymasz {v}: kliknij kartę swojej strefy, aby ją wymienić, odrzuć ją albo oddaj pukającemu.",
+    holdDeckMe: "Trzymasz {v}: kliknij kartę swojej strefy, aby ją wymienić, albo ją odrzuć.",
     holdDiscardMe: "Trzymasz {v}: kliknij kartę swojej strefy, aby ją wymienić.",
     flipMe: "Kliknij jedną ze swoich zakrytych kart, aby ją odkryć.",
-    knockerSwapMe: "{who} daje ci {v}: kliknij kartę swojej siatki, aby ją wymienić.",
+    knockerSwapMe: "{who} daje ci {v}: kliknij dowolną kartę swojej strefy, aby ją wymienić.",
     takeMe: "Kliknij kartę w obszarze gracza {who}, aby ją wziąć.",
     holdTakenMe: "Kliknij kartę swojej strefy, aby wstawić wziętą kartę.",
     waiting: "Czekamy na: {who}.",
@@ -160,6 +189,20 @@ const TEXT = {
     dealNoCrypto: "Ta przeglądarka nie może tu sprawdzić rozdania (potrzebne https); użyj polecenia poniżej.",
     dealNone: "Ten stół powstał, zanim rozdania były ustalane z góry: nie ma czego sprawdzać.",
     dealVerify: "Aby sprawdzić każdy ruch od ustalonego rozdania, pobierz zapis i uruchom:",
+    youName: "Ty", playerN: "Gracz {n}", greedyName: "Bot zachłanny", searchName: "Bot szukający",
+    "search-easyName": "Bot szukający", policyName: "Bot wyuczony", randomName: "Bot losowy",
+    botN: "{name} {k}", otherSeat: "Miejsce: {name}",
+    presetSeeds: "Standardowe (jak w instrukcji)", presetDe: "Niemiecki tekst zasad, dosłownie",
+    presetPl: "Polski tekst zasad, dosłownie", presetFr: "Francuski tekst zasad, dosłownie",
+    presetPublished: "Wydana gra", presetsLink: "Czym różnią się zestawy zasad",
+    askKnock: "Pytaj mnie tylko, gdy karta może mi pomóc",
+    drawnForYou: "Dobrano za ciebie z talii: {v} na stosie odrzuconych nie mogła ci pomóc.",
+    passedForYou: "Spasowano za ciebie: {v} dobrana przez: {who} nie mogła ci pomóc.",
+    holdDeckKnockedMe: "Trzymasz {v}: kliknij kartę swojej strefy, aby ją wymienić, odrzuć ją albo oddaj pukającemu.",
+    roundOverAll: "Runda {n} skończona: {who} odkrywa wszystkie karty.",
+    roundOverLimit: "Runda {n} skończona: osiągnęła limit tur.",
+    heldBy: "Na ręce: {who}", heldByMe: "Na twojej ręce",
+    zoneOf: "Liczy się strefa: 12 kart gracza {who} i kolumna sąsiada obok nich.",
   },
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
@@ -178,10 +221,10 @@ const TEXT = {
     knockMe: "{who} a pioché le {v}. Frappez pour le demander, ou passez.",
     knockOther: "{who} a pioché le {v} ; {p} peut frapper.",
     knockers: "Ont frappé : {list}.",
-    holdDeckMe: "Vous tenez le {v} : cliquez sur une carte de votre zone pour l’échanger, défaussez-le ou donnez-le à qui a frappé.",
+    holdDeckMe: "Vous tenez le {v} : cliquez sur une carte de votre zone pour l’échanger, ou défaussez-le.",
     holdDiscardMe: "Vous tenez le {v} : cliquez sur une carte de votre zone pour l’échanger.",
     flipMe: "Cliquez sur une de vos cartes face cachée pour la retourner.",
-    knockerSwapMe: "{who} vous a donné le {v} : cliquez sur une carte de votre grille pour l’échanger.",
+    knockerSwapMe: "{who} vous a donné le {v} : cliquez sur n’importe quelle carte de votre zone pour l’échanger.",
     takeMe: "Cliquez sur une carte de la zone de {who} pour la prendre.",
     holdTakenMe: "Cliquez sur une carte de votre zone pour y placer la carte prise.",
     waiting: "En attente de {who}.",
@@ -196,12 +239,12 @@ const TEXT = {
     doubled: "{who} n’avait pas la somme la plus basse : {sum} compte double, {score}.",
     notDoubledLowest: "{who} avait la somme la plus basse : pas de doublement.",
     notDoubledLow: "La somme {sum} de {who} n’est pas au-dessus de zéro : pas de doublement.",
-    zoneSum: "Somme de la zone", roundScore: "Cette manche", removedTriple: "un triplet, retiré avant le compte",
-    gap: "vide", badgeYou: "vous", badgePerson: "personne", badgeBot: "bot", badgeFree: "libre",
+    zoneSum: "Somme de la zone", roundScore: "Cette manche", removedTriple: "un brelan, retiré avant le compte",
+    gap: "vide", badgeYou: "vous", badgePerson: "joueur", badgeBot: "bot", badgeFree: "libre",
     badgeStandIn: "un bot remplace", badgeWaiting: "doit jouer", seatsLabel: "Places",
     freeSeatTurn: "{who} est encore libre : on attend que quelqu’un la prenne (partagez le lien).",
     offline: "Le serveur est injoignable ; nouvel essai…", refused: "Le serveur a refusé ({code}).",
-    "search-easy": "bot chercheur (facile)", policy: "bot appris (stratégie)",
+    "search-easy": "bot chercheur (facile)", policy: "bot entraîné (stratégie)",
     loading: "Le jeu se charge dans cette page…", loadFailed: "Le jeu n’a pas pu se charger dans cette page ({code}).",
     localNote: "Vous jouez ici, dans cette page, contre des bots : rien n’est envoyé nulle part.",
     refusedLocal: "La table a refusé ({code}).", newGame: "Nouvelle partie",
@@ -212,6 +255,20 @@ const TEXT = {
     dealNoCrypto: "Ce navigateur ne peut pas vérifier la donne ici (il faut https) ; utilisez la commande ci-dessous.",
     dealNone: "Cette table a été créée avant que les donnes soient engagées : il n’y a rien à vérifier.",
     dealVerify: "Pour vérifier chaque coup depuis la donne engagée, téléchargez l’enregistrement et lancez :",
+    youName: "Vous", playerN: "Joueur {n}", greedyName: "Bot glouton", searchName: "Bot chercheur",
+    "search-easyName": "Bot chercheur", policyName: "Bot entraîné", randomName: "Bot au hasard",
+    botN: "{name} {k}", otherSeat: "Place de {name}",
+    presetSeeds: "Standard (comme dans Comment jouer)", presetDe: "Le texte allemand des règles, à la lettre",
+    presetPl: "Le texte polonais des règles, à la lettre", presetFr: "Le texte français des règles, à la lettre",
+    presetPublished: "Le jeu publié", presetsLink: "Ce que changent les jeux de règles",
+    askKnock: "Ne me demander que si la carte peut m’aider",
+    drawnForYou: "Pioché pour vous : le {v} de la défausse ne pouvait pas vous aider.",
+    passedForYou: "Passé pour vous : le {v} pioché par {who} ne pouvait pas vous aider.",
+    holdDeckKnockedMe: "Vous tenez le {v} : cliquez sur une carte de votre zone pour l’échanger, défaussez-le ou donnez-le à qui a frappé.",
+    roundOverAll: "La manche {n} est finie : {who} a retourné toutes ses cartes.",
+    roundOverLimit: "La manche {n} est finie : elle a atteint sa limite de tours.",
+    heldBy: "Dans la main de {who}", heldByMe: "Dans votre main",
+    zoneOf: "La zone comptée : les 12 cartes de {who} et la colonne du voisin à côté.",
   },
 };
 
@@ -359,7 +416,10 @@ const page = {
   dealCheck: null,
   narrow: window.matchMedia("(max-width: 700px)"),
   local: document.documentElement.dataset.backend === "browser",
-  botChoices: ["greedy", "search-easy"],
+  botChoices: ["greedy", "search-easy"], botOffers: null,
+  // "Ask me only when the card could help me": on unless the person turned it off.
+  askKnock: localStorage.getItem("allegra:askKnock") !== "off",
+  autoNote: "", autoVersion: -1,
 };
 
 function chooseLang() {
@@ -373,15 +433,29 @@ function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ""));
 }
 
+// Seats as people say them: "You", a bot by its kind ("Greedy bot"; "Greedy bot 2" when
+// two seats have the same kind), a person by the name given when joining, else
+// "Player 3" (seats counted from one).
 function seatName(p) {
-  const name = t("seatN", { n: p });
-  return p === page.seat ? `${name} (${t("you")})` : name;
+  if (p === page.seat) return t("youName");
+  const named = (q) => {
+    const facts = seatFacts(q);
+    if (facts.bot) return t(`${facts.bot}Name`);
+    return facts.name || t("playerN", { n: q + 1 });
+  };
+  const name = named(p);
+  const players = page.info ? page.info.seats.length : 0;
+  const same = [];
+  for (let q = 0; q < players; q += 1) if (q !== page.seat && named(q) === name) same.push(q);
+  return same.length > 1 ? t("botN", { name, k: same.indexOf(p) + 1 }) : name;
 }
 
 function translatePage() {
   document.documentElement.lang = page.lang;
   for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
   $("lang").value = page.lang;
+  translatePresets();
+  $("ask-knock").checked = page.askKnock;
   if (!$("lobby").hidden) buildSeatChoices();
   if (!$("join").hidden) showJoin();
   if (page.view) render(page.view);
@@ -400,6 +474,8 @@ function showError(message) {
   const box = $("error");
   box.textContent = message || "";
   box.hidden = !message;
+  // On a phone the message may be far above the button that caused it.
+  if (message && box.getBoundingClientRect().top < 0) box.scrollIntoView({ block: "nearest" });
 }
 
 const sleep = (ms) => new Promise((done) => { setTimeout(done, ms); });
@@ -475,6 +551,7 @@ function localLoad() {
         performance.mark(`allegra:${name}`, { startTime: at - performance.timeOrigin });
       }
       page.botChoices = message.bots;
+      page.botOffers = message.offers;
       if (!$("lobby").hidden) buildSeatChoices();
       resolve();
     };
@@ -577,12 +654,12 @@ function buildSeatChoices() {
   for (let p = 1; p < n; p += 1) {
     const label = document.createElement("label");
     const span = document.createElement("span");
-    span.textContent = t("seatN", { n: p });
+    span.textContent = t("playerN", { n: p + 1 });
     const select = document.createElement("select");
     select.id = `seat-${p}`;
-    // The learned policy plays 2 and 4 seats where the server has NumPy; elsewhere the
-    // server refuses it with a message (422).
-    const kinds = page.local ? page.botChoices : ["greedy", "search", "policy", "random", "person"];
+    // Only the bots that can play this table are offered (the learned policy plays 2
+    // and 4 seats of the standard rules, where NumPy is): see botOffers.
+    const kinds = offeredBots(n, $("preset").value);
     for (const kind of kinds) {
       const option = document.createElement("option");
       option.value = kind;
@@ -593,6 +670,29 @@ function buildSeatChoices() {
     label.append(span, select);
     box.append(label);
   }
+}
+
+// The bots a seat may get at a table of n seats under a preset: the server's page reads
+// them from its <html data-offers> (allegra_rules.browser_table.bot_offers), the play
+// page from the table in the page.
+function offeredBots(n, preset) {
+  if (!page.botOffers && document.documentElement.dataset.offers) {
+    page.botOffers = JSON.parse(document.documentElement.dataset.offers);
+  }
+  const offers = page.botOffers && page.botOffers[preset] && page.botOffers[preset][String(n)];
+  if (offers) return offers;
+  return page.local ? page.botChoices : ["greedy", "search", "random", "person"];
+}
+
+const PRESETS = { seeds: "presetSeeds", de: "presetDe", pl: "presetPl", fr: "presetFr", published: "presetPublished" };
+
+// The rule sets by their human names, with a link to the page that says what each changes.
+function translatePresets() {
+  for (const option of $("preset").options) option.textContent = t(PRESETS[option.value]) || option.value;
+  const link = $("presets-link");
+  link.textContent = t("presetsLink");
+  const lang = page.lang === "en" ? "" : `${page.lang}/`;
+  link.href = page.local ? `../../${lang}variants/` : `https://allegra-rules.readthedocs.io/${lang}variants/`;
 }
 
 async function createTable(event) {
@@ -646,7 +746,7 @@ function showJoin() {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
-    button.textContent = t("takeSeat", { n: s.seat });
+    button.textContent = t("takeSeat", { n: s.seat + 1 });
     button.addEventListener("click", () => claimSeat(s.seat));
     box.append(button);
   }
@@ -671,7 +771,7 @@ function creatorButton(key, seat, method, path) {
   button.type = "button";
   button.className = "creator";
   button.dataset.seat = String(seat);
-  button.textContent = t(key, { n: seat });
+  button.textContent = t(key, { n: seat + 1 });
   button.addEventListener("click", async () => {
     showError("");
     button.disabled = true;
@@ -847,8 +947,16 @@ function statusText(view) {
     hold_deck: "holdDeckMe", hold_discard: "holdDiscardMe", flip: "flipMe",
     knocker_swap: "knockerSwapMe", take: "takeMe", hold_taken: "holdTakenMe",
   };
+  if (view.phase === "hold_deck" && view.knockers.length) keys.hold_deck = "holdDeckKnockedMe";
   const other = view.phase === "take" ? view.knocker : view.drawer;
   return t(keys[view.phase], { v, who: other === null ? "" : seatName(other) });
+}
+
+// Why the latest round ended: a seat turned up its last card, or the turn limit.
+function roundOverText(view) {
+  const end = view.last_round;
+  if (end.ender === null) return t("roundOverLimit", { n: end.round });
+  return t("roundOverAll", { n: end.round, who: seatName(end.ender) });
 }
 
 // Whether the page shows the end of the latest round instead of the board: until the
@@ -863,8 +971,7 @@ function render(view) {
   const before = page.view;
   page.view = view;
   const reveal = revealing(view);
-  $("status").textContent = reveal && view.phase !== "over"
-    ? t("roundOver", { n: view.last_round.round }) : statusText(view);
+  $("status").textContent = reveal && view.phase !== "over" ? roundOverText(view) : statusText(view);
   renderSeats(view);
   renderReveal(view, reveal);
   $("board").hidden = reveal;
@@ -874,7 +981,12 @@ function render(view) {
   setCard($("discard-top"), top, false);
   const holding = view.held !== null || view.held_hidden;
   $("held-box").hidden = !holding;
-  if (holding) setCard($("held"), view.held, view.held_hidden);
+  if (holding) {
+    setCard($("held"), view.held, view.held_hidden);
+    const holder = view.current_player;
+    $("held-label").textContent = holder === null ? t("held")
+      : holder === view.viewer ? t("heldByMe") : t("heldBy", { who: seatName(holder) });
+  }
 
   // The status line says what the knock window waits for; the banner only who knocked.
   const knock = $("knock");
@@ -897,6 +1009,10 @@ function render(view) {
     button.addEventListener("click", () => play(action));
     actions.append(button);
   });
+  $("ask-knock-box").hidden = reveal || view.viewer === null || view.phase === "over";
+  autoPass(view);
+  $("auto-note").textContent = page.autoNote;
+  $("auto-note").hidden = !page.autoNote || reveal;
   if (view.viewer === null && view.phase !== "over") {
     const note = document.createElement("p");
     note.textContent = t("watching");
@@ -937,6 +1053,34 @@ function render(view) {
   refreshInfo();
 }
 
+// "Ask me only when the card could help me": a knock window whose card could not help
+// the person (view.knock_could_help, allegra_rules.hints.knock_reason) is passed for them,
+// and the page says so until their next move of their own.
+// The same setting draws from the draw pile for them when the discard pile's top could
+// not help (view.discard_could_help, allegra_rules.hints.draw_reason), and says so too.
+function autoPass(view) {
+  const me = view.viewer !== null && view.current_player === view.viewer;
+  if (!page.askKnock || !me || page.autoVersion === view.version || revealing(view)) return;
+  const legal = view.legal_actions || [];
+  let action = null;
+  let note = "";
+  if (view.phase === "knock" && !view.knock_could_help) {
+    action = legal.find((a) => a.type === "pass");
+    note = t("passedForYou", { v: view.held, who: seatName(view.drawer) });
+  } else if (view.phase === "draw" && !view.discard_could_help) {
+    action = legal.find((a) => a.type === "draw_deck");
+    const top = view.discard_pile.length ? view.discard_pile[view.discard_pile.length - 1] : "";
+    note = t("drawnForYou", { v: top });
+  }
+  if (!action) return;
+  page.autoVersion = view.version;
+  page.autoNote = page.autoNote ? `${page.autoNote} ${note}` : note;
+  setTimeout(() => {
+    if (page.view && page.view.version === view.version && !page.busy) play(action, { auto: true });
+    else page.autoVersion = -1;
+  }, 0);
+}
+
 function renderSeats(view) {
   const list = $("seats");
   list.replaceChildren();
@@ -947,22 +1091,24 @@ function renderSeats(view) {
     const item = document.createElement("li");
     item.dataset.seat = String(p);
     const name = document.createElement("span");
-    name.textContent = t("seatN", { n: p });
+    name.textContent = seatName(p);
     item.append(name);
     const badges = [];
-    if (p === view.viewer) badges.push(["you", "badgeYou"]);
+    item.classList.toggle("me", p === view.viewer);
     if (facts.bot) badges.push(["bot", "badgeBot"]);
     else if (facts.taken) badges.push(["person", "badgePerson"]);
     else badges.push(["free", "badgeFree"]);
     if (standIn.includes(p)) badges.push(["stand-in", "badgeStandIn"]);
-    if (view.phase !== "over" && view.current_player === p) badges.push(["waiting", "badgeWaiting"]);
+    // While the round's end is shown, nobody is to move yet.
+    const moving = view.phase !== "over" && view.current_player === p && !revealing(view);
+    if (moving) badges.push(["waiting", "badgeWaiting"]);
     for (const [kind, key] of badges) {
       const badge = document.createElement("span");
       badge.className = `badge badge-${kind}`;
       badge.textContent = t(key);
       item.append(badge);
     }
-    item.classList.toggle("turn", view.phase !== "over" && view.current_player === p);
+    item.classList.toggle("turn", moving);
     list.append(item);
   }
   $("share").hidden = page.local || (Boolean(page.info) && page.info.seats.every((s) => s.taken));
@@ -1126,43 +1272,44 @@ function renderPictures(view) {
   const me = view.viewer;
   const order = [];
   for (let k = 0; k < n; k += 1) order.push(me === null ? k : (me + k) % n);
-  // The column 3 of the seat drawn left of one's own is in one's own zone, and so in its cut.
-  const inOwnCut = (pos) => me !== null && pos.player === (me + 1) % n && pos.col === 3;
-  const clickable = new Set((view.legal_actions || [])
-    .filter((a) => a.pos && !inOwnCut(a.pos)).map((a) => a.pos.player));
   for (const seat of order) {
-    const crop = seatCrop(text, seat, seat === me || (clickable.has(seat) && seat !== me));
+    // Every zone as wide as the screen: half-width ones had 7 px labels.
+    const crop = seatCrop(text, seat, true);
     if (crop) picture.append(crop);
   }
 }
 
 // ------------------------------------------------------------ the round's end
 
+// A seat's zone as its round sum counts it: the neighbour's column beside its own 12
+// cards (view.zones: 15 cells, row by row), or its own grid where no zones are sent.
 function revealGrid(view, seat) {
   const end = view.last_round;
   const grid = document.createElement("div");
   grid.className = "reveal-grid";
   const removed = new Set(end.removed || []);
-  for (let row = 0; row < 3; row += 1) {
-    for (let col = 0; col < 4; col += 1) {
-      const i = seat * 12 + row * 4 + col;
-      const card = document.createElement("span");
-      const value = end.cells[i];
-      card.className = "card-face small";
-      card.dataset.index = String(i);
-      if (value === null) {
-        card.classList.add("gap");
-        card.title = t("gap");
-      } else {
-        card.textContent = String(value);
-        card.classList.add("revealed");
-      }
-      if (removed.has(i)) {
-        card.classList.add("removed");
-        card.title = t("removedTriple");
-      }
-      grid.append(card);
+  const own = [];
+  for (let k = 0; k < 12; k += 1) own.push(seat * 12 + k);
+  const cells = view.zones ? view.zones[seat] : own;
+  grid.classList.toggle("zone", Boolean(view.zones));
+  for (const i of cells) {
+    const card = document.createElement("span");
+    const value = end.cells[i];
+    card.className = "card-face small";
+    if (Math.floor(i / 12) !== seat) card.classList.add("neighbour");
+    card.dataset.index = String(i);
+    if (value === null) {
+      card.classList.add("gap");
+      card.title = t("gap");
+    } else {
+      card.textContent = String(value);
+      card.classList.add("revealed");
     }
+    if (removed.has(i)) {
+      card.classList.add("removed");
+      card.title = t("removedTriple");
+    }
+    grid.append(card);
   }
   return grid;
 }
@@ -1198,6 +1345,7 @@ function renderReveal(view, reveal) {
     const caption = document.createElement("figcaption");
     caption.textContent = `${seatName(seat)}: ${end.scores[seat]}`;
     figure.append(caption, revealGrid(view, seat));
+    if (view.zones) figure.title = t("zoneOf", { who: seatName(seat) });
     grids.append(figure);
   }
   const table = $("reveal-scores");
@@ -1281,8 +1429,9 @@ function clickCell(event) {
   if (action) play(action);
 }
 
-async function play(action) {
+async function play(action, { auto = false } = {}) {
   if (page.busy || !page.view) return;
+  if (!auto) page.autoNote = "";
   page.busy = true;
   showError("");
   for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
@@ -1331,6 +1480,12 @@ async function start() {
     $("copy").textContent = t("copied");
   });
   $("players").addEventListener("change", buildSeatChoices);
+  $("preset").addEventListener("change", buildSeatChoices);
+  $("ask-knock").addEventListener("change", () => {
+    page.askKnock = $("ask-knock").checked;
+    localStorage.setItem("allegra:askKnock", page.askKnock ? "on" : "off");
+    if (page.view) render(page.view);
+  });
   $("create").addEventListener("submit", createTable);
   $("watch").addEventListener("click", openTable);
   if (page.local) {

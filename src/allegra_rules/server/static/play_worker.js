@@ -6,7 +6,7 @@
 // Messages from the page:
 //   {kind: "load", base, wheels}   load Pyodide from `base` (the "pyodide/" folder's
 //                                  address) and install the wheels (their addresses);
-//                                  answered {kind: "loaded", bots, marks} or
+//                                  answered {kind: "loaded", bots, offers, marks} or
 //                                  {kind: "failed", message}.
 //   {kind: "call", id, name, args} one call of the page's table (see GLUE); answered
 //                                  {kind: "answer", id, ok} or {kind: "answer", id,
@@ -20,7 +20,7 @@
 // needs is imported: the bots' modules load when a table first asks for them.
 const GLUE = `
 import json
-from allegra_rules.browser_table import BrowserTable, TableError, bot_choices
+from allegra_rules.browser_table import BrowserTable, TableError, bot_choices, bot_offers
 
 table = None
 
@@ -60,7 +60,7 @@ async function load(base, wheels) {
   mark("ready");
   glue = py.globals.get("call");
   python = py;
-  return JSON.parse(py.runPython("json.dumps(bot_choices())"));
+  return JSON.parse(py.runPython('json.dumps({"bots": bot_choices(), "offers": bot_offers(bot_choices())})'));
 }
 
 function answer(message) {
@@ -72,9 +72,9 @@ self.onmessage = async (event) => {
   const message = event.data;
   if (message.kind === "load") {
     try {
-      const bots = await load(message.base, message.wheels);
+      const { bots, offers } = await load(message.base, message.wheels);
       mark("bots");
-      self.postMessage({ kind: "loaded", bots, marks });
+      self.postMessage({ kind: "loaded", bots, offers, marks });
     } catch (error) {
       self.postMessage({ kind: "failed", message: String(error && error.message || error) });
     }
