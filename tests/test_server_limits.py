@@ -421,7 +421,10 @@ def test_a_stand_in_plays_an_idle_seat_until_its_person_comes_back(
 ) -> None:
     t = created(client.post("/api/tables", json={"players": 2}))["table"]
     tokens = [client.post(f"/api/tables/{t}/seats/{seat}").json()["token"] for seat in (0, 1)]
-    info = wait_for(lambda: (i := client.get(f"/api/tables/{t}").json())["stand_in"] and i)
+    # A stand-in starts, and moves for its seat (it thinks in a worker process).
+    info = wait_for(
+        lambda: (i := client.get(f"/api/tables/{t}").json())["stand_in"] and i["version"] > 0 and i
+    )
     seat = info["stand_in"][0]
     assert client.get(f"/api/tables/{t}/view").json()["stand_in"] == info["stand_in"]
     # A view request with the seat's token ends its stand-in.
