@@ -322,61 +322,60 @@ def test_card_text_articles() -> None:
 
 def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
     start = game(3, T3, discard=3, draw=[7, 6])
-    assert describe_action(start, Reveal(Pos(0, 2, 0))) == "Seat 0 reveals a 9 at (2, 0)."
+    assert describe_action(start, Reveal(Pos(0, 2, 0))) == "Player 1 reveals a 9 at row 3, column 1."
     state = setup_reveals(start)
-    assert describe_action(state, DrawDeck()) == "Seat 0 draws a 7 from the draw pile."
+    assert describe_action(state, DrawDeck()) == "Player 1 draws a 7 from the draw pile."
     state = play(state, [DrawDeck()])
-    assert describe_action(state, Knock()) == "Seat 1 knocks for the 7."
+    assert describe_action(state, Knock()) == "Player 2 knocks for the 7."
     state = play(state, [Knock()])
-    assert describe_action(state, Pass()) == "Seat 2 does not knock."
+    assert describe_action(state, Pass()) == "Player 3 does not knock."
     state = play(state, [Pass()])
-    assert describe_action(state, Give(1)) == "Seat 0 gives the 7 to seat 1."
+    assert describe_action(state, Give(1)) == "Player 1 gives the 7 to Player 2."
     state = play(state, [Give(1)])
     assert (
         describe_action(state, Swap(Pos(1, 2, 0)))
-        == "Seat 1 swaps the 7 in at (2, 0), taking the 10 into hand."
+        == "Player 2 swaps the 7 in at row 3, column 1, taking the 10 into hand."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0))) == (
-        "Seat 1 swaps the 7 in at (0, 0), taking the face-down card there into hand (only "
-        "seat 1 sees it until it lies face up)."
+        "Player 2 swaps the 7 in at row 1, column 1, taking the face-down card there into hand (only "
+        "Player 2 sees it until it lies face up)."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0)), viewer=1) == (
-        "Seat 1 swaps the 7 in at (0, 0), taking the face-down card there into hand: a 2 "
-        "(only seat 1 sees it until it lies face up)."
+        "You swap the 7 in at row 1, column 1 and take the face-down 2 there into your hand."
     )
     state = play(state, [Swap(Pos(1, 2, 0))])
-    assert describe_action(state, Take(Pos(1, 2, 1))) == "Seat 0 takes the 11 from seat 1's (2, 1)."
+    assert describe_action(state, Take(Pos(1, 2, 1))) == "Player 1 takes the 11 from Player 2's row 3, column 2."
     assert describe_action(state, Take(Pos(1, 1, 1))) == (
-        "Seat 0 takes the face-down card at seat 1's (1, 1) (only seat 0 sees it until it "
+        "Player 1 takes the face-down card at Player 2's row 2, column 2 (only Player 1 sees it until it "
         "lies face up)."
     )
     assert describe_action(state, Take(Pos(1, 1, 1)), viewer=0) == (
-        "Seat 0 takes the face-down card at seat 1's (1, 1): a 7 (only seat 0 sees it until "
+        "Player 1 takes the face-down card at Player 2's row 2, column 2: a 7 (only Player 1 sees it until "
         "it lies face up)."
     )
     state = play(state, [Take(Pos(1, 2, 1))])
     assert describe_action(state, Swap(Pos(0, 0, 0))) == (
-        "Seat 0 swaps the 11 in at (0, 0) and discards the 1; seat 1 fills the gap at its "
-        "(2, 1) with the 10 from its hand."
+        "Player 1 swaps the 11 in at row 1, column 1 and discards the 1; Player 2 fills the gap at its "
+        "row 3, column 2 with the 10 from their hand."
     )
 
 
 def test_discard_pile_swap_into_the_neighbours_column_and_discard_then_flip() -> None:
     state = _after_setup()
-    assert describe_action(state, DrawDiscard()) == "Seat 0 takes the 3 from the discard pile."
+    assert describe_action(state, DrawDiscard()) == "Player 1 takes the 3 from the discard pile."
     held = play(state, [DrawDiscard()])
     assert (
         describe_action(held, Swap(Pos(1, 1, 3)))
-        == "Seat 0 swaps the 3 in at seat 1's (1, 3) and discards the 9."
+        == "Player 1 swaps the 3 in at Player 2's row 2, column 4 and discards the 9."
     )
     assert (
         describe_action(held, Swap(Pos(0, 2, 1)))
-        == "Seat 0 swaps the 3 in at (2, 1) and discards the 10."
+        == "Player 1 swaps the 3 in at row 3, column 2 and discards the 10."
     )
     drawn = play(state, [DrawDeck(), Pass(), Pass()])
-    assert describe_action(drawn, Discard()) == "Seat 0 discards the 7 and will turn up a card."
+    assert describe_action(drawn, Discard()) == "Player 1 discards the 7 and will turn up a card."
     flip = play(drawn, [Discard()])
-    assert describe_action(flip, Reveal(Pos(0, 0, 2))) == "Seat 0 turns up a 3 at (0, 2)."
+    assert describe_action(flip, Reveal(Pos(0, 0, 2))) == "Player 1 turns up a 3 at row 1, column 3."
 
 
 def test_fr_rules_throwing_back_the_discard_card() -> None:
@@ -385,7 +384,7 @@ def test_fr_rules_throwing_back_the_discard_card() -> None:
     held = play(state, [DrawDiscard()])
     assert (
         describe_action(held, Discard())
-        == "Seat 0 puts the 3 back on the discard pile and will turn up a card."
+        == "Player 1 puts the 3 back on the discard pile and will turn up a card."
     )
 
 
@@ -395,7 +394,7 @@ def test_draw_from_an_empty_pile_mentions_the_reshuffle() -> None:
     empty = forged(state, draw_pile=(), discard_pile=moved + state.discard_pile)
     drawn = apply(empty, DrawDeck()).held
     assert describe_action(empty, DrawDeck()) == (
-        f"Seat 0 draws {card_text(drawn or 0)} from the draw pile, after the discard pile "
+        f"Player 1 draws {card_text(drawn or 0)} from the draw pile, after the discard pile "
         "(all but its top card) is reshuffled into a new draw pile."
     )
     after = apply(empty, DrawDeck())
@@ -447,11 +446,11 @@ def test_outcome_names_the_cards_of_a_triple_and_where_they_go(
 ) -> None:
     state = play(_triple_setup(config), [DrawDiscard()])
     action = Swap(Pos(0, 0, 2))
-    assert describe_action(state, action) == "Seat 0 swaps the 5 in at (0, 2) and discards the 1."
+    assert describe_action(state, action) == "Player 1 swaps the 5 in at row 1, column 3 and discards the 1."
     after = apply(state, action)
     assert after.card(Pos(0, 0, 2)) is None
     assert describe_outcome(state, action, after) == (
-        f"Triple: three 5s at seat 0's (0, 0), (0, 1) and (0, 2) {where}.",
+        f"Triple: three 5s at Player 1's row 1, columns 1, 2 and 3 {where}.",
     )
 
 
@@ -472,7 +471,7 @@ def test_outcome_announces_the_player_who_triggers_the_round_end() -> None:
         state = after
     sentences = describe_outcome(state, action, after)
     assert sentences[-1] == (
-        f"Seat {after.ender} has every card of its own grid face up: each other player "
+        f"Player {after.ender + 1} has every card of their own grid face up: each other player "
         "gets one last turn, then the round ends."
     )
 
