@@ -191,16 +191,33 @@ def cell_menu(state: GameState, legal: Sequence[Action], you: int) -> list[str]:
     return lines
 
 
-def _ending(state: GameState, action: Action) -> GameState | None:
-    """The state after ``action`` when it makes a player the round's ender, else ``None``.
+def _ending(state: GameState, action: Action) -> tuple[GameState, int] | None:
+    """The state after ``action`` and the round's ender, when ``action`` ends the round.
 
+    A move ends the round when it leaves a player's grid (or zone) face up. Most such
+    moves settle at once; the knocker's swap (A14) settles only when the drawer's
+    exchange that follows it is done, but no move of that exchange turns a card face
+    down, so the round ends all the same: the ender is then the one A23 would name
+    now (the drawer, if its own exchange turns up its last card, comes first).
     Whether a move ends the round depends only on which cards lie face down, which
-    every player sees, so this may be asked of a seat's picture.
+    every player sees, so this may be asked of a seat's picture. ``None`` when the
+    move does not end the round (or the round ends by its turn cap, with no ender).
     """
     after = apply(state, action)
-    if state.ender is not None or after.ender is None or after.round != state.round:
+    if state.ender is not None or after.round != state.round:
         return None
-    return after
+    if after.ender is not None:
+        return after, after.ender
+    if after.phase not in (Phase.TAKE, Phase.HOLD_TAKEN):
+        return None
+    geo = after.geometry
+    masks = geo.own_masks if after.config.round_end == "own_grid" else geo.zone_masks
+    done = [p for p in range(after.num_players) if not after.face_down & masks[p]]
+    drawer = after.drawer
+    if not done or drawer is None:
+        return None
+    n = after.num_players
+    return after, drawer if drawer in done else min(done, key=lambda p: (p - drawer) % n)
 
 
 def _forced_end(state: GameState, action: Action, you: int) -> Action | None:
@@ -258,18 +275,18 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
     legal = legal_actions(state)
     if all(_ending(state, move) is not None for move in legal):
         return []
-    after = _ending(state, action)
+    ending = _ending(state, action)
     forced = False
-    if after is None:
+    if ending is None:
         follow = _forced_end(state, action, you)
         if follow is None:
             return []
         forced = True
         state, action = apply(state, action), follow
-        after = _ending(state, action)
-        assert after is not None
-    ender = after.ender
-    assert ender is not None
+        ending = _ending(state, action)
+        assert ending is not None
+    after, ender = ending
+    pending = after.ender is None  # the knocker's swap: the drawer's exchange comes first
     config = state.config
     area = "grid" if config.round_end == "own_grid" else "zone"
     who = "you end" if ender == you else f"seat {ender} ends"
@@ -279,6 +296,12 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
         f"Careful: {lead} leaves every card of {whose} {area} face up, so {who} the round:",
         "every other player gets one more turn, then all cards turn up and are scored.",
     ]
+    drawer = after.drawer
+    if pending and drawer is not None and drawer != ender:
+        lines.append(
+            f"(Seat {drawer} finishes the exchange first; if that turns up seat {drawer}'s "
+            f"last face-down card, seat {drawer} ends the round instead.)"
+        )
     # A card turned up is unknown until it is: count the table before the move.
     turned = action.pos.index if isinstance(action, Reveal) else None
     base = state if turned is not None else after
