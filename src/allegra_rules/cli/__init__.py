@@ -326,7 +326,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "(knock, pass), g SEAT (give), r / s / t ROW COL (reveal, swap, take; e.g.\n"
         "s 1 3, s left 0 3), or by its fixed number (l lists them); h explains the\n"
         "rules, h moves the moves, h options this game's rules; v shows the table, m\n"
-        "the moves since your last one, a turns auto-pass on or off, q quits. The bots'\n"
+        "the moves since your last one, a turns \"ask me only when the card could help\n"
+        "me\" on or off, q quits. The bots'\n"
         "moves are narrated. Without --seed every game is a new deal.",
         f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json\n"
         f"  {PROG} play --seat 2 --resume mine.json --auto-pass",
@@ -359,8 +360,10 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--auto-pass",
         action="store_true",
-        help="pass your knock windows by yourself, except when the drawn card would clearly "
-        "help you (the key a turns it on and off during the game)",
+        help="ask me only when the card could help me: knock windows whose card could not "
+        "help you are passed for you, and your draw is made from the draw pile when the "
+        "discard pile's card could not help you; each is said (the key a turns it on and "
+        "off during the game)",
     )
     play.add_argument(
         "--resume",

@@ -336,6 +336,17 @@ class Narrator:
         verb = "wins" if len(winners) == 1 else "share the win"
         self.say_wrapped(f"Winner: {names} {verb} with {best} points.")
 
+    def note(self, text: str) -> None:
+        """Say something done for the person (a knock window passed, a draw made).
+
+        In the ``"full"`` style it is a line of its own; in ``"turns"`` a clause of the
+        turn's line, so that a turn stays one line.
+        """
+        if self.style == "full":
+            self.say_wrapped(f"  {text[:1].upper()}{text[1:]}.")
+        elif self.style == "turns":
+            self._turn.append(text)
+
     def flush_turn(self, state: GameState) -> None:
         """Write the part of the turn told so far (``"turns"`` style), as a line of its own."""
         if self.style == "turns":

@@ -324,11 +324,28 @@ HELP = moves_text()
 PROMPT = "Your move (h help, l list, v table, q quit): "
 """The prompt of every decision."""
 
+KNOCK_SETTING = "ask me only when the card could help me"
+"""The knock setting's name, the same on every surface (``--auto-pass``, the ``a`` key)."""
+
 AUTO_PASS_ON = (
-    "Auto-pass is on: knock windows are passed for you, unless the drawn card would "
-    "clearly help you (then you are asked); a turns it off."
+    f"On: {KNOCK_SETTING}. A knock window whose card could not help you is passed for "
+    "you, and your turn starts with a draw from the draw pile when the discard pile's "
+    "card could not help you; each is said. a turns it off."
 )
-AUTO_PASS_OFF = "Auto-pass is off: you answer every knock window (k or x); a turns it on."
+AUTO_PASS_OFF = f"Off: {KNOCK_SETTING}. You answer every knock window (k or x); a turns it on."
+
+
+def passed_for_you(state: GameState) -> str:
+    """The clause said when a knock window of the person's is passed for them."""
+    return f"passed for you: the {state.held} could not help you"
+
+
+def drawn_for_you(state: GameState) -> str:
+    """The clause said when the person's draw is made for them from the draw pile."""
+    return (
+        f"drawn for you from the draw pile: the {state.discard_top} on the discard pile "
+        "could not help you"
+    )
 
 
 class _Quit(Exception):
@@ -498,9 +515,9 @@ class _Session:
         columns, _ = terminal_size()
         if self.auto_pass:
             reason = knock_reason(state, self.you)
-            text = f"Auto-pass asks you this time: {reason}."
-            return ["   a    auto-pass: turn it off"], _wrap(text, columns)
-        return ["   a    auto-pass: pass every knock window unless the card matters"], []
+            text = f"You are asked this time, as {reason}."
+            return [f"   a    {KNOCK_SETTING}: turn it off"], _wrap(text, columns)
+        return [f"   a    {KNOCK_SETTING}: turn it on"], []
 
     def chained(self, seen: GameState) -> Action | None:
         """The second half of a two-part line typed at the decision before, if it fits this one.
@@ -615,7 +632,7 @@ class _Session:
             menu += extra
         elif seen.phase is Phase.DRAW and self.auto_pass:
             columns, _ = terminal_size()
-            note = _wrap(f"Auto-pass asks you this time: {draw_reason(seen, self.you)}.", columns)
+            note = _wrap(f"You choose the pile this time, as {draw_reason(seen, self.you)}.", columns)
         self.show(seen, self.legend, menu, note)
         self.legend = False
         while True:
@@ -648,11 +665,11 @@ class _Session:
                 self.wrapped(AUTO_PASS_ON if self.auto_pass else AUTO_PASS_OFF)
                 passing = self.auto_pass and seen.phase is Phase.KNOCK
                 if passing and knock_reason(seen, self.you) is None:
-                    self.say("You pass this knock window.")
+                    self.wrapped(passed_for_you(seen)[:1].upper() + passed_for_you(seen)[1:] + ".")
                     return Pass()
                 drawing = self.auto_pass and seen.phase is Phase.DRAW and DrawDeck() in legal
                 if drawing and draw_reason(seen, self.you) is None:
-                    self.say("You draw from the draw pile.")
+                    self.wrapped(drawn_for_you(seen)[:1].upper() + drawn_for_you(seen)[1:] + ".")
                     return DrawDeck()
                 continue
             if command in ("q", "quit", "exit") and len(words) == 1:
@@ -849,6 +866,8 @@ def run_play(
                 and knock_reason(state, you) is None
             ):
                 action = Pass()
+                for teller in (narrator, short) if pauses else (narrator,):
+                    teller.note(passed_for_you(state))
             elif (
                 session.auto_pass
                 and state.phase is Phase.DRAW
@@ -856,6 +875,8 @@ def run_play(
                 and draw_reason(state, you) is None
             ):
                 action = DrawDeck()
+                for teller in (narrator, short) if pauses else (narrator,):
+                    teller.note(drawn_for_you(state))
             else:
                 if pauses and session.queued is None:
                     short.flush_turn(state)
