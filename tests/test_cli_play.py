@@ -137,11 +137,15 @@ def _partial(tmp_path: Path, cut: int) -> tuple[Path, list[str], GameState]:
     return path, lines[cut:], final
 
 
-def test_resume_continues_a_saved_game_to_the_same_end(tmp_path: Path) -> None:
-    path, rest, final = _partial(tmp_path, 20)
+def test_resume_continues_a_saved_game_to_its_end(tmp_path: Path) -> None:
+    path, _, _ = _partial(tmp_path, 20)
     saved = GameRecord.from_json(path.read_text())
     assert not replay(saved).is_terminal
-    out = ok("play", "--seat", "1", "--resume", str(path), stdin="\n".join(rest) + "\n")
+    # The bots are not asked again for their saved moves: they go on seeded afresh.
+    turns, final = script(3, 1, 8, short_config(12), state=replay(saved), pick_seed=3)
+    rest = typed_lines(turns)
+    assert saved.seats == ("greedy", "person", "greedy")
+    out = ok("play", "--resume", str(path), stdin="\n".join(rest) + "\n")
     assert f"Resuming the saved game after {len(saved.actions)} actions" in out
     assert _totals_line(final.totals) in " ".join(out.split())
     assert out.rstrip().splitlines()[-2:] == [
@@ -166,10 +170,14 @@ def test_resume_refuses_bad_files_and_options_with_exit_2(tmp_path: Path) -> Non
     path, _, _ = _partial(tmp_path, 20)
     message = fails(2, "play", "--resume", str(path), "--players", "3", stdin="")
     assert "leave out --players" in message
-    # Resumed from another seat, the bots' recorded moves are not what they play.
+    # The seat and the bots come from the file: others are refused in players' words.
     message = fails(2, "play", "--seat", "0", "--resume", str(path), stdin="q\n")
-    assert "is not what the greedy bot at seat 1 plays" in message
+    assert "you played seat 1 of that game; leave out --seat" in message
+    message = fails(2, "play", "--bots", "random", "--resume", str(path), stdin="q\n")
+    assert "played against greedy,greedy; leave out --bots" in message
+    assert "action " not in message and "Pass()" not in message
     assert cli("play", "--seat", "1", "--resume", str(path), stdin="q\n").returncode == 0
+    assert cli("play", "--resume", str(path), stdin="q\n").returncode == 0
 
 
 def test_the_greedy_bot_knocks_only_where_auto_pass_asks() -> None:

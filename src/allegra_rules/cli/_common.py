@@ -131,13 +131,28 @@ def save_record(
     config: RuleConfig,
     seed: int,
     actions: Sequence[Action],
+    seats: Sequence[str] | None = None,
 ) -> None:
     """Write the game record JSON of a game dealt by ``new_game`` with ``seed``.
+
+    Args:
+        path: the file to write.
+        num_players: the seat count.
+        config: the rules.
+        seed: the deal's seed.
+        actions: every action so far.
+        seats: who played each seat (``GameRecord.seats``), or ``None``.
 
     Raises:
         CommandError: the file cannot be written.
     """
-    record = GameRecord(num_players=num_players, config=config, seed=seed, actions=actions)
+    record = GameRecord(
+        num_players=num_players,
+        config=config,
+        seed=seed,
+        actions=actions,
+        seats=None if seats is None else tuple(seats),
+    )
     text = record.to_json()
     try:
         path.write_text(text + "\n", encoding="utf-8")

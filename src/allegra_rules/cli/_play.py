@@ -632,7 +632,9 @@ class _Session:
             menu += extra
         elif seen.phase is Phase.DRAW and self.auto_pass:
             columns, _ = terminal_size()
-            note = _wrap(f"You choose the pile this time, as {draw_reason(seen, self.you)}.", columns)
+            note = _wrap(
+                f"You choose the pile this time, as {draw_reason(seen, self.you)}.", columns
+            )
         self.show(seen, self.legend, menu, note)
         self.legend = False
         while True:
@@ -702,33 +704,6 @@ def _wrap(text: str, columns: int) -> list[str]:
     return wrap_words(text, columns - 1, indent)
 
 
-def _replay_bots(
-    state: GameState, history: Sequence[Action], you: int, bots: dict[int, Bot], names: list[str]
-) -> GameState:
-    """Play ``history`` on from ``state``, letting each bot choose its own actions again.
-
-    The bots are asked for every action of theirs, so their random generators stand
-    where they stood when the game was saved, and a record played with another seat or
-    other bots is refused.
-
-    Raises:
-        ValueError: an action of the history is not legal, or is not what the bot at
-            its seat chooses.
-    """
-    for number, action in enumerate(history, start=1):
-        actor = state.current_player
-        if actor is None:
-            raise ValueError(f"action {number} comes after the end of the game")
-        if actor != you and bots[actor].choose(state) != action:
-            raise ValueError(
-                f"action {number} of the saved game, {action!r}, is not what the "
-                f"{names[actor]} bot at seat {actor} plays: resume with the --seat and "
-                "--bots the game was played with"
-            )
-        state = apply(state, action)
-    return state
-
-
 def run_play(
     num_players: int,
     you: int,
@@ -773,8 +748,11 @@ def run_play(
             opening lines and after each round's scores, and fit what happened since
             the person's last move above each table (one line per turn when the
             whole does not fit, page by page when even that does not).
-        history: the actions of a saved game to continue from (``play --resume``);
-            the bots are asked for their own actions again and must agree.
+        history: the actions of a saved game to continue from (``play --resume``).
+            They are played as they are, the bots' included, without asking the bots
+            again (a search bot would take as long as it did in the game); the bots
+            then go on with generators seeded afresh, so a resumed game may go on
+            differently from one never stopped.
         saving: the file the game is saved to when it stops (``--save``), or
             ``None``: then ``q`` asks before quitting and offers to save.
 
@@ -804,7 +782,10 @@ def run_play(
     for seat, name in zip(others, bot_names, strict=True):
         labels[seat] = name
     state = new_game(num_players, config=config, seed=seed)
-    state = _replay_bots(state, history, you, bots, labels)
+    for number, action in enumerate(history, start=1):
+        if state.is_terminal or action not in legal_actions(state):
+            raise ValueError(f"move {number} of the saved game is not a move of this game")
+        state = apply(state, action)
     if state.is_terminal:
         raise ValueError("the saved game is already over")
     columns, _ = terminal_size()
@@ -835,7 +816,9 @@ def run_play(
     if history and not auto_pass:
         intro.say_wrapped("(To resume with auto-pass on, add --auto-pass to --resume.)")
     if history:
-        where = f"round {state.round}, turn {state.turns_played + 1}"
+        # A turn counts from its draw: before it, the turn to come; after, the one under way.
+        turn = state.turns_played + (1 if state.phase is Phase.DRAW else 0)
+        where = f"round {state.round}, turn {turn}"
         if state.phase is Phase.SETUP:
             where = f"the setup of round {state.round}"
         intro.say_wrapped(f"Resuming the saved game after {len(history)} actions, in {where}.")
