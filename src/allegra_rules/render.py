@@ -348,7 +348,7 @@ def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
         return [f"sum {shown}"]
     if compact:
         return [f"sum {shown}, {hidden} ##"]
-    return [f"sum {shown} +", f"{hidden} face-down"]
+    return [f"sum {shown}", f"{hidden} face-down"]
 
 
 # ------------------------------------------------------------------ the header
