@@ -45,9 +45,9 @@ def _path(state: GameState, action: Action) -> str | None:
     if isinstance(action, Discard):
         after = apply(state, action)
         following = legal_actions(after)
-        if after.current_player == state.current_player and after.round == state.round:
-            if following and all(_ends(after, move) for move in following):
-                return "discard, then only round-ending reveals"
+        same_turn = after.current_player == state.current_player and after.round == state.round
+        if same_turn and following and all(_ends(after, move) for move in following):
+            return "discard, then only round-ending reveals"
         return None
     if not isinstance(action, (Reveal, Swap)) or not _ends(state, action):
         return None

@@ -511,7 +511,7 @@ def test_the_compact_legend_explains_notes_symbols_and_far_left_in_two_lines(
     if viewer is not None:
         assert legend[1].startswith(f"Your zone {viewer} = your grid + seat {viewer + 1}'s [c3]")
     # Two bands, the column labels above the first only: 4 + 7 + 6 lines, then the legend.
-    assert bare.count("(c3)  c0 c1 c2 [c3]") == 1 and bare.count("\n") + 1 == 17
+    assert bare.count("(c3)  c0 c1 c2 [c3]") == 1 and bare.count("\n") + 1 == 16
     assert render_table(state, max_width=80).count("(c3)  c0 c1 c2 [c3]") == 2
 
 

@@ -75,9 +75,8 @@ p ROW COL does two moves in one line: take the discard pile's top and swap it
 in there, or discard the card you drew and turn up that cell.
 Other keys: h help, h moves, h options, l the numbered list, v the table with
 its legend, m every action since your last move, a "ask me only when the
-card could help me" on/off (knock windows and draws whose card could not help
-you are answered for you, and said), q quit. With --save, q
-and the end of input (Ctrl-D) save the game.
+card could help me" on/off (said each time it answers for you), q quit.
+With --save, q and the end of input (Ctrl-D) save the game.
 """
 
 

@@ -434,7 +434,11 @@ class _Session:
             self.quit()
 
     def moves(self, columns: int) -> tuple[list[str], list[str]]:
-        """What happened since the last screen, in full and one line per turn; then forget it."""
+        """What happened since the last screen, in full and one line per turn; then forget it.
+
+        A turn's line longer than the terminal is cut (ending in ``...``), never
+        wrapped: ``m`` shows every action in full.
+        """
         full = self.full.getvalue()
         short = self.short.getvalue()
         for buffer in (self.full, self.short):
@@ -443,40 +447,72 @@ class _Session:
         if not full:
             return [], []
         self.last_moves = full
-        brief = ["Since your last move, one line per turn (m shows every action):"]
-        for line in short.rstrip("\n").split("\n"):
-            brief += _wrap(line, columns)
+        brief = [_one_line(line, columns) for line in short.rstrip("\n").split("\n")]
         return full.rstrip("\n").split("\n"), brief
 
     def show_moves(self, screens: Sequence[list[str]]) -> list[str]:
         """Write what happened since the last screen above the first of ``screens`` it fits.
 
         Each screen is the lines to come under it, its prompt not counted. The moves
-        are written in full when they fit, else one line per turn, even when the
-        first of those lines then scroll up: the game never waits for a key between
-        the moves and the table.
+        are written in full when they fit, else one line per turn; when even those
+        do not all fit, the latest turns that do, under a line saying that ``m``
+        shows every action. Nothing scrolls off the screen and the game never waits
+        for a key between the moves and the table.
 
         Returns:
             The screen to write under the moves.
         """
         columns, rows = terminal_size()
         full, brief = self.moves(columns)
-        for lines in (full, brief):
+        if full:
             for screen in screens:
-                if len(lines) + len(screen) + 1 <= rows:
-                    for line in lines:
+                if len(full) + len(screen) + 1 <= rows:
+                    for line in full:
                         self.say(line)
                     return screen
-        # Even one line per turn does not fit: all of them all the same, the first
-        # scrolling up (no key to press; m shows every action again).
+        if not brief:
+            return screens[0]
         screen = screens[-1]
-        if brief and len(brief) + len(screen) + 1 > rows:
-            brief[0] = "Since your last move (scroll up for the first lines; m shows all):"
-        for line in brief:
+        for candidate in screens:
+            if len(brief) + 1 + len(candidate) + 1 <= rows:
+                screen = candidate
+                break
+        room = rows - len(screen) - 2  # a heading, then the turns
+        if room < 1:  # not even one turn fits: one line says where they are
+            if room == 0:
+                self.say("(m shows every action since your last move)")
+            return screen
+        if len(brief) <= room:
+            self.say("Since your last move, one line a turn (m shows every action):")
+            shown = brief
+        else:
+            shown = brief[len(brief) - room :]
+            self.say(
+                _one_line(
+                    f"Since your last move, the last {room} of {len(brief)} lines "
+                    "(m shows every action):",
+                    columns,
+                )
+            )
+        for line in shown:
             self.say(line)
         return screen
 
+    def paged(self, text: str) -> None:
+        """Write ``text`` a screen at a time (a person at a terminal presses Enter between)."""
+        lines = text.rstrip("\n").split("\n")
+        _, rows = terminal_size()
+        size = max(rows - 2, 5)
+        for start in range(0, len(lines), size):
+            if start:
+                line = self.read(f"-- {start} of {len(lines)} lines; Enter for more, q stops -- ")
+                if tokens(line)[:1] in (["q"], ["quit"]):
+                    return
+            for part in lines[start : start + size]:
+                self.say(part)
+
     def show(self, state: GameState, legend: bool, menu: list[str], note: list[str]) -> None:
+        """Write the moves since the last screen (when a person reads), the table and menu."""
         screens = [self.screen(state, legend, menu) + note]
         if self.pauses:
             short = self.screen(state, legend, menu, compact=True) + note
@@ -484,6 +520,10 @@ class _Session:
                 screens = [short]  # only the shorter table keeps the legend on screen
             else:
                 screens.append(short)
+            # The smallest: no legend, no line on the cell numbers, no blank line, so
+            # that the last turns of six seats fit 24 lines with the table.
+            hint = [line for line in menu if not line.lstrip().startswith("(1-12 ")]
+            screens.append(self.table(state, False, True).split("\n") + hint + note)
             screens = [self.show_moves(screens)]
         for line in screens[0]:
             self.say(line)
@@ -660,7 +700,12 @@ class _Session:
                 self.listing(seen, legal)
                 continue
             if command in ("m", "moves") and len(words) == 1:
-                self.out.write(self.last_moves or "Nothing has happened since your last move.\n")
+                if not self.last_moves:
+                    self.say("Nothing has happened since your last move.")
+                elif self.pauses:
+                    self.paged(self.last_moves)
+                else:
+                    self.out.write(self.last_moves)
                 continue
             if command in ("a", "auto", "autopass", "auto-pass") and len(words) == 1:
                 self.auto_pass = not self.auto_pass
@@ -694,6 +739,13 @@ class _Session:
                 continue
             if self.confirm(seen, found):
                 return found
+
+
+def _one_line(text: str, columns: int) -> str:
+    """``text`` on one line of the terminal: cut, ending in ``...``, when it is wider."""
+    if len(text) < columns:
+        return text
+    return text[: max(columns - 4, 1)].rstrip() + "..."
 
 
 def _wrap(text: str, columns: int) -> list[str]:
