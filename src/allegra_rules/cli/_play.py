@@ -388,6 +388,7 @@ class _Session:
         self.short = io.StringIO()
         self.last_moves = ""
         self.queued: str | None = None
+        self.wrapped_turns: list[str] = []
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -447,7 +448,9 @@ class _Session:
         if not full:
             return [], []
         self.last_moves = full
-        brief = [_one_line(line, columns) for line in short.rstrip("\n").split("\n")]
+        turns = short.rstrip("\n").split("\n")
+        self.wrapped_turns = [part for line in turns for part in _wrap(line, columns)]
+        brief = [_one_line(line, columns) for line in turns]
         return full.rstrip("\n").split("\n"), brief
 
     def show_moves(self, screens: Sequence[list[str]]) -> list[str]:
@@ -472,6 +475,12 @@ class _Session:
                     return screen
         if not brief:
             return screens[0]
+        for screen in screens:  # each turn whole, wrapped, when that fits
+            if len(self.wrapped_turns) + 1 + len(screen) + 1 <= rows:
+                self.say("Since your last move, one line a turn (m shows every action):")
+                for line in self.wrapped_turns:
+                    self.say(line)
+                return screen
         screen = screens[-1]
         for candidate in screens:
             if len(brief) + 1 + len(candidate) + 1 <= rows:
