@@ -23,7 +23,8 @@ from helpers import forged
 from play_script import script, short_config, typed_lines
 from test_cli_commands import cli, fails, ok
 
-ASKS = "Auto-pass asks you this time: "
+ASKS = "You are asked this time, as "
+PILE = "You choose the pile this time, as "
 
 
 def _totals_line(totals: tuple[int, ...]) -> str:
@@ -39,18 +40,27 @@ def test_auto_pass_asks_only_the_knock_windows_that_matter() -> None:
     args = ["play", "--players", "4", "--seed", "5", "--max-turns", "30", "--auto-pass"]
     out = ok(*args, stdin=stdin)
     assert _totals_line(final.totals) in " ".join(out.split())
-    assert "Auto-pass is on: knock windows are passed for you" in out
+    assert "On: ask me only when the card could help me." in out
     # A knock prompt is shown exactly for the windows that matter, each saying why,
     # and they are a small part of the windows seat 0 answered.
     windows = len(re.findall(r"^  Seat 0 (knocks for the|does not knock)", out, re.M))
-    reasons = re.findall(re.escape(ASKS) + r"(.*)\.", " ".join(out.split("\n  ")))
-    knocks = [reason for reason in reasons if "discard pile" not in reason]
+    joined = " ".join(out.split("\n  "))
+    knocks = re.findall(re.escape(ASKS) + r"(.*)\.", joined)
+    piles = re.findall(re.escape(PILE) + r"(.*)\.", joined)
     draws = [turn for turn in turns if turn.state.phase is Phase.DRAW]
     assert len(knocks) == len(asked) < windows / 3
-    assert len(reasons) - len(knocks) == len(draws)
+    assert len(piles) == len(draws)
+    # Every window passed and every draw made for the person is said, one line each.
+    passed = out.count("  Passed for you: the ")
+    drawn = out.count("  Drawn for you from the draw pile: the ")
+    assert passed == windows - len(asked) > 0
+    assert drawn > 0
+    assert len(re.findall(r"^  Seat 0 draws", out, re.M)) == drawn + sum(
+        1 for turn in turns if turn.action == DrawDeck()
+    )
     for reason in knocks:
         assert re.fullmatch(r"the -?\d+ (is \d+ lower than|swapped in at) .*", reason)
-    assert out.count("   a    auto-pass: turn it off") == len(asked)
+    assert out.count("   a    ask me only when the card could help me: turn it off") == len(asked)
 
 
 def test_without_auto_pass_every_window_asks_and_a_turns_it_on() -> None:
@@ -59,8 +69,8 @@ def test_without_auto_pass_every_window_asks_and_a_turns_it_on() -> None:
     # "a" at the first prompt turns auto-pass on: the rest is the auto-pass game.
     stdin = "a\n" + "\n".join(typed_lines(turns)) + "\n"
     out = ok("play", "--players", "4", "--seed", "5", "--max-turns", "30", stdin=stdin)
-    assert "Auto-pass is off: you answer every knock window" in out
-    assert "Auto-pass is on: knock windows are passed for you" in out
+    assert "Off: ask me only when the card could help me. You answer every" in out
+    assert "On: ask me only when the card could help me." in out
     assert _totals_line(final.totals) in " ".join(out.split())
 
 
@@ -127,11 +137,15 @@ def _partial(tmp_path: Path, cut: int) -> tuple[Path, list[str], GameState]:
     return path, lines[cut:], final
 
 
-def test_resume_continues_a_saved_game_to_the_same_end(tmp_path: Path) -> None:
-    path, rest, final = _partial(tmp_path, 20)
+def test_resume_continues_a_saved_game_to_its_end(tmp_path: Path) -> None:
+    path, _, _ = _partial(tmp_path, 20)
     saved = GameRecord.from_json(path.read_text())
     assert not replay(saved).is_terminal
-    out = ok("play", "--seat", "1", "--resume", str(path), stdin="\n".join(rest) + "\n")
+    # The bots are not asked again for their saved moves: they go on seeded afresh.
+    turns, final = script(3, 1, 8, short_config(12), state=replay(saved), pick_seed=3)
+    rest = typed_lines(turns)
+    assert saved.seats == ("greedy", "person", "greedy")
+    out = ok("play", "--resume", str(path), stdin="\n".join(rest) + "\n")
     assert f"Resuming the saved game after {len(saved.actions)} actions" in out
     assert _totals_line(final.totals) in " ".join(out.split())
     assert out.rstrip().splitlines()[-2:] == [
@@ -156,10 +170,14 @@ def test_resume_refuses_bad_files_and_options_with_exit_2(tmp_path: Path) -> Non
     path, _, _ = _partial(tmp_path, 20)
     message = fails(2, "play", "--resume", str(path), "--players", "3", stdin="")
     assert "leave out --players" in message
-    # Resumed from another seat, the bots' recorded moves are not what they play.
+    # The seat and the bots come from the file: others are refused in players' words.
     message = fails(2, "play", "--seat", "0", "--resume", str(path), stdin="q\n")
-    assert "is not what the greedy bot at seat 1 plays" in message
+    assert "you played seat 1 of that game; leave out --seat" in message
+    message = fails(2, "play", "--bots", "random", "--resume", str(path), stdin="q\n")
+    assert "played against greedy,greedy; leave out --bots" in message
+    assert "action " not in message and "Pass()" not in message
     assert cli("play", "--seat", "1", "--resume", str(path), stdin="q\n").returncode == 0
+    assert cli("play", "--resume", str(path), stdin="q\n").returncode == 0
 
 
 def test_the_greedy_bot_knocks_only_where_auto_pass_asks() -> None:

@@ -72,12 +72,19 @@ RECORD_KEYS: tuple[str, ...] = (
 )
 """Every key of a record document, all required."""
 
-RECORD_OPTIONAL_KEYS: tuple[str, ...] = ("deal_commitment", "deal_salt")
-"""The keys a record document may have besides ``RECORD_KEYS``: both or neither.
+RECORD_OPTIONAL_KEYS: tuple[str, ...] = ("deal_commitment", "deal_salt", "seats")
+"""The keys a record document may have besides ``RECORD_KEYS``.
 
-A record without a deal commitment leaves them out, so that it is written exactly as
+``deal_commitment`` and ``deal_salt``: both or neither. ``seats``: who played each seat
+(``allegra-rules play`` writes it, so that ``play --resume`` needs no ``--seat`` or
+``--bots``). A record without them leaves them out, so that it is written exactly as
 before they existed.
 """
+
+PERSON_SEAT = "person"
+"""The entry of ``GameRecord.seats`` for a seat a person played."""
+
+_SEAT_NAME = re.compile(r"[a-z][a-z0-9-]{0,39}")
 
 DEAL_COMMITMENT_PREFIX = b"allegra-rules deal commitment v1\n"
 """The bytes a deal commitment's hashed message starts with (its domain)."""
@@ -224,6 +231,10 @@ def _version(value: object) -> object:
     return SCHEMA_VERSION if value is None else value
 
 
+def _seats(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
 def _actions(value: Iterable[Action]) -> tuple[Action, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"actions must be a list or tuple of actions; got {type(value).__name__}")
@@ -259,6 +270,10 @@ class GameRecord:
             digits), or ``None``.
         deal_salt: the salt that commitment hid, revealed (64 hex digits: 32 bytes),
             or ``None``. Both or neither; with them, ``seed`` is the committed one.
+        seats: who played each seat, in seat order: ``"person"``
+            ([`PERSON_SEAT`][allegra_rules.records.PERSON_SEAT]) or a bot name such as
+            ``"greedy"`` (lower-case letters, digits and hyphens); or ``None`` (not
+            recorded). ``allegra-rules play`` writes it and ``play --resume`` reads it.
 
     Raises:
         ValueError: arguments that ``new_game`` rejects, a non-action in
@@ -286,8 +301,10 @@ class GameRecord:
     schema_version: int = attrs.field(default=None, converter=_version)
     deal_commitment: str | None = None
     deal_salt: str | None = None
+    seats: tuple[str, ...] | None = attrs.field(default=None, converter=_seats)
 
     def __attrs_post_init__(self) -> None:
+        self._check_seats()
         new_game(
             self.num_players,
             config=self.config,
@@ -309,6 +326,18 @@ class GameRecord:
                 f"the config is not preset {pinned!r}: it differs in {', '.join(differ)}"
             )
         object.__setattr__(self, "preset", pinned)
+
+    def _check_seats(self) -> None:
+        seats = self.seats
+        if seats is None:
+            return
+        if len(seats) != self.num_players or not all(
+            isinstance(name, str) and _SEAT_NAME.fullmatch(name) for name in seats
+        ):
+            raise ValueError(
+                f"seats must name who played each of the {self.num_players} seats "
+                f"({PERSON_SEAT!r} or a bot name); got {list(seats)!r}"
+            )
 
     def _check_commitment(self) -> None:
         commitment = _hex64(self.deal_commitment, "deal_commitment")
@@ -382,6 +411,8 @@ class GameRecord:
         if self.deal_commitment is not None:  # left out otherwise: written as before
             data["deal_commitment"] = self.deal_commitment
             data["deal_salt"] = self.deal_salt
+        if self.seats is not None:  # left out otherwise: written as before
+            data["seats"] = list(self.seats)
         return data
 
     def to_json(self) -> str:
@@ -450,8 +481,15 @@ class GameRecord:
             digest = get_str(digest, digest_path)
             if not _HEX64.fullmatch(digest):
                 fail(digest_path, "must be 64 lowercase hex digits (a sha256 digest)")
-        commitment, salt = (data.get(key) for key in RECORD_OPTIONAL_KEYS)
-        for key in RECORD_OPTIONAL_KEYS:
+        commitment, salt = (data.get(key) for key in RECORD_OPTIONAL_KEYS[:2])
+        seats = None
+        if "seats" in data:
+            seats_path = join(path, "seats")
+            seats = tuple(
+                get_str(x, join(seats_path, i))
+                for i, x in enumerate(get_list(data["seats"], seats_path))
+            )
+        for key in RECORD_OPTIONAL_KEYS[:2]:
             if key in data and not (isinstance(data[key], str) and _HEX64.fullmatch(data[key])):
                 fail(join(path, key), "must be 64 lowercase hex digits")
         problem = _deal_problem(seed, deck, commitment, salt)
@@ -468,6 +506,7 @@ class GameRecord:
                 schema_version=table.version,
                 deal_commitment=commitment,
                 deal_salt=salt,
+                seats=seats,
             )
         except ValueError as exc:
             fail(path, str(exc))

@@ -348,7 +348,7 @@ def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
         return [f"sum {shown}"]
     if compact:
         return [f"sum {shown}, {hidden} ##"]
-    return [f"sum {shown} +", f"{hidden} face-down"]
+    return [f"sum {shown}", f"{hidden} face-down"]
 
 
 # ------------------------------------------------------------------ the header
@@ -573,8 +573,8 @@ def render_table(
         max_width: the widest line allowed (the terminal's width, at least 40): the
             grids are drawn in two bands, one above the other, when one band is
             wider, and long header lines are wrapped. ``None`` never wraps.
-        compact: write each zone's sum and face-down count on one line
-            (``sum 16, 12 ##``), the column labels above the first band only, and
+        compact: leave out the totals, write each zone's sum and face-down count on
+            one line (``sum 16, 12 ##``), the column labels above the first band only, and
             the legend in two short lines (at 80 columns) that explain the notes,
             ``##`` and ``.``, the zone of ``viewer`` and the far-left column: a
             screen of six seats on 80x24 keeps its legend.
@@ -611,8 +611,9 @@ def render_table(
         _held(state, viewer),
         *_hand_lines(state, viewer),
         *_named_lines(state, viewer),
-        _totals(state.totals),
     ]
+    if not compact:  # the compact table leaves the totals to the full one (v in play)
+        head.append(_totals(state.totals))
     lines = _fit(head, max_width)
     lines += _grid_lines(
         n, state.cells, state.face_down, width, headers, notes, max_width, labels_once=compact

@@ -80,7 +80,7 @@ from allegra_rules.cli._rules import rules_data, rules_text
 from allegra_rules.cli._train import add_train_parser
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset_id, preset_names
-from allegra_rules.records import GameRecord, replay
+from allegra_rules.records import PERSON_SEAT, GameRecord, replay
 from allegra_rules.simulate import default_jobs, simulate, summarize
 
 __all__ = ["BOT_KINDS", "EndOfInput", "PlayResult", "main", "run_demo", "run_play", "run_replay"]
@@ -326,7 +326,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "(knock, pass), g SEAT (give), r / s / t ROW COL (reveal, swap, take; e.g.\n"
         "s 1 3, s left 0 3), or by its fixed number (l lists them); h explains the\n"
         "rules, h moves the moves, h options this game's rules; v shows the table, m\n"
-        "the moves since your last one, a turns auto-pass on or off, q quits. The bots'\n"
+        'the moves since your last one, a turns "ask me only when the card could help\n'
+        "me\" on or off, q quits. The bots'\n"
         "moves are narrated. Without --seed every game is a new deal.",
         f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json\n"
         f"  {PROG} play --seat 2 --resume mine.json --auto-pass",
@@ -335,7 +336,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--players", type=int, metavar="N", default=None, help="number of seats (default 3)"
     )
     play.add_argument(
-        "--seat", type=int, metavar="SEAT", default=0, help="the seat you play (default 0)"
+        "--seat",
+        type=int,
+        metavar="SEAT",
+        default=None,
+        help="the seat you play (default 0; with --resume, the saved game's)",
     )
     play.add_argument("--preset", default=None, metavar="P", help=_preset_help())
     play.add_argument(
@@ -346,7 +351,10 @@ def _build_parser() -> argparse.ArgumentParser:
         help="seed of the deal and of the bots (default: a new random seed, printed)",
     )
     play.add_argument(
-        "--bots", default="greedy", metavar="B,...", help=_bots_help("greedy", "other seat")
+        "--bots",
+        default=None,
+        metavar="B,...",
+        help=_bots_help("greedy", "other seat") + "; with --resume, the saved game's",
     )
     play.add_argument(
         "--save",
@@ -359,15 +367,18 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--auto-pass",
         action="store_true",
-        help="pass your knock windows by yourself, except when the drawn card would clearly "
-        "help you (the key a turns it on and off during the game)",
+        help="ask me only when the card could help me: knock windows whose card could not "
+        "help you are passed for you, and your draw is made from the draw pile when the "
+        "discard pile's card could not help you; each is said (the key a turns it on and "
+        "off during the game)",
     )
     play.add_argument(
         "--resume",
         type=Path,
         metavar="FILE",
-        help="continue the game saved in FILE by 'play --save' (give the same --seat and "
-        "--bots; the players, rules and seed come from the file)",
+        help="continue the game saved in FILE by 'play --save' (the players, rules, seed, "
+        "your seat and the bots come from the file; a file saved before it recorded the "
+        "seats needs the same --seat and --bots)",
     )
     play.set_defaults(handler=_cmd_play)
 
@@ -747,6 +758,35 @@ def _resume_record(args: argparse.Namespace) -> GameRecord:
     return record
 
 
+def _saved_seats(args: argparse.Namespace, record: GameRecord) -> None:
+    """Take ``--seat`` and ``--bots`` from the record's ``seats``, refusing others given.
+
+    Raises:
+        UsageError: a ``--seat`` or ``--bots`` that differs from the saved game's, or
+            saved seats that are not one person and known bots.
+    """
+    seats = record.seats
+    if seats is None:  # saved before the seats were recorded: the options say
+        return
+    name = f"--resume {str(args.resume)!r}"
+    people = [seat for seat, who in enumerate(seats) if who == PERSON_SEAT]
+    bots = [who for who in seats if who != PERSON_SEAT]
+    if len(people) != 1 or any(who not in BOT_KINDS for who in bots):
+        raise UsageError(f"{name}: the saved seats are not one person and known bots")
+    seat = people[0]
+    if args.seat is not None and args.seat != seat:
+        raise UsageError(
+            f"{name}: you played seat {seat} of that game; leave out --seat to go on there"
+        )
+    if args.bots is not None and parse_bots(args.bots, len(bots)) != bots:
+        raise UsageError(
+            f"{name}: that game was played against {','.join(bots)}; leave out --bots to "
+            "go on against them"
+        )
+    args.seat = seat
+    args.bots = ",".join(bots)
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     history: tuple[Action, ...] = ()
     if args.resume is not None:
@@ -756,6 +796,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         args.preset = record.preset or "seeds"
         seed: int = record.seed if record.seed is not None else 0
         history = record.actions
+        _saved_seats(args, record)
         if args.save is None:
             args.save = args.resume
     else:
@@ -764,6 +805,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         config = _config(args)
         seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     check_players(config, args.preset, args.players)
+    args.seat = 0 if args.seat is None else args.seat
+    args.bots = "greedy" if args.bots is None else args.bots
     if not 0 <= args.seat < args.players:
         raise UsageError(f"--seat must be 0..{args.players - 1}; got {args.seat}")
     bot_names = parse_bots(
@@ -773,15 +816,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
     echo = not sys.stdin.isatty()
     saving = None if args.save is None else str(args.save)
 
+    seats = list(bot_names)
+    seats.insert(args.seat, PERSON_SEAT)
+
     def keep(actions: tuple[Action, ...], path: Path, auto_pass: bool, over: bool) -> None:
-        save_record(path, args.players, config, seed, actions)
+        save_record(path, args.players, config, seed, actions, seats)
         print(f"Saved the game record to {str(path)!r}.", flush=True)
         if over:
-            print(f"Watch it again turn by turn: {PROG} replay {shlex.quote(str(path))}")
+            print(
+                f"Watch it again turn by turn: {_program()} replay {shlex.quote(str(path))}",
+                flush=True,
+            )
             return
-        again = [PROG, "play", "--resume", str(path), "--seat", str(args.seat)]
-        if args.bots is not None:
-            again += ["--bots", args.bots]
+        again = [_program(), "play", "--resume", str(path)]
         if auto_pass:
             again.append("--auto-pass")
         print(f"Continue it with: {shlex.join(again)}", flush=True)
@@ -807,14 +854,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
             raise
         raise UsageError(f"--resume {str(args.resume)!r}: {exc}") from None
     except EndOfInput as exc:
-        # Like q: the game so far is saved, then the documented exit code 1.
+        # Like q: the game so far is saved, then the documented exit code 1; once it
+        # is saved, the end of the input is no error.
         if args.save is not None and exc.result is not None:
             keep(exc.result.actions, args.save, exc.result.auto_pass, False)
+            print("The input ended; the game is saved.", flush=True)
+            return 1
         raise CommandError("the input ended before the game was over") from None
     except GameInterrupted as exc:
         print(flush=True)  # end the prompt's line
         if args.save is not None:
             keep(exc.result.actions, args.save, exc.result.auto_pass, False)
+            print("Stopped by Ctrl-C; the game is saved.", flush=True)
+            raise SavedInterrupt from None
         raise KeyboardInterrupt from None
     except KeyboardInterrupt:
         print(flush=True)  # end the prompt's line
@@ -828,6 +880,18 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if path is not None:
             keep(result.actions, path, result.auto_pass, True)
     return 0
+
+
+def _program() -> str:
+    """The command that runs this program as the person typed it (``.venv/bin/allegra-rules``).
+
+    The program's own path when it was started by a path (not found on ``PATH``), so
+    that a printed command can be pasted back; else ``allegra-rules``.
+    """
+    typed = sys.argv[0] if sys.argv else ""
+    if Path(typed).name == PROG and os.sep in typed:
+        return typed
+    return PROG
 
 
 def _offer_replay(*, interactive: bool) -> Path | None:
@@ -973,6 +1037,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------ main
 
 
+class SavedInterrupt(KeyboardInterrupt):
+    """Ctrl-C after the game was saved and the person told so: exit 130, no error line."""
+
+
 def _error(message: str) -> None:
     print(f"{PROG}: error: {message}", file=sys.stderr)
 
@@ -1002,6 +1070,8 @@ def main(argv: list[str] | None = None) -> int:
             code = _run(args)
             if interrupted():  # a Ctrl-C that came while another error was handled
                 raise KeyboardInterrupt
+        except SavedInterrupt:
+            return 130
         except KeyboardInterrupt:
             _error("interrupted")
             return 130

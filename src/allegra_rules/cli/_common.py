@@ -131,13 +131,28 @@ def save_record(
     config: RuleConfig,
     seed: int,
     actions: Sequence[Action],
+    seats: Sequence[str] | None = None,
 ) -> None:
     """Write the game record JSON of a game dealt by ``new_game`` with ``seed``.
+
+    Args:
+        path: the file to write.
+        num_players: the seat count.
+        config: the rules.
+        seed: the deal's seed.
+        actions: every action so far.
+        seats: who played each seat (``GameRecord.seats``), or ``None``.
 
     Raises:
         CommandError: the file cannot be written.
     """
-    record = GameRecord(num_players=num_players, config=config, seed=seed, actions=actions)
+    record = GameRecord(
+        num_players=num_players,
+        config=config,
+        seed=seed,
+        actions=actions,
+        seats=None if seats is None else tuple(seats),
+    )
     text = record.to_json()
     try:
         path.write_text(text + "\n", encoding="utf-8")
@@ -335,6 +350,17 @@ class Narrator:
         names = ", ".join(self._seat(s) for s in winners)
         verb = "wins" if len(winners) == 1 else "share the win"
         self.say_wrapped(f"Winner: {names} {verb} with {best} points.")
+
+    def note(self, text: str) -> None:
+        """Say something done for the person (a knock window passed, a draw made).
+
+        In the ``"full"`` style it is a line of its own; in ``"turns"`` a clause of the
+        turn's line, so that a turn stays one line.
+        """
+        if self.style == "full":
+            self.say_wrapped(f"  {text[:1].upper()}{text[1:]}.")
+        elif self.style == "turns":
+            self._turn.append(text)
 
     def flush_turn(self, state: GameState) -> None:
         """Write the part of the turn told so far (``"turns"`` style), as a line of its own."""

@@ -74,9 +74,9 @@ is 13-15; d and k are 1, p and x are 2, discarding a drawn card 16, giving it
 p ROW COL does two moves in one line: take the discard pile's top and swap it
 in there, or discard the card you drew and turn up that cell.
 Other keys: h help, h moves, h options, l the numbered list, v the table with
-its legend, m every action since your last move, a auto-pass on/off (knock
-windows passed for you unless the card clearly helps), q quit. With --save, q
-and the end of input (Ctrl-D) save the game.
+its legend, m every action since your last move, a "ask me only when the
+card could help me" on/off (said each time it answers for you), q quit.
+With --save, q and the end of input (Ctrl-D) save the game.
 """
 
 

@@ -191,16 +191,33 @@ def cell_menu(state: GameState, legal: Sequence[Action], you: int) -> list[str]:
     return lines
 
 
-def _ending(state: GameState, action: Action) -> GameState | None:
-    """The state after ``action`` when it makes a player the round's ender, else ``None``.
+def _ending(state: GameState, action: Action) -> tuple[GameState, int] | None:
+    """The state after ``action`` and the round's ender, when ``action`` ends the round.
 
+    A move ends the round when it leaves a player's grid (or zone) face up. Most such
+    moves settle at once; the knocker's swap (A14) settles only when the drawer's
+    exchange that follows it is done, but no move of that exchange turns a card face
+    down, so the round ends all the same: the ender is then the one A23 would name
+    now (the drawer, if its own exchange turns up its last card, comes first).
     Whether a move ends the round depends only on which cards lie face down, which
-    every player sees, so this may be asked of a seat's picture.
+    every player sees, so this may be asked of a seat's picture. ``None`` when the
+    move does not end the round (or the round ends by its turn cap, with no ender).
     """
     after = apply(state, action)
-    if state.ender is not None or after.ender is None or after.round != state.round:
+    if state.ender is not None or after.round != state.round:
         return None
-    return after
+    if after.ender is not None:
+        return after, after.ender
+    if after.phase not in (Phase.TAKE, Phase.HOLD_TAKEN):
+        return None
+    geo = after.geometry
+    masks = geo.own_masks if after.config.round_end == "own_grid" else geo.zone_masks
+    done = [p for p in range(after.num_players) if not after.face_down & masks[p]]
+    drawer = after.drawer
+    if not done or drawer is None:
+        return None
+    n = after.num_players
+    return after, drawer if drawer in done else min(done, key=lambda p: (p - drawer) % n)
 
 
 def _forced_end(state: GameState, action: Action, you: int) -> Action | None:
@@ -258,18 +275,18 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
     legal = legal_actions(state)
     if all(_ending(state, move) is not None for move in legal):
         return []
-    after = _ending(state, action)
+    ending = _ending(state, action)
     forced = False
-    if after is None:
+    if ending is None:
         follow = _forced_end(state, action, you)
         if follow is None:
             return []
         forced = True
         state, action = apply(state, action), follow
-        after = _ending(state, action)
-        assert after is not None
-    ender = after.ender
-    assert ender is not None
+        ending = _ending(state, action)
+        assert ending is not None
+    after, ender = ending
+    pending = after.ender is None  # the knocker's swap: the drawer's exchange comes first
     config = state.config
     area = "grid" if config.round_end == "own_grid" else "zone"
     who = "you end" if ender == you else f"seat {ender} ends"
@@ -279,6 +296,12 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
         f"Careful: {lead} leaves every card of {whose} {area} face up, so {who} the round:",
         "every other player gets one more turn, then all cards turn up and are scored.",
     ]
+    drawer = after.drawer
+    if pending and drawer is not None and drawer != ender:
+        lines.append(
+            f"(Seat {drawer} finishes the exchange first; if that turns up seat {drawer}'s "
+            f"last face-down card, seat {drawer} ends the round instead.)"
+        )
     # A card turned up is unknown until it is: count the table before the move.
     turned = action.pos.index if isinstance(action, Reveal) else None
     base = state if turned is not None else after
@@ -301,11 +324,28 @@ HELP = moves_text()
 PROMPT = "Your move (h help, l list, v table, q quit): "
 """The prompt of every decision."""
 
+KNOCK_SETTING = "ask me only when the card could help me"
+"""The knock setting's name, the same on every surface (``--auto-pass``, the ``a`` key)."""
+
 AUTO_PASS_ON = (
-    "Auto-pass is on: knock windows are passed for you, unless the drawn card would "
-    "clearly help you (then you are asked); a turns it off."
+    f"On: {KNOCK_SETTING}. A knock window whose card could not help you is passed for "
+    "you, and your turn starts with a draw from the draw pile when the discard pile's "
+    "card could not help you; each is said. a turns it off."
 )
-AUTO_PASS_OFF = "Auto-pass is off: you answer every knock window (k or x); a turns it on."
+AUTO_PASS_OFF = f"Off: {KNOCK_SETTING}. You answer every knock window (k or x); a turns it on."
+
+
+def passed_for_you(state: GameState) -> str:
+    """The clause said when a knock window of the person's is passed for them."""
+    return f"passed for you: the {state.held} could not help you"
+
+
+def drawn_for_you(state: GameState) -> str:
+    """The clause said when the person's draw is made for them from the draw pile."""
+    return (
+        f"drawn for you from the draw pile: the {state.discard_top} on the discard pile "
+        "could not help you"
+    )
 
 
 class _Quit(Exception):
@@ -348,6 +388,7 @@ class _Session:
         self.short = io.StringIO()
         self.last_moves = ""
         self.queued: str | None = None
+        self.wrapped_turns: list[str] = []
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -394,7 +435,11 @@ class _Session:
             self.quit()
 
     def moves(self, columns: int) -> tuple[list[str], list[str]]:
-        """What happened since the last screen, in full and one line per turn; then forget it."""
+        """What happened since the last screen, in full and one line per turn; then forget it.
+
+        A turn's line longer than the terminal is cut (ending in ``...``), never
+        wrapped: ``m`` shows every action in full.
+        """
         full = self.full.getvalue()
         short = self.short.getvalue()
         for buffer in (self.full, self.short):
@@ -403,40 +448,80 @@ class _Session:
         if not full:
             return [], []
         self.last_moves = full
-        brief = ["Since your last move, one line per turn (m shows every action):"]
-        for line in short.rstrip("\n").split("\n"):
-            brief += _wrap(line, columns)
+        turns = short.rstrip("\n").split("\n")
+        self.wrapped_turns = [part for line in turns for part in _wrap(line, columns)]
+        brief = [_one_line(line, columns) for line in turns]
         return full.rstrip("\n").split("\n"), brief
 
     def show_moves(self, screens: Sequence[list[str]]) -> list[str]:
         """Write what happened since the last screen above the first of ``screens`` it fits.
 
         Each screen is the lines to come under it, its prompt not counted. The moves
-        are written in full when they fit, else one line per turn, even when the
-        first of those lines then scroll up: the game never waits for a key between
-        the moves and the table.
+        are written in full when they fit, else one line per turn; when even those
+        do not all fit, the latest turns that do, under a line saying that ``m``
+        shows every action. Nothing scrolls off the screen and the game never waits
+        for a key between the moves and the table.
 
         Returns:
             The screen to write under the moves.
         """
         columns, rows = terminal_size()
         full, brief = self.moves(columns)
-        for lines in (full, brief):
+        if full:
             for screen in screens:
-                if len(lines) + len(screen) + 1 <= rows:
-                    for line in lines:
+                if len(full) + len(screen) + 1 <= rows:
+                    for line in full:
                         self.say(line)
                     return screen
-        # Even one line per turn does not fit: all of them all the same, the first
-        # scrolling up (no key to press; m shows every action again).
+        if not brief:
+            return screens[0]
+        for screen in screens:  # each turn whole, wrapped, when that fits
+            if len(self.wrapped_turns) + 1 + len(screen) + 1 <= rows:
+                self.say("Since your last move, one line a turn (m shows every action):")
+                for line in self.wrapped_turns:
+                    self.say(line)
+                return screen
         screen = screens[-1]
-        if brief and len(brief) + len(screen) + 1 > rows:
-            brief[0] = "Since your last move (scroll up for the first lines; m shows all):"
-        for line in brief:
+        for candidate in screens:
+            if len(brief) + 1 + len(candidate) + 1 <= rows:
+                screen = candidate
+                break
+        room = rows - len(screen) - 2  # a heading, then the turns
+        if room < 1:  # not even one turn fits: one line says where they are
+            if room == 0:
+                self.say("(m shows every action since your last move)")
+            return screen
+        if len(brief) <= room:
+            self.say("Since your last move, one line a turn (m shows every action):")
+            shown = brief
+        else:
+            shown = brief[len(brief) - room :]
+            self.say(
+                _one_line(
+                    f"Since your last move, the last {room} of {len(brief)} lines "
+                    "(m shows every action):",
+                    columns,
+                )
+            )
+        for line in shown:
             self.say(line)
         return screen
 
+    def paged(self, text: str) -> None:
+        """Write ``text`` a screen at a time (a person at a terminal presses Enter between)."""
+        lines = text.rstrip("\n").split("\n")
+        _, rows = terminal_size()
+        size = max(rows - 2, 5)
+        for start in range(0, len(lines), size):
+            if start:
+                line = self.read(f"-- {start} of {len(lines)} lines; Enter for more, q stops -- ")
+                if tokens(line)[:1] in (["q"], ["quit"]):
+                    return
+            for part in lines[start : start + size]:
+                self.say(part)
+
     def show(self, state: GameState, legend: bool, menu: list[str], note: list[str]) -> None:
+        """Write the moves since the last screen (when a person reads), the table and menu."""
         screens = [self.screen(state, legend, menu) + note]
         if self.pauses:
             short = self.screen(state, legend, menu, compact=True) + note
@@ -444,6 +529,10 @@ class _Session:
                 screens = [short]  # only the shorter table keeps the legend on screen
             else:
                 screens.append(short)
+            # The smallest: no legend, no line on the cell numbers, no blank line, so
+            # that the last turns of six seats fit 24 lines with the table.
+            hint = [line for line in menu if not line.lstrip().startswith("(1-12 ")]
+            screens.append(self.table(state, False, True).split("\n") + hint + note)
             screens = [self.show_moves(screens)]
         for line in screens[0]:
             self.say(line)
@@ -475,9 +564,9 @@ class _Session:
         columns, _ = terminal_size()
         if self.auto_pass:
             reason = knock_reason(state, self.you)
-            text = f"Auto-pass asks you this time: {reason}."
-            return ["   a    auto-pass: turn it off"], _wrap(text, columns)
-        return ["   a    auto-pass: pass every knock window unless the card matters"], []
+            text = f"You are asked this time, as {reason}."
+            return [f"   a    {KNOCK_SETTING}: turn it off"], _wrap(text, columns)
+        return [f"   a    {KNOCK_SETTING}: turn it on"], []
 
     def chained(self, seen: GameState) -> Action | None:
         """The second half of a two-part line typed at the decision before, if it fits this one.
@@ -592,7 +681,9 @@ class _Session:
             menu += extra
         elif seen.phase is Phase.DRAW and self.auto_pass:
             columns, _ = terminal_size()
-            note = _wrap(f"Auto-pass asks you this time: {draw_reason(seen, self.you)}.", columns)
+            note = _wrap(
+                f"You choose the pile this time, as {draw_reason(seen, self.you)}.", columns
+            )
         self.show(seen, self.legend, menu, note)
         self.legend = False
         while True:
@@ -618,18 +709,23 @@ class _Session:
                 self.listing(seen, legal)
                 continue
             if command in ("m", "moves") and len(words) == 1:
-                self.out.write(self.last_moves or "Nothing has happened since your last move.\n")
+                if not self.last_moves:
+                    self.say("Nothing has happened since your last move.")
+                elif self.pauses:
+                    self.paged(self.last_moves)
+                else:
+                    self.out.write(self.last_moves)
                 continue
             if command in ("a", "auto", "autopass", "auto-pass") and len(words) == 1:
                 self.auto_pass = not self.auto_pass
                 self.wrapped(AUTO_PASS_ON if self.auto_pass else AUTO_PASS_OFF)
                 passing = self.auto_pass and seen.phase is Phase.KNOCK
                 if passing and knock_reason(seen, self.you) is None:
-                    self.say("You pass this knock window.")
+                    self.wrapped(passed_for_you(seen)[:1].upper() + passed_for_you(seen)[1:] + ".")
                     return Pass()
                 drawing = self.auto_pass and seen.phase is Phase.DRAW and DrawDeck() in legal
                 if drawing and draw_reason(seen, self.you) is None:
-                    self.say("You draw from the draw pile.")
+                    self.wrapped(drawn_for_you(seen)[:1].upper() + drawn_for_you(seen)[1:] + ".")
                     return DrawDeck()
                 continue
             if command in ("q", "quit", "exit") and len(words) == 1:
@@ -654,39 +750,19 @@ class _Session:
                 return found
 
 
+def _one_line(text: str, columns: int) -> str:
+    """``text`` on one line of the terminal: cut, ending in ``...``, when it is wider."""
+    if len(text) < columns:
+        return text
+    return text[: max(columns - 4, 1)].rstrip() + "..."
+
+
 def _wrap(text: str, columns: int) -> list[str]:
     """``text`` cut at spaces into lines narrower than ``columns`` (continuations indented)."""
     if len(text) < columns:
         return [text]
     indent = "    " if text.startswith("  ") else "  "
     return wrap_words(text, columns - 1, indent)
-
-
-def _replay_bots(
-    state: GameState, history: Sequence[Action], you: int, bots: dict[int, Bot], names: list[str]
-) -> GameState:
-    """Play ``history`` on from ``state``, letting each bot choose its own actions again.
-
-    The bots are asked for every action of theirs, so their random generators stand
-    where they stood when the game was saved, and a record played with another seat or
-    other bots is refused.
-
-    Raises:
-        ValueError: an action of the history is not legal, or is not what the bot at
-            its seat chooses.
-    """
-    for number, action in enumerate(history, start=1):
-        actor = state.current_player
-        if actor is None:
-            raise ValueError(f"action {number} comes after the end of the game")
-        if actor != you and bots[actor].choose(state) != action:
-            raise ValueError(
-                f"action {number} of the saved game, {action!r}, is not what the "
-                f"{names[actor]} bot at seat {actor} plays: resume with the --seat and "
-                "--bots the game was played with"
-            )
-        state = apply(state, action)
-    return state
 
 
 def run_play(
@@ -733,8 +809,11 @@ def run_play(
             opening lines and after each round's scores, and fit what happened since
             the person's last move above each table (one line per turn when the
             whole does not fit, page by page when even that does not).
-        history: the actions of a saved game to continue from (``play --resume``);
-            the bots are asked for their own actions again and must agree.
+        history: the actions of a saved game to continue from (``play --resume``).
+            They are played as they are, the bots' included, without asking the bots
+            again (a search bot would take as long as it did in the game); the bots
+            then go on with generators seeded afresh, so a resumed game may go on
+            differently from one never stopped.
         saving: the file the game is saved to when it stops (``--save``), or
             ``None``: then ``q`` asks before quitting and offers to save.
 
@@ -764,7 +843,10 @@ def run_play(
     for seat, name in zip(others, bot_names, strict=True):
         labels[seat] = name
     state = new_game(num_players, config=config, seed=seed)
-    state = _replay_bots(state, history, you, bots, labels)
+    for number, action in enumerate(history, start=1):
+        if state.is_terminal or action not in legal_actions(state):
+            raise ValueError(f"move {number} of the saved game is not a move of this game")
+        state = apply(state, action)
     if state.is_terminal:
         raise ValueError("the saved game is already over")
     columns, _ = terminal_size()
@@ -795,7 +877,9 @@ def run_play(
     if history and not auto_pass:
         intro.say_wrapped("(To resume with auto-pass on, add --auto-pass to --resume.)")
     if history:
-        where = f"round {state.round}, turn {state.turns_played + 1}"
+        # A turn counts from its draw: before it, the turn to come; after, the one under way.
+        turn = state.turns_played + (1 if state.phase is Phase.DRAW else 0)
+        where = f"round {state.round}, turn {turn}"
         if state.phase is Phase.SETUP:
             where = f"the setup of round {state.round}"
         intro.say_wrapped(f"Resuming the saved game after {len(history)} actions, in {where}.")
@@ -826,6 +910,8 @@ def run_play(
                 and knock_reason(state, you) is None
             ):
                 action = Pass()
+                for teller in (narrator, short) if pauses else (narrator,):
+                    teller.note(passed_for_you(state))
             elif (
                 session.auto_pass
                 and state.phase is Phase.DRAW
@@ -833,6 +919,8 @@ def run_play(
                 and draw_reason(state, you) is None
             ):
                 action = DrawDeck()
+                for teller in (narrator, short) if pauses else (narrator,):
+                    teller.note(drawn_for_you(state))
             else:
                 if pauses and session.queued is None:
                     short.flush_turn(state)
