@@ -415,8 +415,6 @@ def test_the_guide_ids_are_stable() -> None:
 
 SHARED_SETTINGS = (
     "site_name",
-    "repo_url",
-    "repo_name",
     "strict",
     "theme",
     "extra",
@@ -455,6 +453,9 @@ def _toc(config: dict[str, object]) -> dict[str, object]:
 def test_each_language_config_matches_the_english_one(lang: str) -> None:
     english = yaml_config(ROOT / "mkdocs.yml")
     config = yaml_config(ROOT / f"mkdocs.{lang}.yml")
+    # No repository widget (it would ask another host for the stars): a footer link.
+    assert "repo_url" not in config and "repo_url" not in english
+    assert config["extra"]["social"] == english["extra"]["social"]  # type: ignore[index]
     for key in SHARED_SETTINGS:
         if key == "theme":
             assert {**config[key], "language": "en"} == english[key]  # type: ignore[dict-item]

@@ -322,7 +322,9 @@ def test_card_text_articles() -> None:
 
 def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
     start = game(3, T3, discard=3, draw=[7, 6])
-    assert describe_action(start, Reveal(Pos(0, 2, 0))) == "Player 1 reveals a 9 at row 3, column 1."
+    assert describe_action(start, Reveal(Pos(0, 2, 0))) == (
+        "Player 1 reveals a 9 at row 3, column 1."
+    )
     state = setup_reveals(start)
     assert describe_action(state, DrawDeck()) == "Player 1 draws a 7 from the draw pile."
     state = play(state, [DrawDeck()])
@@ -337,25 +339,29 @@ def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
         == "Player 2 swaps the 7 in at row 3, column 1, taking the 10 into hand."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0))) == (
-        "Player 2 swaps the 7 in at row 1, column 1, taking the face-down card there into hand (only "
+        "Player 2 swaps the 7 in at row 1, column 1, taking the face-down card there into "
+        "hand (only "
         "Player 2 sees it until it lies face up)."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0)), viewer=1) == (
         "You swap the 7 in at row 1, column 1 and take the face-down 2 there into your hand."
     )
     state = play(state, [Swap(Pos(1, 2, 0))])
-    assert describe_action(state, Take(Pos(1, 2, 1))) == "Player 1 takes the 11 from Player 2's row 3, column 2."
+    assert describe_action(state, Take(Pos(1, 2, 1))) == (
+        "Player 1 takes the 11 from Player 2's row 3, column 2."
+    )
     assert describe_action(state, Take(Pos(1, 1, 1))) == (
-        "Player 1 takes the face-down card at Player 2's row 2, column 2 (only Player 1 sees it until it "
+        "Player 1 takes the face-down card at Player 2's row 2, column 2 (only Player 1 "
+        "sees it until it "
         "lies face up)."
     )
     assert describe_action(state, Take(Pos(1, 1, 1)), viewer=0) == (
-        "Player 1 takes the face-down card at Player 2's row 2, column 2: a 7 (only Player 1 sees it until "
-        "it lies face up)."
+        "You take the face-down 7 at Player 2's row 2, column 2."
     )
     state = play(state, [Take(Pos(1, 2, 1))])
     assert describe_action(state, Swap(Pos(0, 0, 0))) == (
-        "Player 1 swaps the 11 in at row 1, column 1 and discards the 1; Player 2 fills the gap at its "
+        "Player 1 swaps the 11 in at row 1, column 1 and discards the 1; Player 2 fills "
+        "the gap at its "
         "row 3, column 2 with the 10 from their hand."
     )
 
@@ -375,7 +381,9 @@ def test_discard_pile_swap_into_the_neighbours_column_and_discard_then_flip() ->
     drawn = play(state, [DrawDeck(), Pass(), Pass()])
     assert describe_action(drawn, Discard()) == "Player 1 discards the 7 and will turn up a card."
     flip = play(drawn, [Discard()])
-    assert describe_action(flip, Reveal(Pos(0, 0, 2))) == "Player 1 turns up a 3 at row 1, column 3."
+    assert describe_action(flip, Reveal(Pos(0, 0, 2))) == (
+        "Player 1 turns up a 3 at row 1, column 3."
+    )
 
 
 def test_fr_rules_throwing_back_the_discard_card() -> None:
@@ -446,7 +454,9 @@ def test_outcome_names_the_cards_of_a_triple_and_where_they_go(
 ) -> None:
     state = play(_triple_setup(config), [DrawDiscard()])
     action = Swap(Pos(0, 0, 2))
-    assert describe_action(state, action) == "Player 1 swaps the 5 in at row 1, column 3 and discards the 1."
+    assert describe_action(state, action) == (
+        "Player 1 swaps the 5 in at row 1, column 3 and discards the 1."
+    )
     after = apply(state, action)
     assert after.card(Pos(0, 0, 2)) is None
     assert describe_outcome(state, action, after) == (
