@@ -191,8 +191,8 @@ def _demo_counts(text: str) -> list[dict[str, int]]:
         )
         out.append(
             {
-                "knocks": len(re.findall(r"^  Seat \d knocks for", part, re.M)),
-                "exchanges": len(re.findall(r"^  Seat \d gives the", part, re.M)),
+                "knocks": len(re.findall(r"^  Player \d knocks for", part, re.M)),
+                "exchanges": len(re.findall(r"^  Player \d gives the", part, re.M)),
                 "triples": len(triples),
                 "removed": removed,
                 "turns": len(re.findall(r"^-- Turn \d+: seat", part, re.M)),
@@ -606,7 +606,7 @@ def test_play_asks_before_a_move_that_ends_the_round() -> None:
     )
     assert "The ender's sum is doubled unless it is the lowest (a tie is enough)." in out
     assert out.count("Not played.") == 1
-    assert "Seat 0 has every card of its own grid face up" in out
+    assert "Player 1 has every card of their own grid face up" in out
 
 
 @pytest.mark.parametrize(
@@ -750,7 +750,7 @@ def test_the_options_never_name_a_hidden_card() -> None:
                 seen_kinds.add(kind)
                 if kind == "Reveal":
                     assert re.fullmatch(
-                        r"(Reveal|Turn up) the card at (seat \d's )?\(\d, \d\)\.", text
+                        r"(Reveal|Turn up) the card at (Player \d's )?row \d, column \d\.", text
                     )
                 elif kind == "DrawDeck":
                     assert (
@@ -764,7 +764,7 @@ def test_the_options_never_name_a_hidden_card() -> None:
                     )
                 elif isinstance(action, Take) and not state.is_face_up(action.pos):
                     assert re.fullmatch(
-                        r"Take the face-down card at (seat \d's )?\(\d, \d\)\.", text
+                        r"Take the face-down card at (Player \d's )?row \d, column \d\.", text
                     )
     assert {"Reveal", "DrawDeck", "DrawDiscard", "Swap", "Knock", "Pass"} <= seen_kinds
 
