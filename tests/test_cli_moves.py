@@ -282,7 +282,8 @@ def test_a_simultaneous_setup_tells_nobody_which_cells_the_others_named() -> Non
             else:
                 assert (
                     line
-                    == f"Player {namer + 1} names a cell of their zone (face down: nobody sees which yet)."
+                    == f"Player {namer + 1} names a cell of their zone (face down: nobody sees "
+                    "which yet)."
                 )
 
 
