@@ -114,17 +114,17 @@ def test_p_row_col_takes_the_discard_pile_and_swaps_in_one_line() -> None:
         seat = state.current_player
         action = legal_actions(state)[0]
         if seat == 0:
-            lines.append(f"r {action.pos.row} {action.pos.col}")
+            lines.append(f"r {action.pos.row + 1}{action.pos.col + 1}")
         state = apply(state, action)
     assert state.current_player == 0 and DrawDiscard() in list(legal_actions(state))
     top = state.discard_top
     out = ok(
-        "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 2 3", "q", "y"]) + "\n"
+        "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 34", "q", "y"]) + "\n"
     )
     assert f"  You take the {top} from the discard pile." in out
     assert f"  You swap the {top} in at row 3, column 4 and discard the " in out
     # One prompt answered both: the swap was not asked for.
-    assert "Your move (h help, l list, v table, q quit): p 2 3\n" in out
+    assert "Your move (h help, l list, v table, q quit): p 34\n" in out
     assert out.count("swap the " + str(top) + " in (the card there is discarded)") == 0
 
 
