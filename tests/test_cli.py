@@ -35,10 +35,10 @@ def test_demo_narrates_every_round_and_names_the_winners(
         assert f"Round {r} is over: every card is turned up." in lines
         assert out.index(f"Round {r} of 3 ===") < out.index(f"Round {r} is over")
     # Setup: two reveals per seat per round, then turns with their actions.
-    assert len(re.findall(r"^  Seat \d reveals ", out, re.M)) == 3 * 2 * 4
+    assert len(re.findall(r"^  Player \d reveals ", out, re.M)) == 3 * 2 * 4
     turns = re.findall(r"^-- Turn \d+: seat \d", out, re.M)
     assert len(turns) > 30
-    draws = re.findall(r"^  Seat \d (?:draws|takes the -?\d+ from the discard)", out, re.M)
+    draws = re.findall(r"^  Player \d (?:draws|takes the -?\d+ from the discard)", out, re.M)
     assert len(draws) == len(turns)
     # One table per turn: after the setup of each round and after every turn that
     # does not end its round (3 rounds: 3 setup tables, 3 round-ending turns).
@@ -81,7 +81,7 @@ def test_demo_defaults_and_a_mix_of_bots(capsys: pytest.CaptureFixture[str]) -> 
 def test_demo_face_down_cards_are_drawn_as_hashes(capsys: pytest.CaptureFixture[str]) -> None:
     out = _demo(capsys, "--seed", "2", "--players", "2")
     rows = out[out.index("r0  (") :].splitlines()[:3]
-    reveals = re.findall(r"^  Seat \d reveals an? (-?\d+) at", out, re.M)[:4]
+    reveals = re.findall(r"^  Player \d reveals an? (-?\d+) at", out, re.M)[:4]
     # After the setup 4 of the 24 cells are face up: 20 hashes right of the repeated column.
     assert sum(row[len("r0  (##)") :].count("##") for row in rows) == 20
     shown = sorted(tok for row in rows for tok in re.findall(r"-?\d+", row[len("r0  (##)") :]))
@@ -210,20 +210,22 @@ def test_a_closed_pipe_stops_the_demo_quietly() -> None:
 
 def _exchanges(out: str) -> list[list[str]]:
     """Every whole knock exchange told in a narration: give, knocker's swap, take, swap."""
-    lines = [line.strip() for line in out.splitlines() if line.startswith("  Seat ")]
+    # A sentence wrapped to the terminal continues on lines indented by four spaces.
+    joined = out.replace("\n    ", " ")
+    lines = [line.strip() for line in joined.splitlines() if line.startswith("  Player ")]
     found = []
     for k, line in enumerate(lines):
-        give = re.match(r"Seat (\d) gives the (-?\d+) to seat (\d)\.$", line)
+        give = re.match(r"Player (\d) gives the (-?\d+) to Player (\d)\.$", line)
         if not give:
             continue
         drawer, card, knocker = give.groups()
         rest = lines[k + 1 : k + 4]
         if (
             len(rest) == 3
-            and rest[0].startswith(f"Seat {knocker} swaps the {card} in at ")
-            and rest[1].startswith(f"Seat {drawer} takes the ")
-            and rest[2].startswith(f"Seat {drawer} swaps the ")
-            and f"seat {knocker} fills the gap" in rest[2]
+            and rest[0].startswith(f"Player {knocker} swaps the {card} in at ")
+            and rest[1].startswith(f"Player {drawer} takes the ")
+            and rest[2].startswith(f"Player {drawer} swaps the ")
+            and f"Player {knocker} fills the hole" in rest[2]
         ):
             found.append([line, *rest])
     return found

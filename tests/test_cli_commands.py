@@ -191,8 +191,8 @@ def _demo_counts(text: str) -> list[dict[str, int]]:
         )
         out.append(
             {
-                "knocks": len(re.findall(r"^  Seat \d knocks for", part, re.M)),
-                "exchanges": len(re.findall(r"^  Seat \d gives the", part, re.M)),
+                "knocks": len(re.findall(r"^  Player \d knocks for", part, re.M)),
+                "exchanges": len(re.findall(r"^  Player \d gives the", part, re.M)),
                 "triples": len(triples),
                 "removed": removed,
                 "turns": len(re.findall(r"^-- Turn \d+: seat", part, re.M)),
@@ -557,11 +557,11 @@ def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record
 
 
 def test_play_end_of_input_saves_like_quit_and_exits_1_with_one_line(tmp_path: Path) -> None:
-    done = cli("play", "--players", "2", "--seed", "1", stdin="r 0 0\n")
+    done = cli("play", "--players", "2", "--seed", "1", stdin="r 11\n")
     assert done.returncode == 1
     assert done.stderr == "allegra-rules: error: the input ended before the game was over\n"
     path = tmp_path / "partial.json"
-    done = cli("play", "--players", "2", "--seed", "1", "--save", str(path), stdin="r 0 0\n")
+    done = cli("play", "--players", "2", "--seed", "1", "--save", str(path), stdin="r 11\n")
     assert done.returncode == 1
     assert done.stderr == ""  # saved: the end of the input is no error
     assert done.stdout.rstrip().splitlines()[-3:] == [
@@ -606,7 +606,7 @@ def test_play_asks_before_a_move_that_ends_the_round() -> None:
     )
     assert "The ender's sum is doubled unless it is the lowest (a tie is enough)." in out
     assert out.count("Not played.") == 1
-    assert "Seat 0 has every card of its own grid face up" in out
+    assert "Player 1 has every card of their own grid face up" in out
 
 
 @pytest.mark.parametrize(
@@ -678,7 +678,7 @@ def _interrupt_play(
 @posix_only
 def test_play_ctrl_c_saves_the_game_first_and_says_where(tmp_path: Path) -> None:
     path = tmp_path / "kept.json"
-    code, err = _interrupt_play(extra=("--save", str(path)), typed=b"r 0 0\n")
+    code, err = _interrupt_play(extra=("--save", str(path)), typed=b"r 11\n")
     assert (code, err) == (130, "")  # saved: no error line
     out = _LAST_OUTPUT[0]
     assert f"Saved the game record to {str(path)!r}." in out
@@ -690,7 +690,7 @@ def test_play_ctrl_c_saves_the_game_first_and_says_where(tmp_path: Path) -> None
 
 def test_play_q_without_save_asks_and_can_save_the_game(tmp_path: Path) -> None:
     path = tmp_path / "asked.json"
-    out = ok("play", "--players", "2", "--seed", "2", stdin=f"r 0 0\nq\n\nq\n{path}\n")
+    out = ok("play", "--players", "2", "--seed", "2", stdin=f"r 11\nq\n\nq\n{path}\n")
     assert out.count("The game is not being saved: quit now and it is lost.") == 2
     assert "The game goes on." in out  # Enter at the first question
     assert f"Saved the game record to {str(path)!r}." in out
@@ -700,7 +700,7 @@ def test_play_q_without_save_asks_and_can_save_the_game(tmp_path: Path) -> None:
 def test_resume_says_how_to_keep_auto_pass_on(tmp_path: Path) -> None:
     path = tmp_path / "auto.json"
     out = ok("play", "--players", "2", "--seed", "2", "--auto-pass", "--save", str(path),
-             stdin="r 0 0\nq\n")  # fmt: skip
+             stdin="r 11\nq\n")  # fmt: skip
     assert f"--resume {path} --auto-pass" in out
     out = ok("play", "--resume", str(path), stdin="q\n")
     assert "(To resume with auto-pass on, add --auto-pass to --resume.)" in out
@@ -750,7 +750,7 @@ def test_the_options_never_name_a_hidden_card() -> None:
                 seen_kinds.add(kind)
                 if kind == "Reveal":
                     assert re.fullmatch(
-                        r"(Reveal|Turn up) the card at (seat \d's )?\(\d, \d\)\.", text
+                        r"(Reveal|Turn up) the card at (Player \d's )?row \d, column \d\.", text
                     )
                 elif kind == "DrawDeck":
                     assert (
@@ -764,7 +764,7 @@ def test_the_options_never_name_a_hidden_card() -> None:
                     )
                 elif isinstance(action, Take) and not state.is_face_up(action.pos):
                     assert re.fullmatch(
-                        r"Take the face-down card at (seat \d's )?\(\d, \d\)\.", text
+                        r"Take the face-down card at (Player \d's )?row \d, column \d\.", text
                     )
     assert {"Reveal", "DrawDeck", "DrawDiscard", "Swap", "Knock", "Pass"} <= seen_kinds
 

@@ -278,11 +278,12 @@ def test_a_simultaneous_setup_tells_nobody_which_cells_the_others_named() -> Non
         for k, line in enumerate(namings):
             namer = k // 2  # setup from seat 0, two cells each
             if viewer == namer:
-                assert line.startswith(f"Seat {namer} names ") and "you chose it" in line
+                assert line.startswith("You name ") and "face down until every player" in line
             else:
                 assert (
                     line
-                    == f"Seat {namer} names a cell of its zone (face down: nobody sees which yet)."
+                    == f"Player {namer + 1} names a cell of their zone (face down: nobody sees "
+                    "which yet)."
                 )
 
 

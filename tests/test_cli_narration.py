@@ -42,7 +42,7 @@ from allegra_rules.render import card_text, render_table
 from allegra_rules.simulate import BOT_KINDS
 from helpers import forged, setup_reveals
 
-SUBJECT = re.compile(r"^(seat \d |you |a triple of |triples of |the round )")
+SUBJECT = re.compile(r"^(Player \d |you |a triple of |triples of |the round )")
 """How every clause of a one-line turn starts."""
 HEAD = re.compile(r"^(Turn \d+( \(last turn\))?|Round \d setup): (.*)\.$")
 IT = re.compile(r"\bit\b")
@@ -98,7 +98,7 @@ def test_every_clause_of_a_one_line_turn_starts_with_its_subject() -> None:
         assert lines
         for line in lines:
             assert not IT.search(line), line
-            assert not re.search(rf"\bseat {you}\b", line), (you, line)
+            assert not re.search(rf"\bPlayer {you + 1}\b", line), (you, line)
             if re.match(r"^Round \d over: ", line):
                 continue
             found = HEAD.match(line)
@@ -106,7 +106,7 @@ def test_every_clause_of_a_one_line_turn_starts_with_its_subject() -> None:
             for clause in found[3].split("; "):
                 assert SUBJECT.match(clause), (clause, line)
                 words = clause.split()
-                if words[0] == "seat":
+                if words[0] == "Player":
                     verbs.add({"has": "have"}.get(words[2], words[2].removesuffix("s")))
                 elif words[0] == "you":
                     verbs.add(words[1])
@@ -125,13 +125,13 @@ def test_a_one_line_turn_names_the_cards_and_calls_the_person_you() -> None:
             text = "; ".join(clauses)
             who = state.current_player
             if clauses:
-                assert text.startswith("you " if who == you else f"seat {who} "), text
+                assert text.startswith("you " if who == you else f"Player {who + 1} "), text
             if isinstance(action, DrawDeck):
                 assert card_text(after.held or 0) in text
             elif isinstance(action, DrawDiscard):
                 assert f"the {state.discard_top} from the discard pile" in text
             elif isinstance(action, Give):
-                to = "you" if action.player == you else f"seat {action.player}"
+                to = "you" if action.player == you else f"Player {action.player + 1}"
                 assert f"the {state.held} to {to}" in text
             elif isinstance(action, Swap):
                 assert f"the {state.held} " in text
@@ -275,4 +275,4 @@ def test_a_draw_from_an_empty_pile_says_so_in_one_clause() -> None:
         f"you draw {drawn} from a new draw pile (the discard pile but its top card, reshuffled)"
     ]
     other = (who or 0) + 1
-    assert _common._brief(empty, DrawDeck(), after, other)[0].startswith(f"seat {who} draws ")
+    assert _common._brief(empty, DrawDeck(), after, other)[0].startswith(f"Player {who + 1} draws ")

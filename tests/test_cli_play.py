@@ -43,7 +43,7 @@ def test_auto_pass_asks_only_the_knock_windows_that_matter() -> None:
     assert "On: ask me only when the card could help me." in out
     # A knock prompt is shown exactly for the windows that matter, each saying why,
     # and they are a small part of the windows seat 0 answered.
-    windows = len(re.findall(r"^  Seat 0 (knocks for the|does not knock)", out, re.M))
+    windows = len(re.findall(r"^  You (knock|do not knock)\b", out, re.M))
     joined = " ".join(out.split("\n  "))
     knocks = re.findall(re.escape(ASKS) + r"(.*)\.", joined)
     piles = re.findall(re.escape(PILE) + r"(.*)\.", joined)
@@ -55,7 +55,7 @@ def test_auto_pass_asks_only_the_knock_windows_that_matter() -> None:
     drawn = out.count("  Drawn for you from the draw pile: the ")
     assert passed == windows - len(asked) > 0
     assert drawn > 0
-    assert len(re.findall(r"^  Seat 0 draws", out, re.M)) == drawn + sum(
+    assert len(re.findall(r"^  You draw", out, re.M)) == drawn + sum(
         1 for turn in turns if turn.action == DrawDeck()
     )
     for reason in knocks:
@@ -93,12 +93,13 @@ def test_the_narration_says_what_became_of_a_card_others_knocked_for() -> None:
             Narrator(out).step(state, action, apply(state, action))
             text = " ".join(out.getvalue().split())
             fate = "keeps it" if wanted is Swap else "discards it"
-            knockers = " and ".join(f"seat {k}" for k in state.knockers)
-            verb = "does" if len(state.knockers) == 1 else "do"
-            assert (
-                f"{knockers[:1].upper()}{knockers[1:]} knocked for the {state.held} but {verb} "
-                f"not get it: seat {state.drawer} {fate}."
-            ) in text
+            knockers = " and ".join(f"Player {k + 1}" for k in state.knockers)
+            where = (
+                f"it stays with Player {state.drawer + 1}"
+                if wanted is Swap
+                else "it goes onto the discard pile"
+            )
+            assert f"{knockers} knocked for the {state.held}, but {where}." in text
             found[fate] += 1
         else:
             action = legal[len(legal) // 2]
@@ -113,17 +114,17 @@ def test_p_row_col_takes_the_discard_pile_and_swaps_in_one_line() -> None:
         seat = state.current_player
         action = legal_actions(state)[0]
         if seat == 0:
-            lines.append(f"r {action.pos.row} {action.pos.col}")
+            lines.append(f"r {action.pos.row + 1}{action.pos.col + 1}")
         state = apply(state, action)
     assert state.current_player == 0 and DrawDiscard() in list(legal_actions(state))
     top = state.discard_top
     out = ok(
-        "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 2 3", "q", "y"]) + "\n"
+        "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 34", "q", "y"]) + "\n"
     )
-    assert f"  Seat 0 takes the {top} from the discard pile." in out
-    assert f"  Seat 0 swaps the {top} in at (2, 3) and discards the " in out
+    assert f"  You take the {top} from the discard pile." in out
+    assert f"  You swap the {top} in at row 3, column 4 and discard the " in out
     # One prompt answered both: the swap was not asked for.
-    assert "Your move (h help, l list, v table, q quit): p 2 3\n" in out
+    assert "Your move (h help, l list, v table, q quit): p 34\n" in out
     assert out.count("swap the " + str(top) + " in (the card there is discarded)") == 0
 
 
@@ -224,11 +225,11 @@ def _window(held: int, face_up: dict[tuple[int, int], int]) -> GameState:
 @pytest.mark.parametrize(
     ("held", "face_up", "expected"),
     [
-        (1, {(0, 1): 9}, "the 1 is 8 lower than the 9 at (0, 1)"),
-        (2, {(2, 2): 8, (0, 0): 3}, "the 2 is 6 lower than the 8 at (2, 2)"),
+        (1, {(0, 1): 9}, "the 1 is 8 lower than the 9 at row 1, column 2"),
+        (2, {(2, 2): 8, (0, 0): 3}, "the 2 is 6 lower than the 8 at row 3, column 3"),
         (-1, {(0, 1): 7}, None),  # nothing high enough to replace
         (3, {(0, 1): 11}, None),  # not low enough
-        (5, {(0, 0): 5, (1, 0): 5}, "the 5 swapped in at (2, 0) would complete a triple"),
+        (5, {(0, 0): 5, (1, 0): 5}, "the 5 swapped in at row 3, column 1 would complete a triple"),
         (-1, {(0, 0): -1, (1, 0): -1}, None),  # a triple of -1s would cost points
         (5, {(0, 0): 5, (1, 1): 5}, None),  # not in a line
     ],

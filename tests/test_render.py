@@ -361,7 +361,7 @@ def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
     state = play(state, [Take(Pos(1, 2, 1))])
     assert describe_action(state, Swap(Pos(0, 0, 0))) == (
         "Player 1 swaps the 11 in at row 1, column 1 and discards the 1; Player 2 fills "
-        "the gap at its "
+        "the hole at their "
         "row 3, column 2 with the 10 from their hand."
     )
 

@@ -1,10 +1,13 @@
 """The moves a person types in ``allegra-rules play``: the grammar and the fixed numbers.
 
-A move is typed by what it does (``d``, ``p``, ``k``, ``x``, ``g 2``, ``r 2 1``,
-``s 1 3``, ``s left 0 3``, ``t 2 0 1``, or a bare cell ``2 1``), or by its number in
-the list. The numbers are fixed by the move, not by the list: a cell is numbered by
-its place in a zone (see ``move_number``), so the same move has the same number
-in every decision.
+A move is typed by what it does (``d``, ``p``, ``k``, ``x``, ``g p3``, ``r 24``,
+``s 13``, ``s left 14``, ``t p3 12``, or a cell with its seat such as ``left 14``), or by
+its number in the list. A cell is one number, its row then its column, counted from one as
+the narration says them (``24`` is row 2, column 4); a seat is ``pN`` (``p3`` is Player 3),
+``left``, ``right`` or ``me``. The old 0-based forms (``r 0 3``, ``s left 0 3``, ``t 2 0 1``,
+a bare ``2 1``, ``g 2``) are refused with the new form, never read as another cell.
+The numbers are fixed by the move, not by the list: a cell is numbered by its place in a
+zone (see ``move_number``), so the same move has the same number in every decision.
 
 ``parse_move`` never raises: it answers an [`Action`][allegra_rules.actions.Action] of the legal
 list, or a ``Rejected`` whose text says what would be accepted now.
@@ -31,6 +34,7 @@ from allegra_rules.actions import (
 )
 from allegra_rules.geometry import COLS, ROWS, SHARED_COL, Pos
 from allegra_rules.state import GameState, Phase
+from allegra_rules.wording import cell_text, seat_name
 
 DISCARD_NUMBER = 16
 """The number of ``Discard()`` (after the 15 cells of a zone)."""
@@ -133,16 +137,86 @@ def numbered(state: GameState, legal: Sequence[Action], you: int) -> dict[int, A
     return dict(sorted(found.items()))
 
 
-def _seat_word(word: str, you: int, n: int) -> int | None:
+def _seat_word(word: str, you: int, n: int, *, bare: bool = True) -> int | None:
+    """The seat ``word`` names: me, left, right, ``pN`` (Player N), or N when ``bare``.
+
+    Seats are counted from one as the table names them (``p1`` is seat 0); the
+    answer is 0-based, and may be out of range (the caller says so).
+    """
     if word in ("me", "my", "mine", "own", "you"):
         return you
     if word in ("left", "l"):
         return (you + 1) % n
     if word in ("right",):
         return (you - 1) % n
-    if _digits(word) and len(word) <= 2:
-        return int(word)
+    if word.startswith("p") and _digits(word[1:]) and len(word) <= 3:
+        return int(word[1:]) - 1
+    if bare and _digits(word) and len(word) == 1:
+        return int(word) - 1
     return None
+
+
+def _rc(word: str) -> bool:
+    """Whether ``word`` is written as a cell: two digits, the row then the column."""
+    return len(word) == 2 and _digits(word)
+
+
+def seat_text(seat: int, you: int, n: int) -> str:
+    """How to type seat ``seat`` as seat ``you`` (``me``, ``left``, ``right`` or ``pN``).
+
+    Examples:
+        >>> seat_text(1, 0, 3), seat_text(2, 0, 3), seat_text(2, 0, 4)
+        ('left', 'right', 'p3')
+    """
+    if seat == you:
+        return "me"
+    if seat == (you + 1) % n:
+        return "left"
+    if seat == (you - 1) % n:
+        return "right"
+    return f"p{seat + 1}"
+
+
+def old_cell(verb: str, words: Sequence[str], you: int, n: int) -> Rejected | None:
+    """The refusal of a cell typed the old way (``0 3``, ``left 0 3``, ``2 0 1``), else ``None``.
+
+    Before cells were said from one, a cell was typed as two 0-based numbers: such
+    input is never read as a cell now. The refusal shows the new form of what was
+    typed read the old way, and read as the narration's row and column when that is
+    a cell too.
+
+    Args:
+        verb: the move's letter as it would be typed (``r``, ``s``, ``t``, ``p``).
+        words: the words after the verb.
+        you: the person's seat.
+        n: the number of seats.
+
+    Examples:
+        >>> old_cell("r", ["0", "3"], 0, 2).reason
+        'a cell is one number now, row then column counted from one: r 14 is row 1, column 4'
+    """
+    rest = list(words)
+    if rest and rest[0] == "seat":
+        rest = rest[1:]
+    if len(rest) not in (2, 3) or not all(_digits(w) and len(w) == 1 for w in rest[-2:]):
+        return None
+    row, col = int(rest[-2]), int(rest[-1])
+    who = ""
+    if len(rest) == 3:
+        seat = _seat_word(rest[0], you, n, bare=False)
+        if seat is None and _digits(rest[0]):
+            seat = int(rest[0])  # the old seat numbers counted from 0
+        who = f"{seat_text(seat, you, n)} " if seat is not None and 0 <= seat < n else ""
+    readings = []
+    if row < ROWS and col < COLS:
+        readings.append(f"{verb} {who}{row + 1}{col + 1} is row {row + 1}, column {col + 1}")
+    if 1 <= row <= ROWS and 1 <= col <= COLS:
+        readings.append(f"{verb} {who}{row}{col} is row {row}, column {col}")
+    if not readings:
+        readings.append(f"{verb} 24 is row 2, column 4")
+    return Rejected(
+        "a cell is one number now, row then column counted from one: " + "; ".join(readings)
+    )
 
 
 def _digits(word: str) -> bool:
@@ -163,29 +237,33 @@ def tokens(text: str) -> list[str]:
     return [word for word in _SPLIT.split(text.strip().lower()) if word]
 
 
-def _cell(words: Sequence[str], owner: int, you: int, n: int) -> Pos | Rejected:
-    """``[WHO] ROW COL`` (``seat N ROW COL`` too), the grid ``owner``'s unless WHO says."""
+def _cell(verb: str, words: Sequence[str], owner: int, you: int, n: int) -> Pos | Rejected:
+    """``[WHO] RC`` (``player N RC`` too), the grid ``owner``'s unless WHO says."""
+    old = old_cell(verb, words, you, n)
+    if old is not None:
+        return old
     rest = list(words)
-    if rest and rest[0] == "seat":
+    if rest and rest[0] in ("player", "seat"):
         rest = rest[1:]
-        if len(rest) != 3:
-            return Rejected("after 'seat' give the seat number, the row and the column")
+        if len(rest) != 2:
+            return Rejected(f"after {words[0]!r} give the seat's number and the cell, e.g. 3 24")
     seat = owner
-    if len(rest) == 3:
+    if len(rest) == 2:
         who = _seat_word(rest[0], you, n)
         if who is None:
-            return Rejected(
-                f"{rest[0]!r} is not a seat: use a seat number 0-{n - 1}, left or right"
-            )
+            return Rejected(f"{rest[0]!r} is not a seat: use p1-p{n}, left or right")
         if not 0 <= who < n:
-            return Rejected(f"there is no seat {who}: the seats are 0-{n - 1}")
+            return Rejected(f"there is no Player {who + 1}: the seats are p1-p{n}")
         seat = who
         rest = rest[1:]
-    if len(rest) != 2 or not all(_digits(w) and len(w) <= 2 for w in rest):
-        return Rejected("a cell is ROW COL, or WHO ROW COL for another grid (e.g. 2 1, left 0 3)")
-    row, col = int(rest[0]), int(rest[1])
+    if len(rest) != 1 or not _rc(rest[0]):
+        return Rejected(
+            f"a cell is one number, its row then its column (e.g. {verb} 24 for row 2, "
+            f"column 4), or a seat and the cell for another grid (e.g. {verb} left 14)"
+        )
+    row, col = int(rest[0][0]) - 1, int(rest[0][1]) - 1
     if not (0 <= row < ROWS and 0 <= col < COLS):
-        return Rejected(f"({row}, {col}) is not a cell: rows are 0-2 and columns 0-3")
+        return Rejected(f"{rest[0]} is not a cell: rows are 1-3 and columns 1-4 (e.g. 24)")
     return Pos(seat, row, col)
 
 
@@ -196,7 +274,7 @@ def move_text(state: GameState, action: Action, you: int) -> str:
         >>> from allegra_rules import new_game, Pos, Reveal
         >>> state = new_game(3, seed=1)
         >>> move_text(state, Reveal(Pos(0, 2, 1)), 0), move_text(state, Reveal(Pos(1, 0, 3)), 0)
-        ('r 2 1', 'r left 0 3')
+        ('r 32', 'r left 14')
     """
     if isinstance(action, DrawDeck):
         return "d"
@@ -207,26 +285,17 @@ def move_text(state: GameState, action: Action, you: int) -> str:
     if isinstance(action, Pass):
         return "x"
     if isinstance(action, Give):
-        return f"g {action.player}"
+        return f"g {seat_text(action.player, you, state.num_players)}"
     assert isinstance(action, (Reveal, Swap, Take))
     verb = "r" if isinstance(action, Reveal) else "s" if isinstance(action, Swap) else "t"
     pos = action.pos
     owner = area_owner(state, you) if verb == "t" else you
-    n = state.num_players
-    if pos.player == owner:
-        who = ""
-    elif pos.player == (you + 1) % n:
-        who = "left "
-    elif pos.player == (you - 1) % n and n > 2:
-        who = "right "
-    else:
-        who = f"{pos.player} "
-    return f"{verb} {who}{pos.row} {pos.col}"
+    who = "" if pos.player == owner else f"{seat_text(pos.player, you, state.num_players)} "
+    return f"{verb} {who}{pos.row + 1}{pos.col + 1}"
 
 
 def _name(pos: Pos, you: int) -> str:
-    where = f"({pos.row}, {pos.col})"
-    return where if pos.player == you else f"seat {pos.player}'s {where}"
+    return cell_text(pos, you)
 
 
 def parse_move(text: str, state: GameState, you: int) -> Action | Rejected:
@@ -244,8 +313,10 @@ def parse_move(text: str, state: GameState, you: int) -> Action | Rejected:
     Examples:
         >>> from allegra_rules import new_game
         >>> state = new_game(2, seed=1)
-        >>> parse_move("r 2 1", state, 0), parse_move("left 0 3", state, 0)
+        >>> parse_move("r 32", state, 0), parse_move("left 14", state, 0)
         (Reveal(pos=Pos(0, 2, 1)), Reveal(pos=Pos(1, 0, 3)))
+        >>> parse_move("0 3", state, 0).reason
+        'a cell is one number now, row then column counted from one: r 14 is row 1, column 4'
         >>> parse_move("k", state, 0).reason
         'k (knock) is not a move now: nobody has drawn a card to knock for'
     """
@@ -263,12 +334,18 @@ def parse_move(text: str, state: GameState, you: int) -> Action | Rejected:
         if number in table:
             return table[number]
         listed = number_ranges(list(table))
-        return Rejected(f"there is no move {words[0]} now: the numbers now are {listed}")
+        hint = ""
+        cell_verb = _CELL_VERB.get(phase)
+        row, col = divmod(number, 10)
+        if cell_verb is not None and _rc(words[0]) and 1 <= row <= ROWS and 1 <= col <= COLS:
+            hint = f"; for row {row}, column {col} type {cell_verb} {number}"
+        return Rejected(f"there is no move {words[0]} now: the numbers now are {listed}{hint}")
     first = words[0]
     verb = _VERBS.get(first)
     args = words[1:]
     if verb is None:
-        if _digits(first) or first in ("seat", "left", "right", "me", "my", "own", "mine"):
+        named = _seat_word(first, you, n, bare=False) is not None
+        if _digits(first) or named or first in ("seat", "player"):
             verb = _CELL_VERB.get(phase)
             args = words
             if verb is None:
@@ -294,14 +371,18 @@ def parse_move(text: str, state: GameState, you: int) -> Action | Rejected:
         if not args:
             if len(gives) == 1:
                 return gives[0]
-            seats = ", ".join(str(g.player) for g in gives)
-            return Rejected(f"several seats knocked: say which, g {gives[0].player} ({seats})")
-        seat = _seat_word(args[0], you, n) if len(args) == 1 else None
+            seats = " or ".join(f"g {seat_text(g.player, you, n)}" for g in gives)
+            return Rejected(f"several players knocked: say which, {seats}")
+        if len(args) == 2 and args[0] in ("player", "seat"):
+            args = [f"p{args[1]}"]
+        seat = _seat_word(args[0], you, n, bare=False) if len(args) == 1 else None
         for give in gives:
             if give.player == seat:
                 return give
-        seats = ", ".join(str(g.player) for g in gives)
-        return Rejected(f"you can give the card to seat {seats} only (g SEAT)")
+        seats = " or ".join(f"g {seat_text(g.player, you, n)}" for g in gives)
+        if len(args) == 1 and _digits(args[0]):
+            return Rejected(f"a seat is pN now, counted from one as the table says it: {seats}")
+        return Rejected(f"you can give the card only to a knocker: {seats}")
     # A cell move: r, s or t.
     kinds: dict[str, type[Reveal] | type[Swap] | type[Take]] = {
         "r": Reveal,
@@ -312,7 +393,7 @@ def parse_move(text: str, state: GameState, you: int) -> Action | Rejected:
     if not any(isinstance(a, kind) for a in legal):
         return Rejected(_not_now(verb, state))
     owner = you if verb != "t" else area_owner(state, you)
-    pos = _cell(args, owner, you, n)
+    pos = _cell(verb, args, owner, you, n)
     if isinstance(pos, Rejected):
         return pos
     cell_action: Action = kind(pos)
@@ -347,15 +428,14 @@ def _not_now(verb: str, state: GameState) -> str:
 
 def _why_not_cell(state: GameState, pos: Pos, verb: str, you: int) -> str:
     where = _name(pos, you)
-    if pos.player >= state.num_players:
-        return f"there is no seat {pos.player}"
     if state.card(pos) is None:
         return f"{where} is a gap: no card lies there"
     if verb == "r" and state.is_face_up(pos):
         return f"the card at {where} is already face up"
     if verb == "t":
         whole = "grid" if state.config.take_area == "own" else "zone"
-        return f"{where} is not a card you may take from seat {state.knocker}'s {whole}"
+        knocker = seat_name(state.knocker or 0, you)
+        return f"{where} is not a card you may take from {knocker}'s {whole}"
     whole = "zone" if state.config.swap_area == "zone" or verb == "r" else "own grid"
     if verb == "r" and state.config.reveal_area == "own":
         whole = "own grid"
@@ -381,19 +461,22 @@ def accepted(state: GameState, you: int) -> str:
     elif phase is Phase.KNOCK:
         text = f"k to knock for the {held}, x not to"
     elif phase in (Phase.SETUP, Phase.FLIP):
-        text = "r ROW COL (or just ROW COL) to turn up a face-down card, e.g. r 2 1 or left 0 3"
+        text = "r RC to turn up a face-down card (RC: row then column, e.g. r 24 or r left 14)"
     elif phase is Phase.TAKE:
+        knocker = state.knocker or 0
         text = (
-            f"t ROW COL to take a card of seat {state.knocker}'s grid "
-            "(t WHO ROW COL for its left neighbour's column 3)"
+            f"t RC to take a card of {seat_name(knocker, you)}'s grid (RC: row then column, "
+            f"e.g. t 24; t {seat_text((knocker + 1) % state.num_players, you, state.num_players)}"
+            " 14 for its left neighbour's column 4)"
         )
     else:
-        text = "s ROW COL (or just ROW COL) to swap the held card in, e.g. s 1 3 or s left 0 3"
+        text = "s RC to swap the held card in (RC: row then column, e.g. s 24 or s left 14)"
         if Discard() in legal:
             text += "; p to discard it"
         gives = [a for a in legal if isinstance(a, Give)]
         if gives:
-            text += "; g SEAT to give it to a knocker"
+            first = seat_text(gives[0].player, you, state.num_players)
+            text += f"; g and the knocker (e.g. g {first}) to give it"
     return f"Type {text}; or a number ({numbers}); h help, l list, v table, q quit."
 
 

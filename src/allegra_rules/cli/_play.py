@@ -41,6 +41,7 @@ from allegra_rules.cli._moves import (
     move_text,
     number_ranges,
     numbered,
+    old_cell,
     parse_move,
     tokens,
 )
@@ -57,7 +58,7 @@ from allegra_rules.simulate import bot_seed
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import ROUNDS, apply, legal_actions, new_game
 from allegra_rules.views import observe
-from allegra_rules.wording import action_text, cell_text
+from allegra_rules.wording import action_text, cell_text, seat_name
 
 
 class EndOfInput(Exception):
@@ -165,28 +166,29 @@ def cell_menu(state: GameState, legal: Sequence[Action], you: int) -> list[str]:
     if cells:
         owner = area_owner(state, you)
         left_seat = (owner + 1) % state.num_players
-        whose = "your" if owner == you else f"seat {owner}'s"
+        whose = "your" if owner == you else f"{seat_name(owner, you)}'s"
         sample = table[cells[0]]
         verb = {Reveal: "r", Swap: "s", Take: "t"}[type(sample)]
         what = {
             "r": "turn up a face-down card",
             "s": f"swap the {state.held} in",
-            "t": f"take a card from seat {owner}'s zone",
+            "t": f"take a card from {seat_name(owner, you)}'s zone",
         }[verb]
         if verb == "s" and state.phase is Phase.KNOCKER_SWAP:
             what += " (the card there goes to your hand)"
         elif verb == "s":
             what += " (the card there is discarded)"
-        lines.append(f"  {verb} ROW COL  {what}")
-        lines.append(f"             open cells: {number_ranges(cells)}")
+        lines.append(f"  {verb} RC   {what}")
+        example = move_text(state, table[cells[0]], you)
+        lines.append(f"        RC: row then column ({example}); open cells: {number_ranges(cells)}")
         lines.append(
-            f"             (1-12 {whose} grid row by row, 13-15 seat {left_seat}'s column 3)"
+            f"        (1-12 {whose} grid row by row, 13-15 {seat_name(left_seat, you)}'s column 4)"
         )
     keys = {DrawDeck: "d", DrawDiscard: "p", Knock: "k", Pass: "x", Discard: "p"}
     for number, action in table.items():
         if isinstance(action, (Reveal, Swap, Take)):
             continue
-        key = f"g {action.player}" if isinstance(action, Give) else keys[type(action)]
+        key = move_text(state, action, you) if isinstance(action, Give) else keys[type(action)]
         lines.append(f"  {str(number).rjust(2)}  {key.ljust(4)} {option_text(state, action, you)}")
     return lines
 
@@ -592,24 +594,23 @@ class _Session:
             other line.
         """
         command = words[0]
-        if command in ("p", "pile", "discard") and len(words) in (3, 4):
+        if command in ("p", "pile", "discard") and len(words) >= 2:
+            old = old_cell("p", words[1:], self.you, seen.num_players)
+            if old is not None:
+                return old
             first = parse_move(command, seen, self.you)
-            rest = " ".join(words[1:])
+            rest = "s " + " ".join(words[1:])
             if isinstance(first, Rejected):
                 return first
-        elif command in ("r", "reveal", "flip") and seen.phase is Phase.SETUP and len(words) >= 5:
-            # Two cells of two or three words each: the first split where both parse.
-            splits = [k for k in (3, 4) if len(words) - k in (2, 3)]
-            found = None
-            for k in splits:
-                head = parse_move(" ".join(words[:k]), seen, self.you)
-                if not isinstance(head, Rejected):
-                    found = (head, "r " + " ".join(words[k:]))
-                    break
-            if found is None:
-                head = parse_move(" ".join(words[: splits[0] if splits else 3]), seen, self.you)
-                return head if isinstance(head, Rejected) else Rejected("two cells, please")
-            first, rest = found
+        elif command in ("r", "reveal", "flip") and seen.phase is Phase.SETUP and len(words) >= 3:
+            # Two cells: the line is cut after the first word written as a cell (RC).
+            cut = next((k + 1 for k in range(1, len(words) - 1) if _is_rc(words[k])), None)
+            if cut is None or not any(_is_rc(w) for w in words[cut:]):
+                return None
+            head = parse_move(" ".join(words[:cut]), seen, self.you)
+            if isinstance(head, Rejected):
+                return head
+            first, rest = head, "r " + " ".join(words[cut:])
         else:
             return None
         after = apply(seen, first)
@@ -750,6 +751,11 @@ class _Session:
                 return found
 
 
+def _is_rc(word: str) -> bool:
+    """Whether ``word`` is written as a cell (two digits: row, column)."""
+    return len(word) == 2 and word.isascii() and word.isdigit()
+
+
 def _one_line(text: str, columns: int) -> str:
     """``text`` on one line of the terminal: cut, ending in ``...``, when it is wider."""
     if len(text) < columns:
@@ -870,7 +876,7 @@ def run_play(
         "Seats: " + ", ".join(f"{seat} {label}" for seat, label in enumerate(labels)) + "."
     )
     intro.say_wrapped(clockwise_line(num_players))
-    intro.say("Type a move by what it does (d, p, k, x, g SEAT, r/s/t ROW COL) or its number;")
+    intro.say("Type a move by what it does (d, p, k, x, g WHO, r/s/t RC) or its number;")
     intro.say("h the rules in short, h moves how to type, l list, v table, m the moves since")
     intro.say("your last one, q quit.")
     intro.say_wrapped(AUTO_PASS_ON if auto_pass else AUTO_PASS_OFF)
