@@ -29,37 +29,39 @@ def test_demo_narrates_every_round_and_names_the_winners(
     assert lines[0] == (
         "Allegra demo: 4 players, preset seeds@1, seed 3, 3 rounds; lowest total wins."
     )
-    assert lines[1] == "Seats: 0 greedy, 1 greedy, 2 greedy, 3 greedy."
+    assert lines[1] == "Players: 1 greedy, 2 greedy, 3 greedy, 4 greedy."
     for r in (1, 2, 3):
         assert f"==================== Round {r} of 3 ====================" in lines
         assert f"Round {r} is over: every card is turned up." in lines
         assert out.index(f"Round {r} of 3 ===") < out.index(f"Round {r} is over")
     # Setup: two reveals per seat per round, then turns with their actions.
     assert len(re.findall(r"^  Player \d reveals ", out, re.M)) == 3 * 2 * 4
-    turns = re.findall(r"^-- Turn \d+: seat \d", out, re.M)
+    turns = re.findall(r"^-- Turn \d+: Player \d", out, re.M)
     assert len(turns) > 30
     draws = re.findall(r"^  Player \d (?:draws|takes the -?\d+ from the discard)", out, re.M)
     assert len(draws) == len(turns)
     # One table per turn: after the setup of each round and after every turn that
     # does not end its round (3 rounds: 3 setup tables, 3 round-ending turns).
-    tables = re.findall(r"^Round \d of 3 \| turn \d+: seat \d to draw", out, re.M)
+    tables = re.findall(r"^Round \d of 3 \| turn \d+: Player \d to draw", out, re.M)
     assert len(tables) == len(turns)
     # Round scores lines, the final totals and the winners agree with each other.
     scores = [
-        [int(x) for x in re.findall(r"seat \d: (-?\d+)", line)]
+        [int(x) for x in re.findall(r"Player \d: (-?\d+)", line)]
         for line in lines
         if line.startswith("Round scores: ")
     ]
     assert len(scores) == 3
     totals = [sum(column) for column in zip(*scores, strict=True)]
     final = next(line for line in lines if line.startswith("Final totals: "))
-    assert final == "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
+    assert final == "Final totals: " + ", ".join(
+        f"Player {s + 1}: {t}" for s, t in enumerate(totals)
+    )
     best = min(totals)
     winners = [seat for seat, total in enumerate(totals) if total == best]
     winner_line = lines[-1]
     assert winner_line.startswith("Winner: ")
     assert winner_line.endswith(f"with {best} points.")
-    assert re.findall(r"seat (\d) \(greedy\)", winner_line) == [str(s) for s in winners]
+    assert re.findall(r"Player (\d) \(greedy\)", winner_line) == [str(s + 1) for s in winners]
 
 
 def test_demo_is_deterministic_and_the_seed_matters(capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,18 +75,18 @@ def test_demo_defaults_and_a_mix_of_bots(capsys: pytest.CaptureFixture[str]) -> 
     assert out.startswith("Allegra demo: 3 players, preset seeds@1, seed 2,")
     mixed = _demo(capsys, "--players", "3", "--bots", "random,greedy,random", "--preset", "fr")
     assert "preset fr@1" in mixed
-    assert "Seats: 0 random, 1 greedy, 2 random." in mixed
+    assert "Players: 1 random, 2 greedy, 3 random." in mixed
     one_name = _demo(capsys, "--players", "2", "--bots", "random")
-    assert "Seats: 0 random, 1 random." in one_name
+    assert "Players: 1 random, 2 random." in one_name
 
 
 def test_demo_face_down_cards_are_drawn_as_hashes(capsys: pytest.CaptureFixture[str]) -> None:
     out = _demo(capsys, "--seed", "2", "--players", "2")
-    rows = out[out.index("r0  (") :].splitlines()[:3]
+    rows = out[out.index(" 1  (") :].splitlines()[:3]
     reveals = re.findall(r"^  Player \d reveals an? (-?\d+) at", out, re.M)[:4]
     # After the setup 4 of the 24 cells are face up: 20 hashes right of the repeated column.
-    assert sum(row[len("r0  (##)") :].count("##") for row in rows) == 20
-    shown = sorted(tok for row in rows for tok in re.findall(r"-?\d+", row[len("r0  (##)") :]))
+    assert sum(row[len(" 1  (##)") :].count("##") for row in rows) == 20
+    shown = sorted(tok for row in rows for tok in re.findall(r"-?\d+", row[len(" 1  (##)") :]))
     assert shown == sorted(reveals)
 
 
@@ -253,9 +255,9 @@ def test_six_players_on_80_columns_wrap_the_scores_between_seats(
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
     start = next(k for k, line in enumerate(lines) if line.startswith("Final totals: "))
-    assert len(lines[start]) > 60 and lines[start + 1].startswith("  seat ")  # wrapped
-    # Every piece of the wrapped line ends after a whole "seat N: total" item.
+    assert len(lines[start]) > 60 and lines[start + 1].startswith("  ")  # wrapped
+    # Every piece of the wrapped line ends after a whole "Player N: total" item.
     for line in lines[start : start + 2]:
-        assert re.fullmatch(r"(Final totals:|  )( seat \d: -?\d+,?)+|  seat \d: -?\d+.*", line)
+        assert re.fullmatch(r"(Final totals:|  )( Player \d: -?\d+,?)+|  Player \d: -?\d+.*", line)
     joined = " ".join(" ".join(lines[start : start + 2]).split())
-    assert re.fullmatch(r"Final totals: (seat \d: -?\d+, ){5}seat 5: -?\d+", joined)
+    assert re.fullmatch(r"Final totals: (Player \d: -?\d+, ){5}Player 6: -?\d+", joined)

@@ -173,7 +173,7 @@ def test_simulate_game_i_is_the_demo_game_with_the_derived_seed() -> None:
     )
     final = next(line for line in out.splitlines() if line.startswith("Final totals: "))
     assert final == "Final totals: " + ", ".join(
-        f"seat {s}: {t}" for s, t in enumerate(game.totals)
+        f"Player {s + 1}: {t}" for s, t in enumerate(game.totals)
     )
 
 
@@ -195,7 +195,7 @@ def _demo_counts(text: str) -> list[dict[str, int]]:
                 "exchanges": len(re.findall(r"^  Player \d gives the", part, re.M)),
                 "triples": len(triples),
                 "removed": removed,
-                "turns": len(re.findall(r"^-- Turn \d+: seat", part, re.M)),
+                "turns": len(re.findall(r"^-- Turn \d+: Player", part, re.M)),
             }
         )
     return out
@@ -484,27 +484,30 @@ def test_rules_bad_preset_exits_2() -> None:
 def test_play_asks_again_after_bad_input_shows_help_and_table_and_quits_cleanly() -> None:
     typed = "zz\n\n99\nk\nr 5 1\ns 0 0\nh\nh moves\nh options\nv\nl\nr 0 0\n2\nq\ny\n"
     out = ok("play", "--players", "2", "--seed", "3", stdin=typed, env=_columns(80))
-    assert out.startswith("Allegra: you play seat 0 of 2; preset seeds@1, seed 3, 3 rounds;")
-    assert "Seats: 0 you, 1 greedy." in out
+    assert out.startswith(
+        "Allegra: you are Player 1 of 2 (seat 0); preset seeds@1, seed 3, 3 rounds;"
+    )
+    assert "Players: 1 you, 2 greedy." in out
     prompt = "Your move (h help, l list, v table, q quit): "
     assert f"{prompt}zz\n" in out  # the answer is echoed
     assert "'zz': 'zz' is not a move." in out
     assert "'99': there is no move 99 now: the numbers now are 1-15." in out
     assert "'k': k (knock) is not a move now: nobody has drawn a card to knock for." in out
-    assert "'r 5 1': (5, 1) is not a cell: rows are 0-2 and columns 0-3." in out
+    assert "'r 5 1': a cell is one number now, row then column counted from one" in out
     assert "'s 0 0': s (swap the held card in) is not a move now." in out
     # Every refusal is followed by what would be accepted now.
-    assert out.count("Type r ROW COL (or just ROW COL) to turn up a face-down card") == 5
+    assert out.count("Type r RC to turn up a face-down card (RC: row then column") == 6
     assert "Allegra in one screen" in out
-    assert "How to type a move (ROW, COL and SEAT are numbers):" in out
+    assert "How to type a move (a cell is RC: its row then its column, counted from one):" in out
     assert "The rules of this game (allegra-rules rules lists every option):" in out
     assert "Your moves by number (the same move keeps its number):" in out
-    assert "   1  r 0 0        Reveal the card at (0, 0).\n" in out
-    assert "  13  r left 0 3   Reveal the card at seat 1's (0, 3).\n" in out
+    assert "   1  r 11         Reveal the card at row 1, column 1.\n" in out
+    assert "  13  r left 14    Reveal the card at Player 2's row 1, column 4.\n" in out
+    assert "'r 0 0': a cell is one number now, row then column counted from one: r 11 is" in out
     # The table: before the first move, again for v, then before the second reveal.
-    assert out.count("Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)") == 2
-    assert out.count("Your zone (zone 0) is your grid plus the bracketed column 3") == 2
-    assert "  Seat 0 reveals a " in out and "  Seat 0 reveals a " in out.split("(0, 0).")[-1]
+    assert out.count("Round 1 of 3 | setup: Player 1 reveals a card (0 of 4 reveals done)") == 2
+    assert out.count("Your zone is your grid plus the bracketed column 4") == 2
+    assert "  You reveal a " in out and "  You reveal a " in out.split("row 1, column 1.")[-1]
     assert out.rstrip().endswith(
         "You quit in round 1 of 3; the game is not finished and nobody wins."
     )
@@ -529,8 +532,8 @@ def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record
     tmp_path: Path,
 ) -> None:
     out, path, final = _typed_game(tmp_path, 3, 1, 8, max_turns=12, numbers_every=3)
-    assert "Seats: 0 greedy, 1 you, 2 greedy." in out
-    assert "-- Turn 2: seat 1 (you) --" in out
+    assert "Players: 1 greedy, 2 you, 3 greedy." in out
+    assert "-- Turn 2: Player 2 (you) --" in out
     assert "==================== Game over ====================" in out
     assert "'" not in "".join(line for line in out.splitlines() if line.startswith("'"))
     lines = out.splitlines()
@@ -542,7 +545,9 @@ def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record
     record = GameRecord.from_json(path.read_text())
     assert replay(record) == final and record.preset is None  # a custom turn cap
     assert record.config.max_turns_per_round == 12
-    totals = "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(final.totals))
+    totals = "Final totals: " + ", ".join(
+        f"Player {s + 1}: {t}" for s, t in enumerate(final.totals)
+    )
     assert totals in lines
     narrated = ok("replay", str(path), env=_columns(200))
     assert totals in narrated.splitlines()
@@ -551,7 +556,7 @@ def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record
     # (the game tells the person which face-down card it picked up; the replay does not).
     def public(text: str) -> list[str]:
         said = [line for line in text.splitlines() if line.startswith("  Seat ")]
-        return [re.sub(r": an? -?\d+ \(only seat", " (only seat", line) for line in said]
+        return [re.sub(r": an? -?\d+ \(only Player", " (only Player", line) for line in said]
 
     assert public(out) == public(narrated)
 
@@ -775,7 +780,7 @@ def test_private_knowledge_in_a_knock_exchange_is_shown_only_to_its_seat() -> No
         for state, seat in _decisions(seed):
             if state.phase is Phase.HOLD_TAKEN and state.held_was_face_down:
                 mine = render_table(state, viewer=seat)
-                assert f"Held: you hold the {state.held}, taken from seat" in mine
+                assert f"Held: you hold the {state.held}, taken from Player" in mine
                 assert "(only you have seen it)" in mine
                 knocker = state.knocker
                 assert knocker is not None
@@ -783,7 +788,7 @@ def test_private_knowledge_in_a_knock_exchange_is_shown_only_to_its_seat() -> No
                 for p in [None, *others]:
                     text = render_table(state, viewer=p)
                     assert f"holds the {state.held}," not in text
-                    assert f"(only seat {seat} has seen it)" in text
+                    assert f"(only Player {seat + 1} has seen it)" in text
                 if state.hand_was_face_down:
                     hand = render_table(state, viewer=knocker)
                     assert f"you hold the {state.in_hand[0][1]} you replaced face down" in hand

@@ -88,10 +88,16 @@ def test_a_cell_keeps_its_number_from_one_decision_to_the_next() -> None:
 
 def test_cells_can_be_named_by_neighbour_or_by_seat_number() -> None:
     state = new_game(4, seed=2)
-    for text in ("r left 0 3", "left 0 3", "r 1 0 3", "seat 1 0 3", "R (1, 0, 3)", "r 1,0,3"):
+    # Player 2 (seat 1) is the left neighbour; its row 1, column 4 is in seat 0's zone.
+    for text in ("r left 14", "left 14", "r p2 14", "p2 14", "r player 2 14", "R (p2, 14)"):
         assert parse_move(text, state, 0) == legal_actions(state)[12], text
-    assert isinstance(parse_move("r right 0 3", state, 0), Rejected)  # not in the zone
-    assert "not in your zone" in parse_move("r 2 0 0", state, 0).reason  # type: ignore[union-attr]
+    # The old forms, counted from zero, are refused in the new form, never read otherwise.
+    for text in ("r left 0 3", "left 0 3", "r 1 0 3", "seat 1 0 3", "r 1,0,3", "r 0 3", "2 1"):
+        refused = parse_move(text, state, 0)
+        assert isinstance(refused, Rejected), text
+        assert "row then column counted from one" in refused.reason, text
+    assert isinstance(parse_move("r right 14", state, 0), Rejected)  # not in the zone
+    assert "not in your zone" in parse_move("r p3 11", state, 0).reason  # type: ignore[union-attr]
 
 
 @given(st.text(max_size=40), st.integers(0, len(STATES) - 1))
@@ -299,9 +305,10 @@ def test_giving_the_drawn_card_to_a_knocker_takes_one_line() -> None:
                 you = state.current_player
                 assert you is not None
                 for give in gives:
-                    assert parse_move(f"g {give.player}", state, you) == give
+                    assert parse_move(f"g p{give.player + 1}", state, you) == give
+                    assert isinstance(parse_move(f"g {give.player}", state, you), Rejected)
                     out = io.StringIO()
-                    inp = io.StringIO(f"g {give.player}\n")
+                    inp = io.StringIO(f"g p{give.player + 1}\n")
                     session = _play._Session(you, inp, out, echo=True)
                     assert session.choose(state) == give
                     assert out.getvalue().count("Your move (") == 1

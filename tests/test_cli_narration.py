@@ -208,7 +208,7 @@ def _leak_taken_card(original: Callable[..., str]) -> Callable[..., str]:
 
     def leaky(state: GameState, action: Action, after: GameState, you: int | None) -> str:
         if isinstance(action, Take) and not state.is_face_up(action.pos):
-            return f"seat {state.current_player} takes the face-down {state.card(action.pos)}"
+            return f"Player {state.current_player + 1} takes the face-down {state.card(action.pos)}"
         return original(state, action, after, you)
 
     return leaky
@@ -254,14 +254,14 @@ def test_the_first_screen_at_80x24_explains_the_notes_the_symbols_and_the_far_le
         assert table.startswith(bare + "\n")
         legend = " ".join(table[len(bare) :].split())
         assert "sum" in legend and "##" in legend, legend
-        assert "far left" in legend and "(c3)" in legend, legend
-        far = [re.match(r" +(s\d) ", line) for line in bare.split("\n")]
+        assert "far left" in legend and "(4)" in legend, legend
+        far = [re.match(r" +(P\d) ", line) for line in bare.split("\n")]
         ghosts = {m[1] for m in far if m}
         assert ghosts, bare
         if len(ghosts) == 1:
-            assert f"{ghosts.pop()} (c3)" in legend, legend
+            assert f"{ghosts.pop()} (4)" in legend, legend
         else:
-            assert "sK (c3) = seat K's c3" in legend, legend
+            assert "PK (4) = Player K's [4]" in legend, legend
         assert "zone" in legend and "area" not in legend
 
 

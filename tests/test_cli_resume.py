@@ -71,8 +71,8 @@ def test_resume_takes_the_seat_and_the_bots_from_the_save(tmp_path: Path) -> Non
     path = tmp_path / "saved.json"
     path.write_text(_record(("random", "person", "greedy")).to_json() + "\n")
     out = ok("play", "--resume", str(path), stdin="q\n")
-    assert "you play seat 1 of 3" in out
-    assert "0 random, 1 you, 2 greedy" in out
+    assert "you are Player 2 of 3 (seat 1)" in out
+    assert "1 random, 2 you, 3 greedy" in out
     assert f"Continue it with: allegra-rules play --resume {path}\n" in out
     message = fails(2, "play", "--resume", str(path), "--seat", "2", stdin="q\n")
     assert message.rstrip().endswith(
@@ -82,4 +82,4 @@ def test_resume_takes_the_seat_and_the_bots_from_the_save(tmp_path: Path) -> Non
     old = tmp_path / "old.json"
     old.write_text(_record(None).to_json() + "\n")
     out = ok("play", "--resume", str(old), "--seat", "1", "--bots", "random", stdin="q\n")
-    assert "you play seat 1 of 3" in out and "0 random, 1 you, 2 random" in out
+    assert "you are Player 2 of 3 (seat 1)" in out and "1 random, 2 you, 3 random" in out

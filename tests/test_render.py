@@ -52,7 +52,7 @@ T3 = {0: G0, 1: G1, 2: G2}
 
 TOKEN = r"[ \-\d#.]{2}"
 GRID_RE = re.compile(rf"({TOKEN}) ({TOKEN}) ({TOKEN}) \[({TOKEN})\]")
-GHOST_RE = re.compile(rf"^r\d  \(({TOKEN})\)")
+GHOST_RE = re.compile(rf"^ \d  \(({TOKEN})\)")
 
 
 def _after_setup() -> GameState:
@@ -61,7 +61,7 @@ def _after_setup() -> GameState:
 
 
 def _rows(text: str) -> list[str]:
-    return [line for line in text.splitlines() if re.match(r"^r\d  ", line)]
+    return [line for line in text.splitlines() if re.match(r"^ \d  ", line)]
 
 
 def _parse(text: str, n: int) -> tuple[dict[Pos, str], list[str]]:
@@ -142,10 +142,11 @@ def test_every_cell_is_drawn_in_its_seat_column_and_face_down_cards_are_hashes()
 def test_seats_are_drawn_from_the_highest_down_and_column_three_is_bracketed() -> None:
     state = _after_setup()
     lines = render_table(state).splitlines()
-    head = next(line for line in lines if "*seat 0*" in line)
-    assert head.index("seat 2") < head.index("seat 1") < head.index("seat 0")
-    labels = next(line for line in lines if "[c3]" in line)
-    assert labels.count("c0 c1 c2 [c3]") == 3
+    head = next(line for line in lines if "*Player 1*" in line)
+    assert head.index("Player 3") < head.index("Player 2") < head.index("Player 1")
+    labels = next(line for line in lines if "[ 4]" in line)
+    assert labels.count(" 1  2  3 [ 4]") == 3
+    assert not re.search(r"\b[rc][0-3]\b", "\n".join(lines))  # no c0/r0 labels
     # Seat p+1's bracketed column 3 stands right before seat p's column 0 in every row.
     for r, row in enumerate(_rows("\n".join(lines))):
         left_of_seat1 = f"[{_expected_token(state, Pos(2, r, 3))}]  "
@@ -158,14 +159,14 @@ def test_zone_brackets_span_five_columns_and_meet_on_the_shared_columns() -> Non
     text = render_table(state)
     lines = text.splitlines()
     row = _rows(text)[0]
-    bracket_line = next(line for line in lines if "zone 0" in line)
+    bracket_line = next(line for line in lines if " Player 1 " in line and "+" in line)
     # Middles of the bracketed column-3 cells (and of the repeated one at the far left).
     middles = [m.start() + 2 for m in re.finditer(r"[\[(]", row)]
     assert len(middles) == 4
     assert [i for i, ch in enumerate(bracket_line) if ch == "+"] == middles
     # Zones appear left to right as zone 2, zone 1, zone 0, each between two '+'.
-    spans = re.findall(r"\+-+ zone (\d) -+(?=\+)", bracket_line)
-    assert spans == ["2", "1", "0"]
+    spans = re.findall(r"\+-+ Player (\d) -+(?=\+)", bracket_line)
+    assert spans == ["3", "2", "1"]
     # Under each zone: its face-up sum and its count of face-down cards.
     # Zone 0 = seat 0's grid (9 and 10 up) + seat 1's column 3 (all down): 19 + 13 down.
     sums = lines[lines.index(bracket_line) + 1]
@@ -176,32 +177,36 @@ def test_zone_brackets_span_five_columns_and_meet_on_the_shared_columns() -> Non
 
 def test_legend_explains_zones_in_words_for_a_spectator_and_for_a_seat() -> None:
     text = " ".join(render_table(new_game(4, seed=3)).split())
-    assert "Each zone is a seat's grid plus the bracketed column 3 just left of it" in text
+    assert "Each zone is a player's grid plus the bracketed column 4 just left of it" in text
     assert "%" not in text  # no formula
-    assert "Column 3 of seat 0 is repeated at the far left, where it closes zone 3." in text
+    assert (
+        "Column 4 of Player 1 is repeated at the far left, where it closes Player 4's zone." in text
+    )
     assert "Each zone" not in render_table(new_game(4, seed=3), legend=False)
     mine = " ".join(render_table(new_game(4, seed=3), viewer=2).split())
-    assert "Your zone (zone 2) is your grid plus the bracketed column 3 just left of it: " in mine
-    assert "column 3 of seat 3, your left neighbour." in mine
-    assert "Your own column 3 is also in zone 1 (seat 1's, your right neighbour's)." in mine
+    assert "Your zone is your grid plus the bracketed column 4 just left of it: " in mine
+    assert "column 4 of Player 4, your left neighbour." in mine
+    assert "Your own column 4 is also in Player 2's, your right neighbour's zone." in mine
     two = " ".join(render_table(new_game(2, seed=3), viewer=0).split())
-    assert "column 3 of seat 1, your only neighbour." in two
+    assert "column 4 of Player 2, your only neighbour." in two
 
 
 def test_header_shows_round_turn_piles_held_card_totals_and_marks_the_actor() -> None:
     state = _after_setup()
     text = render_table(state)
-    assert text.splitlines()[0] == "Round 1 of 3 | turn 1: seat 0 to draw"
+    assert text.splitlines()[0] == "Round 1 of 3 | turn 1: Player 1 to draw"
     assert "Draw pile: 83 cards | discard pile: 3 on top, 1 card\nHeld: nothing" in text
-    assert "Totals: seat 0: 0, seat 1: 0, seat 2: 0" in text
-    assert "*seat 0*" in text and "*seat 1*" not in text
+    assert "Totals: Player 1: 0, Player 2: 0, Player 3: 0" in text
+    assert "*Player 1*" in text and "*Player 2*" not in text
     drawn = play(state, [DrawDeck()])
     text = render_table(drawn)
-    assert text.splitlines()[0] == "Round 1 of 3 | turn 1: seat 1 may knock for the 7 seat 0 drew"
-    assert "Held: seat 0 holds the 7, drawn from the draw pile" in text
-    assert "*seat 1*" in text
+    assert (
+        text.splitlines()[0] == "Round 1 of 3 | turn 1: Player 2 may knock for the 7 Player 1 drew"
+    )
+    assert "Held: Player 1 holds the 7, drawn from the draw pile" in text
+    assert "*Player 2*" in text
     holding = play(drawn, [Knock(), Pass()])
-    assert "seat 0 holds the 7 from the draw pile; seat 1 knocked" in render_table(holding)
+    assert "Player 1 holds the 7 from the draw pile; Player 2 knocked" in render_table(holding)
 
 
 def test_the_end_of_the_game_names_the_winners() -> None:
@@ -211,7 +216,7 @@ def test_the_end_of_the_game_names_the_winners() -> None:
         state = apply(state, rng.choice(legal_actions(state)))
     first = render_table(state).splitlines()[0]
     best = min(state.totals)
-    assert first.startswith(f"Round 3 of 3 | game over: seat {state.winners[0]}")
+    assert first.startswith(f"Round 3 of 3 | game over: Player {state.winners[0] + 1}")
     assert first.endswith(f"won with {best}")
 
 
@@ -235,7 +240,9 @@ def test_a_taken_card_and_a_hand_card_are_not_shown_while_held() -> None:
     # The knocker's hand card (its face-down 2) must not be shown.
     assert state.in_hand == ((1, 2),)
     text = render_table(state)
-    assert "In hand: seat 1 holds the face-down card it replaced (only seat 1 has seen it)" in text
+    assert (
+        "In hand: Player 2 holds the face-down card it replaced (only Player 2 has seen it)" in text
+    )
     mine = render_table(state, viewer=1)
     assert "In hand: you hold the 2 you replaced face down (only you have seen it)" in mine
     hand_swapped = attrs.evolve(
@@ -245,16 +252,16 @@ def test_a_taken_card_and_a_hand_card_are_not_shown_while_held() -> None:
     )
     assert Counter(hand_swapped.all_cards()) == Counter(state.all_cards())
     assert render_table(hand_swapped) == text
-    # The drawer takes the face-down 7 at seat 1's (1, 1): held but not shown.
+    # The drawer takes the face-down 7 at Player 2's row 2, column 2: held but not shown.
     taken = play(state, [Take(Pos(1, 1, 1))])
     assert taken.held == 7
     text = render_table(taken)
-    assert "Held: seat 0 holds a card taken from seat 1's zone face down" in text
-    assert "Held: you hold the 7, taken from seat 1's zone face down" in render_table(
+    assert "Held: Player 1 holds a card taken from Player 2's zone face down" in text
+    assert "Held: you hold the 7, taken from Player 2's zone face down" in render_table(
         taken, viewer=0
     )
     cells = list(taken.cells)
-    cells[Pos(2, 0, 0).index] = 7  # seat 2's face-down 3 and the held 7 trade places
+    cells[Pos(2, 0, 0).index] = 7  # Player 3's face-down 3 and the held 7 trade places
     other = attrs.evolve(taken, held=3, cells=tuple(cells))
     assert other.all_cards() == taken.all_cards()
     assert render_table(other) == text
@@ -287,15 +294,15 @@ def test_round_end_report_shows_every_card_and_the_scoring() -> None:
     for pos, token in cells.items():
         value = result.cells[pos.index]
         assert token == (" ." if value is None else str(value).rjust(2))
-    sums = ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.zone_sums))
-    scores = ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.scores))
+    sums = ", ".join(f"Player {s + 1}: {v}" for s, v in enumerate(result.zone_sums))
+    scores = ", ".join(f"Player {s + 1}: {v}" for s, v in enumerate(result.scores))
     assert f"Zone sums:    {sums}" in text
     assert f"Round scores: {scores}" in text
     assert f"Totals: {scores} (after round 1)" in text
     notes = next(line for line in text.splitlines() if line.lstrip().startswith("sum "))
     assert re.findall(r"sum (-?\d+)", notes) == [str(result.zone_sums[s]) for s in (2, 1, 0)]
     if result.ender is not None:
-        assert f"Seat {result.ender} ended the round" in text
+        assert f"Player {result.ender + 1} ended the round" in text
         assert ("doubled to" in text) == result.doubled
 
 
@@ -516,23 +523,23 @@ def test_the_compact_legend_explains_notes_symbols_and_far_left_in_two_lines(
     assert legend[0] == (
         "Legend: sum 0, 15 ## = face-up sum 0 and 15 face-down cards (##); . = gap."
     )
-    assert "far left, sK (c3) = seat K's c3 again" in legend[1]
+    assert "far left: PK (4) = Player K's [4]" in legend[1]
     if viewer is not None:
-        assert legend[1].startswith(f"Your zone {viewer} = your grid + seat {viewer + 1}'s [c3]")
+        assert legend[1].startswith(f"Your zone = your grid + Player {viewer + 2}'s [4]")
     # Two bands, the column labels above the first only: 4 + 7 + 6 lines, then the legend.
-    assert bare.count("(c3)  c0 c1 c2 [c3]") == 1 and bare.count("\n") + 1 == 16
-    assert render_table(state, max_width=80).count("(c3)  c0 c1 c2 [c3]") == 2
+    assert bare.count("( 4)   1  2  3 [ 4]") == 1 and bare.count("\n") + 1 == 16
+    assert render_table(state, max_width=80).count("( 4)   1  2  3 [ 4]") == 2
 
 
 def test_the_full_legend_names_the_far_left_column_of_each_band() -> None:
     two = " ".join(render_table(new_game(2, seed=3), viewer=0).split())
-    assert "At the far left, s0 (c3) repeats your column 3, where it closes zone 1." in two
+    assert "At the far left, P1 (4) repeats your column 4, where it closes Player 2's zone." in two
     assert "Under each zone: the sum of its face-up cards (sum), then how many" in two
     assert "## is a face-down card, . a gap." in two
     six = " ".join(render_table(new_game(6, seed=3), viewer=2, max_width=80).split())
     assert (
-        "At the far left of each band, s0 (c3) repeats column 3 of seat 0, where it "
-        "closes zone 5; s3 (c3) repeats column 3 of seat 3, where it closes your zone."
+        "At the far left of each band, P1 (4) repeats column 4 of Player 1, where it "
+        "closes Player 6's zone; P4 (4) repeats column 4 of Player 4, where it closes your zone."
     ) in six
     spectator = " ".join(render_table(new_game(6, seed=3), max_width=80).split())
-    assert "s3 (c3) repeats column 3 of seat 3, where it closes zone 2." in spectator
+    assert "P4 (4) repeats column 4 of Player 4, where it closes Player 3's zone." in spectator

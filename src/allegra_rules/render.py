@@ -61,7 +61,7 @@ __all__ = [
 _GAP = "."
 _DOWN = "#"
 _SEP = "  "  # between two drawn grids
-_MARGIN = "    "  # room for the row labels "r0", "r1", "r2"
+_MARGIN = "    "  # room for the row labels 1, 2, 3
 
 
 # ---------------------------------------------------------------- small helpers
@@ -80,14 +80,14 @@ def card_text(value: int) -> str:
 
 
 def _cell(pos: Pos) -> str:
-    return f"({pos.row}, {pos.col})"
+    return f"row {pos.row + 1}, column {pos.col + 1}"
 
 
 def _where(pos: Pos, actor: int, own: str = "") -> str:
     """``(r, c)`` (after ``own``) for the actor's own cell, else ``seat k's (r, c)``."""
     if pos.player == actor:
         return f"{own} {_cell(pos)}".lstrip()
-    return f"seat {pos.player}'s {_cell(pos)}"
+    return f"{_player(pos.player)}'s {_cell(pos)}"
 
 
 def _width(state_values: Sequence[int]) -> int:
@@ -108,8 +108,13 @@ def _and_list(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _player(seat: int | None) -> str:
+    """A seat as players say it, counted from one: ``"Player 3"``."""
+    return "nobody" if seat is None else f"Player {seat + 1}"
+
+
 def _seats_text(seats: Sequence[int]) -> str:
-    return _and_list([f"seat {s}" for s in seats])
+    return _and_list([f"{_player(s)}" for s in seats])
 
 
 def _center(text: str, width: int) -> str:
@@ -153,6 +158,7 @@ def _grid_lines(
     zone_notes: Sequence[Sequence[str]],
     max_width: int | None = None,
     labels_once: bool = False,
+    viewer: int | None = None,
 ) -> list[str]:
     """The table drawing: seat headers, column labels, 3 rows, zone brackets, notes.
 
@@ -165,7 +171,7 @@ def _grid_lines(
     """
     out: list[str] = []
     for k, band in enumerate(_bands(num_players, width, max_width)):
-        lines = _band_lines(num_players, band, cells, face_down, width, headers, zone_notes)
+        lines = _band_lines(num_players, band, cells, face_down, width, headers, zone_notes, viewer)
         out += [lines[0], *lines[2:]] if labels_once and k else lines
     return out
 
@@ -178,6 +184,7 @@ def _band_lines(
     width: int,
     headers: Sequence[str],
     zone_notes: Sequence[Sequence[str]],
+    viewer: int | None = None,
 ) -> list[str]:
     n = num_players
     ghost_seat = (band[0] + 1) % n  # its column 3 closes the zone of the band's first seat
@@ -201,19 +208,19 @@ def _band_lines(
         line[at : at + len(text)] = list(text)
 
     head = blank()
-    put(head, len(_MARGIN), _center(f"s{ghost_seat}", ghost_width))
+    put(head, len(_MARGIN), _center(f"P{ghost_seat + 1}", ghost_width))
     for seat in band:
         put(head, starts[seat], _center(headers[seat], grid_width))
     labels = blank()
-    put(labels, len(_MARGIN), "(" + "c3".rjust(width) + ")")
-    own_labels = " ".join(f"c{c}".rjust(width) for c in range(COLS - 1))
-    col_labels = f"{own_labels} [{f'c{SHARED_COL}'.rjust(width)}]"
+    put(labels, len(_MARGIN), "(" + str(SHARED_COL + 1).rjust(width) + ")")
+    own_labels = " ".join(str(c + 1).rjust(width) for c in range(COLS - 1))
+    col_labels = f"{own_labels} [{str(SHARED_COL + 1).rjust(width)}]"
     for seat in band:
         put(labels, starts[seat], col_labels)
     out = ["".join(head).rstrip(), "".join(labels).rstrip()]
     for r in range(ROWS):
         line = blank()
-        put(line, 0, f"r{r}")
+        put(line, 0, str(r + 1).rjust(2))
         ghost = ghost_seat * CELLS_PER_SEAT + r * COLS + SHARED_COL
         put(line, len(_MARGIN), f"({_token(cells[ghost], bool(face_down >> ghost & 1), width)})")
         for seat in band:
@@ -231,7 +238,7 @@ def _band_lines(
         a = ghost_middle if k == 0 else middle[band[k - 1]]
         b = middle[seat]
         put(brackets, a, "+" + "-" * (b - a - 1) + "+")
-        label = f" zone {seat} "
+        label = " your zone " if seat == viewer else f" {_player(seat)} "
         put(brackets, a + 1 + (b - a - 1 - len(label)) // 2, label)
         for line, note in zip(notes, zone_notes[seat], strict=False):
             put(line, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
@@ -241,7 +248,7 @@ def _band_lines(
 
 
 def _seat_word(seat: int, viewer: int | None) -> str:
-    return "you" if seat == viewer else f"seat {seat}"
+    return "you" if seat == viewer else f"{_player(seat)}"
 
 
 def _ghosts(num_players: int, bands: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
@@ -265,26 +272,26 @@ def _legend(
     ghosts = _ghosts(n, bands or [list(range(n - 1, -1, -1))])
     far = []
     for seat, zone in ghosts:
-        whose = "your column 3" if seat == viewer else f"column 3 of seat {seat}"
-        closes = "your zone" if zone == viewer else f"zone {zone}"
-        far.append(f"s{seat} (c3) repeats {whose}, where it closes {closes}")
+        whose = "your column 4" if seat == viewer else f"column 4 of {_player(seat)}"
+        closes = "your zone" if zone == viewer else f"{_player(zone)}'s zone"
+        far.append(f"P{seat + 1} (4) repeats {whose}, where it closes {closes}")
     far_left = ("At the far left, " if len(far) == 1 else "At the far left of each band, ") + (
         "; ".join(far) + "."
     )
     if viewer is not None:
         lft, rgt = (viewer + 1) % n, (viewer - 1) % n
         neighbour = "your only neighbour" if n == 2 else "your left neighbour"
-        other = f"seat {rgt}'s" if n == 2 else f"seat {rgt}'s, your right neighbour's"
+        other = f"{_player(rgt)}'s" if n == 2 else f"{_player(rgt)}'s, your right neighbour's"
         text = (
-            f"Your zone (zone {viewer}) is your grid plus the bracketed column 3 just left "
-            f"of it: column 3 of seat {lft}, {neighbour}. Your own column 3 is also in "
-            f"zone {rgt} ({other}). {far_left}"
+            f"Your zone is your grid plus the bracketed column 4 just left of it: column 4 "
+            f"of {_player(lft)}, {neighbour}. Your own column 4 is also in "
+            f"{other} zone. {far_left}"
         )
     else:
         text = (
-            "Each zone is a seat's grid plus the bracketed column 3 just left of it, "
-            "which is its left neighbour's, so every [c3] is in two zones. Column 3 of "
-            f"seat 0 is repeated at the far left, where it closes zone {n - 1}."
+            "Each zone is a player's grid plus the bracketed column 4 just left of it, "
+            "which is its left neighbour's, so every [4] is in two zones. Column 4 of "
+            f"Player 1 is repeated at the far left, where it closes Player {n}'s zone."
         )
         if len(ghosts) > 1:
             text += " " + far_left
@@ -318,14 +325,14 @@ def _compact_legend(
     ghosts = _ghosts(n, bands)
     if len(ghosts) == 1:
         seat = ghosts[0][0]
-        again = "your c3" if seat == viewer else f"seat {seat}'s c3"
-        far = f"far left, s{seat} (c3) = {again} again"
+        again = "your [4]" if seat == viewer else f"{_player(seat)}'s [4]"
+        far = f"far left: P{seat + 1} (4) = {again}"
     else:
-        far = "far left, sK (c3) = seat K's c3 again"
+        far = "far left: PK (4) = Player K's [4]"
     if viewer is None:
-        zones = "Zone p: seat p's grid + [c3] on its left"
+        zones = "A zone: a grid + the [4] left of it"
     else:
-        zones = f"Your zone {viewer} = your grid + seat {(viewer + 1) % n}'s [c3]"
+        zones = f"Your zone = your grid + Player {(viewer + 1) % n + 1}'s [4]"
     lines = [f"Legend: {notes}.", f"{zones}; {far}."]
     if max_width is None:
         return lines
@@ -366,34 +373,36 @@ def status_text(state: GameState) -> str:
         return f"game over: {_seats_text(state.winners)} won with {best}"
     if phase is Phase.SETUP:
         if _simultaneous_setup(state):
-            return f"setup: seat {who} names a cell ({state.setup_reveals} of {2 * n} named)"
-        return f"setup: seat {who} reveals a card ({state.setup_reveals} of {2 * n} reveals done)"
+            return f"setup: {_player(who)} names a cell ({state.setup_reveals} of {2 * n} named)"
+        return (
+            f"setup: {_player(who)} reveals a card ({state.setup_reveals} of {2 * n} reveals done)"
+        )
     if phase is Phase.DRAW:
-        text = f"turn {state.turns_played + 1}: seat {who} to draw"
+        text = f"turn {state.turns_played + 1}: {_player(who)} to draw"
         if state.ender is not None:
-            text += f" (a last turn: seat {state.ender} ended the round)"
+            text += f" (a last turn: {_player(state.ender)} ended the round)"
         return text
     turn = f"turn {state.turns_played}: "
     if phase is Phase.KNOCK:
-        return turn + f"seat {who} may knock for the {held} seat {drawer} drew"
+        return turn + f"{_player(who)} may knock for the {held} {_player(drawer)} drew"
     if phase is Phase.HOLD_DECK:
         knocks = f"; {_seats_text(state.knockers)} knocked" if state.knockers else ""
-        return turn + f"seat {who} holds the {held} from the draw pile{knocks}"
+        return turn + f"{_player(who)} holds the {held} from the draw pile{knocks}"
     if phase is Phase.HOLD_DISCARD:
-        return turn + f"seat {who} holds the {held} from the discard pile"
+        return turn + f"{_player(who)} holds the {held} from the discard pile"
     if phase is Phase.FLIP:
-        return turn + f"seat {who} turns up a card"
+        return turn + f"{_player(who)} turns up a card"
     if phase is Phase.KNOCKER_SWAP:
-        return turn + f"seat {who} swaps in the {held} given by seat {drawer}"
+        return turn + f"{_player(who)} swaps in the {held} given by {_player(drawer)}"
     if phase is Phase.TAKE:
-        return turn + f"seat {who} takes a card from {_take_from(state)}"
-    return turn + f"seat {who} swaps the card taken from seat {state.knocker} into its zone"
+        return turn + f"{_player(who)} takes a card from {_take_from(state)}"
+    return turn + f"{_player(who)} swaps the card taken from {_player(state.knocker)} into its zone"
 
 
 def _take_from(state: GameState) -> str:
     """Where the drawer of a knock exchange takes a card: ``seat k's zone`` (or ``grid``)."""
     whole = "grid" if state.config.take_area == "own" else "zone"
-    return f"seat {state.knocker}'s {whole}"
+    return f"{_player(state.knocker)}'s {whole}"
 
 
 def _piles(state: GameState) -> str:
@@ -415,7 +424,7 @@ def _cards(count: int) -> str:
 
 def _subject(seat: int, viewer: int | None, verb: str) -> str:
     """``"you hold"`` for the viewer's own seat, else ``"seat 2 holds"``."""
-    return f"you {verb}" if seat == viewer else f"seat {seat} {verb}s"
+    return f"you {verb}" if seat == viewer else f"{_player(seat)} {verb}s"
 
 
 def _held(state: GameState, viewer: int | None = None) -> str:
@@ -433,7 +442,8 @@ def _held(state: GameState, viewer: int | None = None) -> str:
         if viewer == drawer:
             return f"Held: you hold the {held}, {taken} face down (only you have seen it)"
         return (
-            f"Held: seat {drawer} holds a card {taken} face down (only seat {drawer} has seen it)"
+            f"Held: {_player(drawer)} holds a card {taken} face down "
+            f"(only {_player(drawer)} has seen it)"
         )
     holder = state.current_player if phase is Phase.KNOCKER_SWAP else state.drawer
     assert holder is not None
@@ -441,7 +451,7 @@ def _held(state: GameState, viewer: int | None = None) -> str:
         Phase.KNOCK: "drawn from the draw pile",
         Phase.HOLD_DECK: "drawn from the draw pile",
         Phase.HOLD_DISCARD: "taken from the discard pile",
-        Phase.KNOCKER_SWAP: f"given by seat {state.drawer}",
+        Phase.KNOCKER_SWAP: f"given by {_player(state.drawer)}",
     }.get(phase, "")
     return f"Held: {_subject(holder, viewer, 'hold')} the {held}" + (
         f", {source}" if source else ""
@@ -453,7 +463,7 @@ def _hand_lines(state: GameState, viewer: int | None = None) -> list[str]:
     lines = []
     drawer = state.drawer
     for holder, card in state.in_hand:
-        fills = f"it fills the gap that seat {drawer} takes a card from"
+        fills = f"it fills the gap that {_player(drawer)} takes a card from"
         if not state.hand_was_face_down:
             lines.append(
                 f"In hand: {_subject(holder, viewer, 'hold')} the {card} "
@@ -466,8 +476,8 @@ def _hand_lines(state: GameState, viewer: int | None = None) -> list[str]:
             )
         else:
             lines.append(
-                f"In hand: seat {holder} holds the face-down card it replaced (only seat "
-                f"{holder} has seen it); {fills}"
+                f"In hand: {_player(holder)} holds the face-down card it replaced (only "
+                f"{_player(holder)} has seen it); {fills}"
             )
     return lines
 
@@ -485,7 +495,7 @@ def _named_lines(state: GameState, viewer: int | None) -> list[str]:
 
 
 def _totals(totals: Sequence[int]) -> str:
-    return "Totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(totals))
+    return "Totals: " + ", ".join(f"{_player(s)}: {t}" for s, t in enumerate(totals))
 
 
 MIN_WIDTH = 40
@@ -514,8 +524,8 @@ def _fit(lines: Sequence[str], max_width: int | None) -> list[str]:
     return out
 
 
-_KEEP_TOGETHER = re.compile(r"\b(seat|seats|Seat) (\d+)(?:(:) (-?\d+))?")
-"""A seat word, its number and a value after a colon: a line never ends between them."""
+_KEEP_TOGETHER = re.compile(r"\b(seat|seats|Seat|Player|Players) (\d+)(?:(:) (-?\d+))?")
+"""A player word, its number and a value after a colon: a line never ends between them."""
 _CELL = re.compile(r"\((-?\d+), (-?\d+)\)")
 """A cell ``(ROW, COL)``: never cut either."""
 
@@ -523,14 +533,14 @@ _CELL = re.compile(r"\((-?\d+), (-?\d+)\)")
 def wrap_words(text: str, width: int, indent: str = "  ") -> list[str]:
     """``text`` cut at spaces into lines of at most ``width`` characters.
 
-    Continuation lines start with ``indent``. A line never ends inside "seat N",
-    "seat N: V" or a cell "(R, C)", so lists such as ``seat 0: 12, seat 1: 9``
+    Continuation lines start with ``indent``. A line never ends inside "Player N",
+    "Player N: V" or a cell "(R, C)", so lists such as ``Player 1: 12, Player 2: 9``
     break between their items, and a word is never cut (a single word wider than
     ``width``, such as a long file name, keeps a line of its own).
 
     Examples:
-        >>> wrap_words("Final totals: seat 0: 70, seat 1: 71", 30)
-        ['Final totals: seat 0: 70,', '  seat 1: 71']
+        >>> wrap_words("Final totals: Player 1: 70, Player 2: 71", 30)
+        ['Final totals: Player 1: 70,', '  Player 2: 71']
     """
     kept = _KEEP_TOGETHER.sub(
         lambda m: "\u00a0".join(filter(None, (m[1], m[2] + (m[3] or ""), m[4]))), text
@@ -590,7 +600,7 @@ def render_table(
     Examples:
         >>> from allegra_rules import new_game
         >>> table = render_table(new_game(3, seed=2))
-        >>> "## ## ## [##]" in table, "zone 2" in table
+        >>> "## ## ## [##]" in table, " Player 3 " in table
         (True, True)
     """
     require_state(state)
@@ -601,8 +611,8 @@ def render_table(
     who = state.current_player
     headers = []
     for s in range(n):
-        name = f"seat {s} you" if s == viewer else f"seat {s}"
-        headers.append(f"*{name}*" if s == who else (f"seat {s} (you)" if s == viewer else name))
+        name = "You" if s == viewer else f"{_player(s)}"
+        headers.append(f"*{name}*" if s == who else name)
     compact = compact is True
     notes = [_zone_note(state, s, compact) for s in range(n)]
     head = [
@@ -616,7 +626,15 @@ def render_table(
         head.append(_totals(state.totals))
     lines = _fit(head, max_width)
     lines += _grid_lines(
-        n, state.cells, state.face_down, width, headers, notes, max_width, labels_once=compact
+        n,
+        state.cells,
+        state.face_down,
+        width,
+        headers,
+        notes,
+        max_width,
+        labels_once=compact,
+        viewer=viewer,
     )
     bands = _bands(n, width, max_width)
     if legend and compact:
@@ -657,7 +675,7 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
     n = state.num_players
     width = _width(state.config.deck_cards())
     sums = result.zone_sums
-    headers = [f"seat {s}" for s in range(n)]
+    headers = [f"{_player(s)}" for s in range(n)]
     notes = [[f"sum {sums[s]}"] for s in range(n)]
     lines = [f"Round {result.round} is over: every card is turned up.", ""]
     lines += _grid_lines(n, result.cells, 0, width, headers, notes, max_width)
@@ -681,12 +699,12 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
                 f"its sum {sums[ender]} is not the lowest ({lowest}), but a sum of zero "
                 "or less is not doubled under these rules"
             )
-        lines.append(f"Seat {ender} ended the round; {verdict}.")
+        lines.append(f"{_player(ender)} ended the round; {verdict}.")
     history = state.round_scores[: result.round]
     after = [sum(scores[s] for scores in history) for s in range(n)]
-    lines.append("Zone sums:    " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(sums)))
+    lines.append("Zone sums:    " + ", ".join(f"{_player(s)}: {v}" for s, v in enumerate(sums)))
     lines.append(
-        "Round scores: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(result.scores))
+        "Round scores: " + ", ".join(f"{_player(s)}: {v}" for s, v in enumerate(result.scores))
     )
     lines.append(f"{_totals(after)} (after round {result.round})")
     return "\n".join(_fit(lines, max_width))

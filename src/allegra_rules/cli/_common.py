@@ -168,8 +168,8 @@ def silence_stdout() -> None:
 
 def clockwise_line(num_players: int) -> str:
     """The sentence on the order of play."""
-    clockwise = " -> ".join(str(seat) for seat in [*range(num_players), 0])
-    return f"Play passes clockwise: {clockwise}; a seat's left neighbour is the next seat."
+    clockwise = " -> ".join(str(seat + 1) for seat in [*range(num_players), 0])
+    return f"Play passes clockwise, Player {clockwise}; a player's left neighbour is the next one."
 
 
 def terminal_size() -> tuple[int, int]:
@@ -245,17 +245,18 @@ class Narrator:
         self.say("=" * 20 + f" Round {state.round} of {ROUNDS} " + "=" * 20)
         discard = state.discard_top
         self.say(
-            f"Dealt 12 face-down cards to each seat; the discard pile starts with "
+            f"Dealt 12 face-down cards to each player; the discard pile starts with "
             f"{'nothing' if discard is None else card_text(discard)}."
         )
         if getattr(state.config, "setup_reveals", "in_turn") == "simultaneous":
             self.say_wrapped(
-                f"Setup: from seat {state.start_seat}, clockwise, each player names two "
+                f"Setup: from Player {state.start_seat + 1}, clockwise, each player names two "
                 "cells face down; they all turn up together after the last."
             )
         else:
             self.say(
-                f"Setup: from seat {state.start_seat}, clockwise, each player reveals two cards."
+                f"Setup: from Player {state.start_seat + 1}, clockwise, each player reveals two "
+                "cards."
             )
 
     def turn_heading(self, state: GameState) -> None:
@@ -265,7 +266,8 @@ class Narrator:
         final = " (a last turn)" if state.ender is not None else ""
         you = " (you)" if self.you is not None and state.drawer == self.you else ""
         self.say()
-        self.say(f"-- Turn {state.turns_played + 1}: seat {state.drawer}{you}{final} --")
+        drawer = "nobody" if state.drawer is None else f"Player {state.drawer + 1}"
+        self.say(f"-- Turn {state.turns_played + 1}: {drawer}{you}{final} --")
 
     def step(self, state: GameState, action: Action, after: GameState) -> None:
         """Narrate ``action`` taking ``state`` to ``after``, and what settling did."""
@@ -329,8 +331,8 @@ class Narrator:
 
     def _seat(self, seat: int) -> str:
         if self.names is None:
-            return f"seat {seat}"
-        return f"seat {seat} ({self.names[seat]})"
+            return f"Player {seat + 1}"
+        return f"Player {seat + 1} ({self.names[seat]})"
 
     def game_over(self, state: GameState) -> None:
         """The closing lines: every round's scores, the totals and the winners."""
@@ -340,10 +342,11 @@ class Narrator:
         if self.style in ("full", "quiet"):
             for number, scores in enumerate(state.round_scores, start=1):
                 self.say_wrapped(
-                    f"Round {number}: " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(scores))
+                    f"Round {number}: "
+                    + ", ".join(f"Player {s + 1}: {v}" for s, v in enumerate(scores))
                 )
         self.say_wrapped(
-            "Final totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(state.totals))
+            "Final totals: " + ", ".join(f"Player {s + 1}: {t}" for s, t in enumerate(state.totals))
         )
         winners = state.winners
         best = state.totals[winners[0]]
@@ -379,7 +382,7 @@ def _fate(state: GameState, action: Action, *, plain: bool = False) -> list[str]
 
 def _subject(seat: int, you: int | None, yours: str, theirs: str) -> str:
     """``you`` and ``yours`` for the seat ``you``, else ``seat k`` and ``theirs``."""
-    return f"you {yours}" if seat == you else f"seat {seat} {theirs}"
+    return f"you {yours}" if seat == you else f"Player {seat + 1} {theirs}"
 
 
 def _brief(state: GameState, action: Action, after: GameState, you: int | None) -> list[str]:
@@ -407,6 +410,9 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _lower(text: str) -> str:
+    """``text`` to go on after a colon: its first letter small, unless it starts a name."""
+    if text.startswith("Player "):
+        return text
     return text[:1].lower() + text[1:]
 
 
@@ -429,7 +435,7 @@ def _round_line(after: GameState, counts: dict[str, int], you: int | None = None
     )
     events = f"{_plural(turns, 'turn')}, {events}"
     scores = ", ".join(
-        f"{'you' if s == you else f'seat {s}'}: {v}" for s, v in enumerate(result.scores)
+        f"{'you' if s == you else f'Player {s + 1}'}: {v}" for s, v in enumerate(result.scores)
     )
     history = after.round_scores[: result.round]
     totals = ", ".join(str(sum(round_[s] for round_ in history)) for s in range(after.num_players))

@@ -56,7 +56,7 @@ def play_demo(
         f"seed {seed}, {ROUNDS} rounds; lowest total wins."
     )
     narrator.say_wrapped(
-        "Seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(bot_names)) + "."
+        "Players: " + ", ".join(f"{seat + 1} {name}" for seat, name in enumerate(bot_names)) + "."
     )
     if style == "full":
         narrator.say_wrapped(clockwise_line(num_players))
@@ -186,6 +186,7 @@ def run_replay(record: GameRecord, out: TextIO, source: str = "the record") -> G
         narrator.say()
         narrator.say(
             f"The record ends here, in round {state.round} before the game is over "
-            f"(seat {state.current_player} was to act)."
+            f"({'nobody' if state.current_player is None else f'Player {state.current_player + 1}'}"
+            " was to act)."
         )
     return state

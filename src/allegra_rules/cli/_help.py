@@ -54,25 +54,25 @@ def summary_text(config: RuleConfig) -> str:
 def moves_text() -> str:
     """``h moves``: the grammar of a typed move."""
     return """\
-How to type a move (ROW, COL and SEAT are numbers):
+How to type a move (a cell is RC: its row then its column, counted from one):
   d            draw the top card of the draw pile
   p            take the discard pile's top card, or discard the card you drew
   k  /  x      knock for the drawn card  /  do not knock
-  g SEAT       give the drawn card to a seat that knocked (g alone: the one)
-  r ROW COL    turn up a face-down card (in the setup, and after a discard)
-  s ROW COL    swap the card you hold in at that cell
-  t ROW COL    take a card from the knocker's zone (in a knock exchange)
-  ROW COL      the same as r, s or t: whichever the game asks for now
-A cell is ROW COL of your own grid: rows 0-2 from the top, columns 0-3 from the
-left. For another grid put the seat first: a seat number, or left / right for
-your neighbours (after t the grid is the knocker's unless you name one).
-Examples: r 2 1   s 1 3   s left 0 3   t 2 0 1   2 1
+  g WHO        give the drawn card to a player who knocked (g alone: the one)
+  r RC         turn up a face-down card (in the setup, and after a discard)
+  s RC         swap the card you hold in at that cell
+  t RC         take a card from the knocker's zone (in a knock exchange)
+A cell is one number: the row (1-3 from the top) then the column (1-4 from the
+left) of your own grid, so 24 is row 2, column 4. For another player's grid put
+the player first: pN (p2 is Player 2), or left / right for your neighbours
+(after t the grid is the knocker's unless you name one).
+Examples: r 31   s 24   s left 14   t p3 12   g p2
 Or type a move's number (l lists them). The numbers never change: a grid's
-cells are 1-12 row by row (1-4 the top row) and its left neighbour's column 3
+cells are 1-12 row by row (1-4 the top row) and its left neighbour's column 4
 is 13-15; d and k are 1, p and x are 2, discarding a drawn card 16, giving it
 17 (18, ... for later knockers).
-p ROW COL does two moves in one line: take the discard pile's top and swap it
-in there, or discard the card you drew and turn up that cell.
+p RC does two moves in one line: take the discard pile's top and swap it in
+there, or discard the card you drew and turn up that cell.
 Other keys: h help, h moves, h options, l the numbered list, v the table with
 its legend, m every action since your last move, a "ask me only when the
 card could help me" on/off (said each time it answers for you), q quit.

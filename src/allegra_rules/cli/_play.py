@@ -291,8 +291,8 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
     pending = after.ender is None  # the knocker's swap: the drawer's exchange comes first
     config = state.config
     area = "grid" if config.round_end == "own_grid" else "zone"
-    who = "you end" if ender == you else f"seat {ender} ends"
-    whose = "your" if ender == you else f"seat {ender}'s"
+    who = "you end" if ender == you else f"Player {ender + 1} ends"
+    whose = "your" if ender == you else f"Player {ender + 1}'s"
     lead = "after this move, every move left to you" if forced else "this move"
     lines = [
         f"Careful: {lead} leaves every card of {whose} {area} face up, so {who} the round:",
@@ -301,8 +301,9 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
     drawer = after.drawer
     if pending and drawer is not None and drawer != ender:
         lines.append(
-            f"(Seat {drawer} finishes the exchange first; if that turns up seat {drawer}'s "
-            f"last face-down card, seat {drawer} ends the round instead.)"
+            f"(Player {drawer + 1} finishes the exchange first; if that turns up "
+            f"Player {drawer + 1}'s last face-down card, Player {drawer + 1} ends the round "
+            "instead.)"
         )
     # A card turned up is unknown until it is: count the table before the move.
     turned = action.pos.index if isinstance(action, Reveal) else None
@@ -314,7 +315,7 @@ def round_end_warning(state: GameState, action: Action, you: int) -> list[str]:
     zero = "; a sum of 0 or less is never doubled" if config.double_nonpositive == "no" else ""
     lines.append(
         f"{whose[:1].upper()}{whose[1:]} zone would show {shown[ender][2]}; "
-        f"the lowest other, seat {low}'s, shows {shown[low][2]}."
+        f"the lowest other, Player {low + 1}'s, shows {shown[low][2]}."
     )
     lines.append(f"The ender's sum is doubled unless it is the {tie}{zero}.")
     return lines
@@ -599,9 +600,12 @@ class _Session:
             if old is not None:
                 return old
             first = parse_move(command, seen, self.you)
-            rest = "s " + " ".join(words[1:])
             if isinstance(first, Rejected):
                 return first
+            # The cell's verb is the one the game asks for after the first move: swap
+            # the discard pile's top in, or turn up a card after a discard.
+            verb = "r" if apply(seen, first).phase is Phase.FLIP else "s"
+            rest = verb + " " + " ".join(words[1:])
         elif command in ("r", "reveal", "flip") and seen.phase is Phase.SETUP and len(words) >= 3:
             # Two cells: the line is cut after the first word written as a cell (RC).
             cut = next((k + 1 for k in range(1, len(words) - 1) if _is_rc(words[k])), None)
@@ -869,11 +873,11 @@ def run_play(
     intro = Narrator(out, max_width=columns)
     rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
     intro.say_wrapped(
-        f"Allegra: you play seat {you} of {num_players}; preset {rules}, "
+        f"Allegra: you are Player {you + 1} of {num_players} (seat {you}); preset {rules}, "
         f"seed {seed}, {ROUNDS} rounds; lowest total wins."
     )
     intro.say_wrapped(
-        "Seats: " + ", ".join(f"{seat} {label}" for seat, label in enumerate(labels)) + "."
+        "Players: " + ", ".join(f"{seat + 1} {label}" for seat, label in enumerate(labels)) + "."
     )
     intro.say_wrapped(clockwise_line(num_players))
     intro.say("Type a move by what it does (d, p, k, x, g WHO, r/s/t RC) or its number;")
