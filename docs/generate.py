@@ -397,6 +397,7 @@ PUBLIC_MODULES = (
     "features",
     "render",
     "wording",
+    "glossary",
     "hints",
     "svg",
     "svg_layout",

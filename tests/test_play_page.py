@@ -270,6 +270,42 @@ def test_the_page_speaks_the_chosen_language(browser: Browser, site: tuple[str, 
     save_screenshot(browser, "play-lobby-390-fr")
 
 
+def test_the_page_replays_a_record_it_is_handed_from_its_committed_deal(
+    browser: Browser, site: tuple[str, list[str]]
+) -> None:
+    """``#verify=<record>&commitment=<hex>``: the engine in the page checks the whole game."""
+    import base64
+
+    from allegra_rules import apply, legal_actions
+    from allegra_rules.records import commit_deal
+
+    salt, commitment = commit_deal(77)
+    record = GameRecord(num_players=2, seed=77, deal_commitment=commitment, deal_salt=salt.hex())
+    state = record.initial_state()
+    for _ in range(12):
+        action = legal_actions(state)[0]
+        record = record.with_actions(action)
+        state = apply(state, action)
+    text = record.to_json()
+
+    def fragment(record_text: str, noted: str) -> str:
+        packed = base64.urlsafe_b64encode(record_text.encode()).decode().rstrip("=")
+        return f"#verify={packed}&commitment={noted}"
+
+    base, _ = site
+    result = "document.getElementById('verify-result').textContent"
+    browser.load(f"{base}{PLAY}index.html?lang=en{fragment(text, commitment)}")
+    browser.wait_until(f"{result}.startsWith('Checked in this page:')", timeout=60)
+    assert "all 12 actions are legal" in browser.evaluate(result)
+    assert browser.evaluate("document.getElementById('lobby').hidden")
+    # Against another commitment than the one noted: not verified, and said loudly.
+    other = commit_deal(78)[1]
+    browser.load(f"{base}{PLAY}index.html?lang=en{fragment(text, other)}")
+    browser.wait_until(f"{result}.startsWith('Not verified:')", timeout=60)
+    assert "not the deal that was promised" in browser.evaluate(result)
+    assert browser.evaluate("document.getElementById('verify').className") == "deal-warning"
+
+
 def test_play_from_here_opens_the_position(
     browser: Browser, site: tuple[str, list[str]], built: Path
 ) -> None:

@@ -12,6 +12,7 @@ at 1280 and 390 px into ``DIR``.
 
 from __future__ import annotations
 
+import base64
 import random
 import time
 from collections.abc import Iterator
@@ -47,6 +48,14 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
 
 def screenshot(browser: Browser, name: str) -> None:
     save_screenshot(browser, f"server-{name}")
+
+
+def c_record_text(server: ServerProcess, table: str) -> str:
+    """The finished table's record, as the server sends it."""
+    with httpx.Client(base_url=server.base, timeout=10) as c:
+        answer = c.get(f"/api/tables/{table}/record")
+        assert answer.status_code == 200, answer.text
+        return answer.text
 
 
 def middle(browser: Browser, element: str) -> list[float]:
@@ -195,6 +204,15 @@ def test_a_whole_game_against_a_bot_by_clicks(browser: Browser, server: ServerPr
     assert (
         f"allegra-rules verify allegra-{table}.json --commitment {record.deal_commitment}" in check
     )
+    # And a link to the play page, which replays the record in the browser: the record
+    # and the noted commitment ride in the fragment, which no server sees.
+    link = browser.evaluate("document.getElementById('verify-link').href")
+    play, _, fragment = link.partition("#")
+    assert play == "https://allegra-rules.readthedocs.io/play/"
+    fields = dict(part.split("=", 1) for part in fragment.split("&"))
+    sent = base64.urlsafe_b64decode(fields["verify"] + "=" * (-len(fields["verify"]) % 4))
+    assert sent.decode() == c_record_text(server, table)
+    assert fields["commitment"] == record.deal_commitment
 
     # The same table at 390 px and in the other languages.
     browser.load(f"{server.base}/?table={table}&lang=de", width=390, height=844)

@@ -555,3 +555,52 @@ def replay(record: GameRecord) -> GameState:
         except IllegalActionError as exc:
             raise IllegalActionError(action, f"action {i} of the record: {exc.reason}") from None
     return state
+
+
+def verify_record_text(text: str | bytes, commitment: str | None = None) -> str:
+    """Check that a game record's deal was fixed before the game; the verdict in one line.
+
+    What ``allegra-rules verify RECORD`` checks, and the play page in the browser (the
+    same function, run by Pyodide): that the record's seed and salt hash to its
+    commitment (and to ``commitment``, the one noted when the game began, when given),
+    that every action is legal, in turn, from the deal of that seed, and that the game
+    ends in the final state the record names (``final_state_sha256``).
+
+    Args:
+        text: the record's JSON text (``GameRecord.to_json``).
+        commitment: the commitment noted at the start (64 hex digits), or ``None`` to
+            check against the record's own.
+
+    Raises:
+        ValueError: the record is not valid (a changed seed, salt or commitment, an
+            illegal action, another final state), has no commitment or no final
+            state's digest, or was committed to another deal than ``commitment``;
+            the message says which.
+    """
+    import json
+
+    record = GameRecord.from_json(text)  # checks the commitment, each action, the end
+    if record.deal_commitment is None or record.deal_salt is None:
+        raise ValueError(
+            "the record carries no deal commitment (a game not dealt by a server that "
+            "commits, or by one older than commitments): nothing shows the deal was fixed "
+            "before the game"
+        )
+    if json.loads(text).get("final_state_sha256") is None:
+        raise ValueError(
+            "the record names no final state (final_state_sha256 is null): where the game "
+            "ended cannot be checked"
+        )
+    if commitment is not None and commitment.lower() != record.deal_commitment:
+        raise ValueError(
+            f"the deal was committed as {record.deal_commitment}, not as the commitment "
+            f"noted at the start, {commitment.lower()}: this is not the deal that was promised"
+        )
+    final = replay(record)
+    noted = "the commitment noted at the start" if commitment else "the record's commitment"
+    ending = "the game is over" if final.is_terminal else "the game is not over yet"
+    return (
+        f"verified: seed {record.seed} and its salt hash to {noted} "
+        f"{record.deal_commitment}, and all {len(record.actions)} actions are legal from "
+        f"that deal and end in the recorded final state ({ending})"
+    )

@@ -13,12 +13,11 @@ alone, that
 
 from __future__ import annotations
 
-import json
 import re
 
 from allegra_rules.cli._common import CommandError, UsageError
 from allegra_rules.cli._demo import load_record, read_input
-from allegra_rules.records import replay
+from allegra_rules.records import verify_record_text
 
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
@@ -53,28 +52,9 @@ def verify_record(path: str, commitment: str | None = None) -> str:
             ``commitment``; the message says which.
     """
     data = read_input(path)
-    record = load_record(data, path)  # checks the commitment, each action, the end
+    load_record(data, path)  # a record that does not load says so first
     name = "standard input" if path == "-" else repr(path)
-    if record.deal_commitment is None or record.deal_salt is None:
-        raise CommandError(
-            f"{name} carries no deal commitment (a game not dealt by a server that commits, "
-            "or by one older than commitments): nothing shows the deal was fixed before the game"
-        )
-    if json.loads(data).get("final_state_sha256") is None:
-        raise CommandError(
-            f"{name} names no final state (final_state_sha256 is null): where the game "
-            "ended cannot be checked"
-        )
-    if commitment is not None and commitment != record.deal_commitment:
-        raise CommandError(
-            f"the deal of {name} was committed as {record.deal_commitment}, not as the "
-            f"commitment noted at the start, {commitment}: this is not the deal that was promised"
-        )
-    final = replay(record)
-    noted = "the commitment noted at the start" if commitment else "the record's commitment"
-    ending = "the game is over" if final.is_terminal else "the game is not over yet"
-    return (
-        f"verified: seed {record.seed} and its salt hash to {noted} "
-        f"{record.deal_commitment}, and all {len(record.actions)} actions are legal from "
-        f"that deal and end in the recorded final state ({ending})"
-    )
+    try:
+        return verify_record_text(data, commitment)
+    except ValueError as exc:
+        raise CommandError(f"{name}: {' '.join(str(exc).split())}") from None

@@ -89,6 +89,7 @@ __all__ = [
     "CLOSE_UNKNOWN_TABLE",
     "CONTENT_SECURITY_POLICY",
     "MAX_BODY_BYTES",
+    "PLAY_PAGE",
     "SECURITY_HEADERS",
     "STATUS_OF",
     "ApiError",
@@ -159,8 +160,20 @@ def _page_html() -> str:
     """
     text = (_STATIC / "index.html").read_text(encoding="utf-8")
     offers = html.escape(json.dumps(bot_offers(PAGE_BOTS), separators=(",", ":")))
-    return text.replace('<html lang="en">', f'<html lang="en" data-offers="{offers}">', 1)
+    play = html.escape(PLAY_PAGE)
+    return text.replace(
+        '<html lang="en">', f'<html lang="en" data-offers="{offers}" data-play-page="{play}">', 1
+    )
 
+
+PLAY_PAGE = "https://allegra-rules.readthedocs.io/play/"
+"""The docs' play page, where the server's page sends a finished game's record to check.
+
+At the end of a game the page links there with the record and the commitment it noted
+in the address's fragment, which the browser never sends to any server: the play page
+replays the record in the browser (Pyodide) from the committed deal, as
+``allegra-rules verify`` does.
+"""
 
 _QUERY_SVG = {"0": False, "1": True, "false": False, "true": True}
 

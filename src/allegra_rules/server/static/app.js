@@ -56,6 +56,7 @@ const TEXT = {
     dealNoCrypto: "This browser cannot check the deal here (it needs https); use the command below.",
     dealNone: "This table was made before deals were committed: there is nothing to check.",
     dealVerify: "To check every move from the committed deal, download the record and run:",
+    verifyTitle: "Check a game's deal and every move", verifying: "Checking the record in this page…", verifyOk: "Checked in this page:", verifyFailed: "Not verified:", verifyHere: "Check every move in your browser (the play page, nothing is sent):",
     // The table as players say it: seats, rule sets, the knock setting, the round's end.
     youName: "You", playerN: "Player {n}", greedyName: "Greedy bot", searchName: "Search bot",
     "search-easyName": "Search bot", policyName: "Learned bot", randomName: "Random bot",
@@ -123,6 +124,7 @@ const TEXT = {
     dealNoCrypto: "Dieser Browser kann die Verteilung hier nicht prüfen (dazu braucht es https); nutze den Befehl unten.",
     dealNone: "Dieser Tisch stammt aus der Zeit vor den Festlegungen: es gibt nichts zu prüfen.",
     dealVerify: "Um jeden Zug ab der festgelegten Verteilung zu prüfen, lade das Protokoll herunter und führe aus:",
+    verifyTitle: "Verteilung und jeden Zug einer Partie prüfen", verifying: "Das Protokoll wird auf dieser Seite geprüft…", verifyOk: "Auf dieser Seite geprüft:", verifyFailed: "Nicht bestätigt:", verifyHere: "Jeden Zug im Browser prüfen (die Spielseite, nichts wird gesendet):",
     youName: "Du", playerN: "Spieler {n}", greedyName: "Greedy-Bot", searchName: "Such-Bot",
     "search-easyName": "Such-Bot", policyName: "Gelernter Bot", randomName: "Zufalls-Bot",
     botN: "{name} {k}", otherSeat: "Platz von {name}",
@@ -189,6 +191,7 @@ const TEXT = {
     dealNoCrypto: "Ta przeglądarka nie może tu sprawdzić rozdania (potrzebne https); użyj polecenia poniżej.",
     dealNone: "Ten stół powstał, zanim rozdania były ustalane z góry: nie ma czego sprawdzać.",
     dealVerify: "Aby sprawdzić każdy ruch od ustalonego rozdania, pobierz zapis i uruchom:",
+    verifyTitle: "Sprawdź rozdanie i każdy ruch partii", verifying: "Zapis jest sprawdzany na tej stronie…", verifyOk: "Sprawdzone na tej stronie:", verifyFailed: "Niepotwierdzone:", verifyHere: "Sprawdź każdy ruch w przeglądarce (strona gry, nic nie jest wysyłane):",
     youName: "Ty", playerN: "Gracz {n}", greedyName: "Bot zachłanny", searchName: "Bot szukający",
     "search-easyName": "Bot szukający", policyName: "Bot wyuczony", randomName: "Bot losowy",
     botN: "{name} {k}", otherSeat: "Miejsce: {name}",
@@ -255,6 +258,7 @@ const TEXT = {
     dealNoCrypto: "Ce navigateur ne peut pas vérifier la donne ici (il faut https) ; utilisez la commande ci-dessous.",
     dealNone: "Cette table a été créée avant que les donnes soient engagées : il n’y a rien à vérifier.",
     dealVerify: "Pour vérifier chaque coup depuis la donne engagée, téléchargez l’enregistrement et lancez :",
+    verifyTitle: "Vérifier la donne et chaque coup d’une partie", verifying: "Vérification de l’enregistrement dans cette page…", verifyOk: "Vérifié dans cette page :", verifyFailed: "Non vérifié :", verifyHere: "Vérifier chaque coup dans le navigateur (la page de jeu, rien n’est envoyé) :",
     youName: "Vous", playerN: "Joueur {n}", greedyName: "Bot glouton", searchName: "Bot chercheur",
     "search-easyName": "Bot chercheur", policyName: "Bot entraîné", randomName: "Bot au hasard",
     botN: "{name} {k}", otherSeat: "Place de {name}",
@@ -1160,6 +1164,7 @@ async function checkDeal() {
     const response = await fetch(`/api/tables/${page.table}/record`);
     const text = await response.text();
     const record = JSON.parse(text);
+    result.record = text;
     const seed = /"seed":(-?[0-9]+)[,}]/.exec(text);
     if (!record.deal_commitment || !record.deal_salt || !seed) return result;
     const expected = noted || record.deal_commitment;
@@ -1177,6 +1182,40 @@ async function checkDeal() {
     Object.assign(result, { kind: "unchecked", text: t("dealNoCrypto") });
   }
   return result;
+}
+
+// The play page checks a record it is handed in its address's fragment (never sent to
+// any server): "#verify=<the record, base64url>&commitment=<hex>". The engine replays it
+// here, as allegra-rules verify does (allegra_rules.records.verify_record_text).
+function base64url(text) {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text) {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+async function verifyHere() {
+  const box = $("verify");
+  const result = $("verify-result");
+  box.hidden = false;
+  result.textContent = t("verifying");
+  const fields = new URLSearchParams(location.hash.slice(1));
+  try {
+    const record = fromBase64url(fields.get("verify") || "");
+    await localLoad();
+    const verdict = await localCall("verify", record, fields.get("commitment") || null);
+    box.className = "deal-ok";
+    result.textContent = `${t("verifyOk")} ${verdict}`;
+  } catch (error) {
+    box.className = "deal-warning";
+    result.setAttribute("role", "alert");
+    result.textContent = `${t("verifyFailed")} ${error.message}`;
+  }
 }
 
 function dealCheckBox() {
@@ -1199,6 +1238,17 @@ function dealCheckBox() {
     command.textContent = `allegra-rules verify allegra-${page.table}.json --commitment ${result.noted}`;
     hint.append(`${t("dealVerify")} `, command);
     box.append(hint);
+    const play = document.documentElement.dataset.playPage;
+    if (play && result.record) {
+      const here = document.createElement("p");
+      const link = document.createElement("a");
+      link.id = "verify-link";
+      link.href = `${play}#verify=${base64url(result.record)}&commitment=${result.noted}`;
+      link.rel = "noreferrer";
+      link.textContent = play;
+      here.append(`${t("verifyHere")} `, link);
+      box.append(here);
+    }
   });
   return box;
 }
@@ -1494,6 +1544,12 @@ async function start() {
     $("lobby").hidden = false;
     translatePage();
     $("loading").hidden = false;
+    if (location.hash.startsWith("#verify=")) {
+      $("lobby").hidden = true;
+      $("loading").hidden = true;
+      await verifyHere();
+      return;
+    }
     try {
       const loading = localLoad();  // at once: Python loads while the page waits for nothing
       const from = await localStartRecord();

@@ -21,12 +21,18 @@
 const GLUE = `
 import json
 from allegra_rules.browser_table import BrowserTable, TableError, bot_choices, bot_offers
+from allegra_rules.records import verify_record_text
 
 table = None
 
 def call(name, *args):
     global table
     try:
+        if name == "verify":
+            try:
+                return json.dumps({"ok": verify_record_text(*args)})
+            except ValueError as error:
+                return json.dumps({"error": "not_verified", "message": str(error)})
         if name == "create":
             table = BrowserTable.create(*args)
             return json.dumps({"ok": None})
