@@ -34,7 +34,6 @@ import contextlib
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,18 +44,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from raw_http import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH_TABLE = {"players": 6, "bots": dict.fromkeys("012345", "search-hard")}
 PERSON_TABLE = {"players": 2, "bots": {"1": "greedy"}}
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager

@@ -41,7 +41,6 @@ import json
 import multiprocessing
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -52,69 +51,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from raw_http import Http, free_port
 from websockets.asyncio.client import connect
 
 from allegra_rules import GameRecord
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class Http:
-    """A minimal HTTP/1.1 keep-alive client on one connection (cheap on the CPU)."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def request(
-        self, method: str, path: str, body: Any = None, token: str | None = None
-    ) -> tuple[int, Any]:
-        data = b"" if body is None else json.dumps(body).encode()
-        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(data)}\r\n"
-        if body is not None:
-            head += "Content-Type: application/json\r\n"
-        if token is not None:
-            head += f"Authorization: Bearer {token}\r\n"
-        message = head.encode() + b"\r\n" + data
-        for attempt in (1, 2):
-            if self.writer is None:
-                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-            assert self.reader is not None
-            try:
-                self.writer.write(message)
-                status_line = await self.reader.readline()
-                if not status_line:
-                    raise ConnectionResetError("closed")
-                status = int(status_line.split()[1])
-                length = 0
-                while (line := await self.reader.readline()) not in (b"\r\n", b""):
-                    name, _, value = line.decode().partition(":")
-                    if name.lower() == "content-length":
-                        length = int(value)
-                payload = await self.reader.readexactly(length)
-                return status, json.loads(payload) if payload else None
-            except (ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError):
-                # The server closed an idle keep-alive connection (uvicorn's keep-alive
-                # timeout) before reading the request: connect again and send it again.
-                # A move that had been applied would now be refused as stale (and the
-                # benchmark would stop), never applied twice.
-                self.close()
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
 
 
 class Clock:
@@ -160,7 +102,7 @@ async def play_seat(
             version = view["version"]
             start = time.perf_counter()
             clock.sent[(table, version + 1)] = start
-            status, answer = await http.request(
+            status, answer = await http.request_json(
                 "POST", f"/api/tables/{table}/moves", {"action": action, "version": version}, token
             )
             if clock.measuring:
@@ -188,7 +130,7 @@ async def play_table(
     """A two-seat table of two persons, seat 0 on ``ports[0]``'s process, seat 1 on the other."""
     rng = random.Random(seed)
     http = Http(ports[0])
-    status, created = await http.request(
+    status, created = await http.request_json(
         "POST", "/api/tables", {"players": 2, "max_turns": max_turns}
     )
     assert status == 201, created
@@ -196,7 +138,7 @@ async def play_table(
     tokens = []
     for seat in (0, 1):
         claimer = Http(ports[seat])
-        status, claim = await claimer.request("POST", f"/api/tables/{table}/seats/{seat}")
+        status, claim = await claimer.request_json("POST", f"/api/tables/{table}/seats/{seat}")
         claimer.close()
         assert status == 201, claim
         tokens.append(claim["token"])
@@ -208,7 +150,7 @@ async def play_table(
             for seat in (0, 1)
         )
     )
-    status, record = await http.request("GET", f"/api/tables/{table}/record")
+    status, record = await http.request_json("GET", f"/api/tables/{table}/record")
     http.close()
     assert status == 200, record
     return {"made": made[0] + made[1], "record": record}

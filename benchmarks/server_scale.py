@@ -36,7 +36,6 @@ import os
 import random
 import re
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -47,61 +46,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from raw_http import Http, free_port
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.compile(rb'"version":(\d+)')
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class Http:
-    """A minimal HTTP/1.1 keep-alive client on one connection."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def request(
-        self, method: str, path: str, body: Any = None, token: str | None = None
-    ) -> tuple[int, bytes]:
-        data = b"" if body is None else json.dumps(body).encode()
-        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(data)}\r\n"
-        if body is not None:
-            head += "Content-Type: application/json\r\n"
-        if token is not None:
-            head += f"Authorization: Bearer {token}\r\n"
-        message = head.encode() + b"\r\n" + data
-        for attempt in (1, 2):
-            if self.writer is None:
-                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-            assert self.reader is not None
-            try:
-                self.writer.write(message)
-                status_line = await self.reader.readline()
-                if not status_line:
-                    raise ConnectionResetError("closed")
-                status = int(status_line.split()[1])
-                length = 0
-                while (line := await self.reader.readline()) not in (b"\r\n", b""):
-                    name, _, value = line.decode().partition(":")
-                    if name.lower() == "content-length":
-                        length = int(value)
-                return status, await self.reader.readexactly(length)
-            except (ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError):
-                # uvicorn closed an idle keep-alive connection: connect again.
-                self.writer.close()
-                self.reader = self.writer = None
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
 
 
 def rss(pid: int) -> int:
