@@ -172,7 +172,7 @@ def test_ansi_and_human_render(capsys):
     e = env(num_players=2, render_mode="ansi")
     e.reset(seed=1)
     text = e.render()
-    assert isinstance(text, str) and "zone 1" in text
+    assert isinstance(text, str) and " Player 2 " in text
     h = env(num_players=2, render_mode="human")
     h.reset(seed=1)
     assert h.render() is None

@@ -30,6 +30,7 @@ from allegra_rules.serialize import state_to_json
 from allegra_rules.server import public_view
 from allegra_rules.server.backends import open_store
 from allegra_rules.server.table import token_digest
+from allegra_rules.table_view import discard_could_help, knock_could_help
 from allegra_rules.transitions import new_game
 from allegra_rules.wording import action_texts
 from openapi_check import check_answer
@@ -110,7 +111,7 @@ def test_create_claim_and_read_views(client: httpx.Client) -> None:
     # The page's mode words the seat's moves (allegra_rules.wording), in its language.
     paged = client.get(f"/api/tables/{table}/view?svg=1&lang=de", headers=bearer(token)).json()
     assert len(paged["action_texts"]) == len(paged["legal_actions"])
-    assert paged["action_texts"][0] == "Die Karte bei (0, 0) aufdecken."
+    assert paged["action_texts"][0] == "Die Karte in Reihe 1, Spalte 1 aufdecken."
     assert "action_texts" not in client.get(f"/api/tables/{table}/view?svg=1").json()
     error_of(
         client.get(f"/api/tables/{table}/view", headers=bearer("not-a-token")), 403, "wrong_token"
@@ -372,6 +373,12 @@ def _check_received(
         # No seat is idle long enough here for a stand-in bot; the log is the page's.
         assert body.pop("stand_in") == []
         body.pop("log", None)
+        # What helps the page play: derived from the seat's own view and the geometry.
+        assert body.pop("knock_could_help") == (seat is not None and knock_could_help(state, seat))
+        assert body.pop("discard_could_help") == (
+            seat is not None and discard_could_help(state, seat)
+        )
+        assert body.pop("zones") == [list(zone) for zone in state.geometry.zone]
         assert body == expected
         if svg is not None:
             _card_values_in_svg(svg, body)

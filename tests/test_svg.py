@@ -342,8 +342,8 @@ def test_table_picture(pictures: dict[str, str]) -> None:
     assert len(by_kind(root, "face-up")) >= 10
     assert len(by_kind(root, "face-down")) >= 10
     assert value(cards(root)[Pos(0, 1, 3)]) == 8  # seat 3 swapped it into its zone
-    assert "seat 0 to draw" in caption_text(root)
-    assert root.find(f"{SVG}desc").text.endswith("seat 0 to draw")  # type: ignore[union-attr]
+    assert "seat 0 to draw" in caption_text(root)  # the example's caption, in the API's words
+    assert root.find(f"{SVG}desc").text.endswith("Player 1 to draw")  # type: ignore[union-attr]
     assert groups(root, "out-of-play")[0].text == "out of play: 3 cards"
 
 
@@ -373,7 +373,7 @@ def test_knock_pictures(pictures: dict[str, str]) -> None:
     assert highlighted(four) == {Pos(0, 0, 0), Pos(1, 1, 1)}
     assert value(groups(four, "discard-pile")[0]) == 8
     assert not groups(four, "held-card") and not groups(four, "hand-card")
-    assert "seat 1 to draw" in four.find(f"{SVG}desc").text  # type: ignore[union-attr, operator]
+    assert "Player 2 to draw" in four.find(f"{SVG}desc").text  # type: ignore[union-attr, operator]
 
 
 def test_triple_pictures(pictures: dict[str, str]) -> None:

@@ -217,7 +217,8 @@ def test_english_pictures_are_the_default_and_unchanged() -> None:
     assert render_svg(state, labels="en") == default
     assert render_svg(state, labels=PICTURE_LABELS["en"]) == default
     texts = _texts(default)
-    assert {"seat 1", "c0", "r2", "draw", "discard", "piles"} <= set(texts)
+    assert {"Player 2", "1", "3", "draw", "discard", "piles"} <= set(texts)
+    assert not {"c0", "r2", "seat 1"} & set(texts)  # counted from one, in players' words
     assert "Allegra, 3 players:" in default
 
 
@@ -232,8 +233,8 @@ def test_an_unknown_language_is_a_value_error(bad: object) -> None:
 def test_default_seat_names_and_zone_sums_are_translated() -> None:
     state = new_game(3, seed=5)
     german = _texts(render_svg(state, labels="de"))
-    assert "Platz 1" in german and "\u25b6 Platz 0" in german
-    assert any(t.startswith("Bereich 0 \u00b7 Summe ") for t in german)
+    assert "Spieler 2" in german and "\u25b6 Spieler 1" in german
+    assert any(t.startswith("Bereich 1 \u00b7 Summe ") for t in german)
     assert "Allegra, 3 Spieler:" in render_svg(state, labels="de")
 
 

@@ -33,7 +33,7 @@ drawer takes from a knocker and the knocker's hand card are not shown while held
 Examples:
     >>> from allegra_rules import new_game
     >>> print(render_table(new_game(2, seed=1)).splitlines()[0])
-    Round 1 of 3 | setup: seat 0 reveals a card (0 of 4 reveals done)
+    Round 1 of 3 | setup: Player 1 reveals a card (0 of 4 reveals done)
 """
 
 from __future__ import annotations
@@ -733,7 +733,8 @@ def describe_action(state: GameState, action: Action, *, viewer: int | None = No
             seat has seen), or ``None`` for a spectator.
 
     Returns:
-        The sentence, starting with ``"Seat p"`` and ending with a full stop.
+        The sentence, starting with the player (``"Player 1"``, or ``"You"`` for the
+        viewer) and ending with a full stop.
 
     Raises:
         IllegalActionError: ``action`` is not legal in ``state``.
@@ -742,7 +743,7 @@ def describe_action(state: GameState, action: Action, *, viewer: int | None = No
     Examples:
         >>> from allegra_rules import new_game, Pos, Reveal
         >>> describe_action(new_game(2, seed=1), Reveal(Pos(0, 1, 2)))
-        'Seat 0 reveals a 2 at (1, 2).'
+        'Player 1 reveals a 2 at row 2, column 3.'
     """
     return wording.narrate(state, action, viewer=viewer)
 

@@ -518,21 +518,21 @@ def legend_text(pic: Picture) -> str:
     n = pic.state.num_players
     opts = pic.opts
     legend = (
-        "Zone p = seat p's four columns + the column 3 just left of it (seat p+1's); "
-        "each column 3 lies in two zones"
+        "Zone N = Player N's four columns + the column 4 just left of it (the next "
+        "player's); each column 4 lies in two zones"
     )
     if opts.whole_table:
         legend += (
-            f", and seat 0's column 3 wraps around to zone {n - 1} (repeated faded at the"
+            f", and the first player's column 4 wraps around to zone {n} (repeated faded at the"
             " far left)."
         )
     else:
-        legend += f"; the faded column at the far left is seat {opts.ghost}'s column 3."
+        legend += f"; the faded column at the far left is Player {opts.ghost + 1}'s column 4."
     legend += " Striped: face down; dashed: a gap."
     if opts.reveal:
         legend += " Dashed dark border: a face-down card shown revealed."
     if opts.viewer is not None:
-        legend += f" Drawn as seat {opts.viewer} sees it."
+        legend += f" Drawn as Player {opts.viewer + 1} sees it."
     if opts.marked:
         legend += " Outlined: highlighted cells."
     return legend

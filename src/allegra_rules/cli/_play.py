@@ -143,12 +143,13 @@ def option_text(state: GameState, action: Action, you: int) -> str:
         you: the person's seat.
 
     Returns:
-        An imperative sentence such as ``"Swap the 3 in at (1, 2), discarding the 9."``.
+        An imperative sentence such as ``"Swap the 3 in at row 2, column 3, discarding the
+        9."``.
 
     Examples:
         >>> from allegra_rules import new_game, Pos, Reveal
         >>> option_text(new_game(2, seed=1), Reveal(Pos(0, 1, 2)), 0)
-        'Reveal the card at (1, 2).'
+        'Reveal the card at row 2, column 3.'
     """
     return action_text(state, action, you)
 
