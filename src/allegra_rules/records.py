@@ -232,7 +232,15 @@ def _version(value: object) -> object:
 
 
 def _seats(value: Iterable[str] | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
+    # A list or tuple only, as for ``deck``: an endless iterable is refused, not read.
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(
+            f"seats must be a list or tuple of who played each seat, or None; "
+            f"got {type(value).__name__}"
+        )
+    return tuple(value)
 
 
 def _actions(value: Iterable[Action]) -> tuple[Action, ...]:
