@@ -57,7 +57,7 @@ def _high_fd(fd: int) -> int:
 class Browser:
     """One headless Chromium with one page; use it as a context manager."""
 
-    def __init__(self, executable: str, profile: Path, *, timeout: float = 30.0) -> None:
+    def __init__(self, executable: str, profile: Path, *, timeout: float = 60.0) -> None:
         self.timeout = timeout
         to_child_read, self._to_child = (_high_fd(fd) for fd in os.pipe())
         self._from_child, from_child_write = (_high_fd(fd) for fd in os.pipe())

@@ -17,6 +17,10 @@ from typing import Any
 
 import pytest
 
+# The server package imports its application: it needs the server extra.
+pytest.importorskip("starlette", reason="the server extra is not installed")
+pytest.importorskip("uvicorn", reason="the server extra is not installed")
+
 from allegra_rules import apply, legal_actions, new_game
 from allegra_rules.bots import GreedyBot
 from allegra_rules.search import SearchBot
