@@ -168,6 +168,8 @@ def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int
             screenshot(browser, f"knock-window-{width}")
         version = browser.evaluate("page.view.version")
         count = browser.evaluate(f"document.querySelectorAll('{CLICKABLE}').length")
+        if not count:  # the page answered for the person meanwhile (it says so): look again
+            continue
         press(browser, f"document.querySelectorAll('{CLICKABLE}')[{rng.randrange(count)}]")
         seen["clicks"] += 1
         assert seen["clicks"] < 200
