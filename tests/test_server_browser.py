@@ -70,17 +70,25 @@ def middle(browser: Browser, element: str) -> list[float]:
 
 def click(browser: Browser, element: str) -> None:
     """A real mouse click (pressed and released) at the middle of the element."""
-    x, y = middle(browser, element)
-    for kind in ("mousePressed", "mouseReleased"):
-        browser.send(
-            "Input.dispatchMouseEvent",
-            {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
-        )
+    press_at(browser, 1280, middle(browser, element))
 
 
 def tap(browser: Browser, element: str) -> None:
     """A finger's tap at the middle of the element."""
     browser.tap(*middle(browser, element))
+
+
+def press_at(browser: Browser, width: int, point: list[float]) -> None:
+    """A tap below 600 px, else a mouse click, at a point in window coordinates."""
+    x, y = point
+    if width < 600:
+        browser.tap(x, y)
+        return
+    for kind in ("mousePressed", "mouseReleased"):
+        browser.send(
+            "Input.dispatchMouseEvent",
+            {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+        )
 
 
 def overflows(browser: Browser) -> bool:
@@ -167,10 +175,19 @@ def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int
             assert "may knock" not in banner and "drew the" in status
             screenshot(browser, f"knock-window-{width}")
         version = browser.evaluate("page.view.version")
-        count = browser.evaluate(f"document.querySelectorAll('{CLICKABLE}').length")
-        if not count:  # the page answered for the person meanwhile (it says so): look again
+        # One of the clickable things, chosen and measured in one step: the page may answer
+        # for the person (it says so) at any moment, so an empty choice means look again.
+        pick = rng.randrange(1 << 16)
+        spot = browser.evaluate(
+            f"(() => {{ const all = document.querySelectorAll('{CLICKABLE}');"
+            " if (!all.length) return null;"
+            f" const el = all[{pick} % all.length]; el.scrollIntoView({{block: 'center'}});"
+            " const r = el.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        if spot is None:
             continue
-        press(browser, f"document.querySelectorAll('{CLICKABLE}')[{rng.randrange(count)}]")
+        press_at(browser, width, spot)
         seen["clicks"] += 1
         assert seen["clicks"] < 200
         browser.wait_until(f"page.view.version > {version} && !page.busy", timeout=15)
