@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import random
 from collections.abc import Callable
 from functools import cache
@@ -297,6 +298,16 @@ def test_every_public_name_answers_junk_with_value_error(target: str, data: st.D
         result = func(*args, **kwargs)
     except ValueError:
         return
+    except OSError as error:
+        # A weights path that names no readable file: the operating system's own error, as
+        # open() raises it, naming the path. Only where a path was asked for.
+        path = kwargs.get("weights")
+        named = isinstance(path, (str, os.PathLike)) and error.filename == os.fspath(path)
+        if target == "PolicyBot" and named:
+            return
+        raise AssertionError(
+            f"{target}(*{args!r:.300}, **{kwargs!r:.300}) raised {type(error).__name__}: {error}"
+        ) from error
     except Exception as error:
         raise AssertionError(
             f"{target}(*{args!r:.300}, **{kwargs!r:.300}) raised {type(error).__name__}: {error}"

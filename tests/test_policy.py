@@ -739,3 +739,18 @@ def test_the_shipped_policy_beats_random_play() -> None:
         winners = stats[0].winners
         wins += sum(seats[p] == "policy" for p in winners) / len(winners)
     assert wins >= 8
+
+
+def test_policybot_imports_from_the_top_level_as_the_other_bots_do() -> None:
+    """``from allegra_rules import PolicyBot`` (api.md), loaded on first use: NumPy only
+    once a bot loads its weights."""
+    code = (
+        "import sys, allegra_rules\n"
+        "from allegra_rules import PolicyBot\n"
+        "from allegra_rules.policy import PolicyBot as Defined\n"
+        "assert PolicyBot is Defined and 'PolicyBot' in allegra_rules.__all__\n"
+        "assert 'numpy' not in sys.modules, 'numpy loaded by the import'\n"
+        "PolicyBot(1)\n"
+        "assert 'numpy' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         num_distinct_actions,
     )
     from allegra_rules.invariants import InvalidStateError, check_state
+    from allegra_rules.policy import PolicyBot
     from allegra_rules.records import GameRecord, preset_id_of, replay, state_digest
     from allegra_rules.render import describe_action, render_table
     from allegra_rules.search import SearchBot
@@ -88,6 +89,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("GameRecord", "preset_id_of", "replay", "state_digest"), "records"),
     **dict.fromkeys(("describe_action", "render_table"), "render"),
     "SearchBot": "search",
+    "PolicyBot": "policy",
     **dict.fromkeys(
         (
             "MAX_DOCUMENT_BYTES",
@@ -180,6 +182,7 @@ __all__ = [
     "Pass",
     "Phase",
     "PlayerView",
+    "PolicyBot",
     "Pos",
     "RandomBot",
     "Reveal",
