@@ -287,3 +287,21 @@ def test_the_generator_runs_from_no_generated_code_at_all(tmp_path: Path) -> Non
     )
     assert again.returncode == 0 and again.stdout == "{\n", again.stderr
     assert fast.read_text(encoding="utf-8") == text
+
+
+def test_a_wrong_field_name_is_named_not_sent_to_the_generator(tmp_path: Path) -> None:
+    # "Run the generator" is said only where running it helps: a _copier call naming no
+    # field stops the generator with the name, and its stand-in says the same.
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "allegra_rules", ignore=shutil.ignore_patterns("__pycache__"))
+    transitions = src / "allegra_rules" / "transitions.py"
+    text = transitions.read_text(encoding="utf-8")
+    old = '_draw_discard = _copier("discard_pile", "held",'
+    assert text.count(old) == 1
+    transitions.write_text(text.replace(old, old.replace('"held"', '"helt"')), encoding="utf-8")
+    done = _run(src, "-m", "allegra_rules._generate_fast", "--write")
+    assert done.returncode == 2 and "['helt']" in done.stderr, done.stderr
+    assert "not GameState fields" in done.stderr
+    called = _run(src, "-c", "from allegra_rules import transitions as t; t._draw_discard(None)")
+    assert "['helt'] are not GameState fields" in called.stderr, called.stderr
+    assert "_generate_fast" not in called.stderr.splitlines()[-1]

@@ -82,15 +82,18 @@ REGENERATE = "run python -m allegra_rules._generate_fast --write"
 """What fixes generated code that is not current (or is missing a copier)."""
 
 
-def stand_in(what: str) -> Callable[..., Any]:
+def stand_in(what: str, wrong: str = "") -> Callable[..., Any]:
     """A stand-in for a generated builder that is missing or not current.
 
     It raises when called, saying what to run. Importing the package never calls a
-    builder, so the generators can import it to write the code again.
+    builder, so the generators can import it to write the code again. With ``wrong``
+    (what is wrong with the builder's request, which running the generator would not
+    fix), it says that instead.
     """
+    message = f"{what}: {wrong}" if wrong else f"the generated {what} is not current: {REGENERATE}"
 
     def stale(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"the generated {what} is not current: {REGENERATE}")
+        raise RuntimeError(message)
 
     return stale
 

@@ -248,7 +248,11 @@ def generated() -> str:
     table = []
     for k, (changed, fixed) in enumerate(copier_specs()):
         unknown = (set(changed) | set(fixed)) - set(init)
-        assert not unknown, f"not GameState fields: {sorted(unknown)}"
+        if unknown:
+            raise NoTemplateError(
+                f"a _copier call of transitions.py names {sorted(unknown)}, which are not "
+                "GameState fields: correct the call (or add the field to GameState)"
+            )
         name = f"make_copier_{k}"
         key = [*_tuple(changed, "        "), *_tuple(fixed, "        ")]
         table += ["    (", *key, f"    ): {name},"]

@@ -318,10 +318,14 @@ def state_builder(
 
     When no copier is generated for these names, or the generated code is not current,
     the copier is a stand-in that raises ``RuntimeError`` when called, saying to run
-    ``python -m allegra_rules._generate_fast --write`` (which imports the package).
+    ``python -m allegra_rules._generate_fast --write`` (which imports the package); when
+    a name is no field of ``GameState``, which no generator fixes, it says so instead.
     """
     fixed = dict(fixed or {})
     key = (tuple(changed), tuple(fixed))
+    unknown = sorted(set(key[0] + key[1]) - set(GameState.__slots__))
+    if unknown:  # no generator fixes a wrong name: say what is wrong instead
+        return _fast.stand_in(f"copier {key}", f"{unknown} are not GameState fields")
     copiers: dict[Any, Any] = getattr(_fast, "COPIERS", {})  # none before the generator ran
     make = copiers.get(key)
     if make is None or not _fast.current(GameState):
