@@ -245,9 +245,11 @@ def test_the_generators_refuse_a_field_newer_than_the_newest_version(tmp_path: P
         "NEWEST_VERSION = 3\n", "NEWEST_VERSION = 2\n"
     )
     fields.write_text(text, encoding="utf-8")
-    done = _run(src, "-m", "allegra_rules._generate_fast", "--write")
-    assert done.returncode == 2
-    assert "state.knocks_made (added=3)" in done.stderr and "NEWEST_VERSION" in done.stderr
+    for generator in ("allegra_rules._generate_fast", "allegra_rules._generate_schemas"):
+        done = _run(src, "-m", generator, "--write")
+        assert done.returncode == 2, (generator, done.stdout, done.stderr)
+        assert "state.knocks_made (added=3)" in done.stderr and "NEWEST_VERSION" in done.stderr
+        assert "wrote" not in done.stdout
 
 
 def test_the_batched_engine_agrees_on_the_field_in_lock_step(grown: Path) -> None:
