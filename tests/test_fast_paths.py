@@ -372,6 +372,7 @@ def test_importing_the_package_loads_only_the_engine() -> None:
         f"allegra_rules.{m}"
         for m in (
             "_fast",
+            "_fast_builders",
             "actions",
             "config",
             "geometry",

@@ -37,7 +37,7 @@ __all__ = ["GameState", "Phase", "RoundEnd"]
 
 
 def _newest_version() -> int:
-    """``allegra_rules.fields.NEWEST_VERSION``, as generated into ``_fast``.
+    """``allegra_rules.fields.NEWEST_VERSION``, as generated into ``_fast_builders``.
 
     Importing the declaration would cost a twentieth of ``import allegra_rules``; while
     ``_fast`` lacks the constant (before the generator has run), the declaration's own.
@@ -313,8 +313,9 @@ def state_builder(
 
     The copier takes the source state and every field of ``changed`` as a keyword argument;
     the ``fixed`` fields take the given values, every other field is copied. It is the code
-    generated in ``allegra_rules._fast`` for this ``_copier(...)`` call of the transitions
-    (see there why it is fast); nothing is checked: the engine vouches for the values.
+    generated in ``allegra_rules._fast_builders`` for this ``_copier(...)`` call of the
+    transitions (``allegra_rules._fast`` says why it is fast); nothing is checked: the engine
+    vouches for the values.
 
     When no copier is generated for these names, or the generated code is not current,
     the copier is a stand-in that raises ``RuntimeError`` when called, saying to run
@@ -349,7 +350,7 @@ trusted_state: Callable[..., GameState] = _fast.built(
 ``GameState(...)`` checks the type, size and range of every field (its callers may pass
 anything); the engine's own constructions (a deal, a loaded document whose every field the
 loader has checked, a determinized sample) skip that cost. Every init field is a keyword
-argument; ``setup_named`` may be left out (empty). Generated in ``allegra_rules._fast``.
+argument; ``setup_named`` may be left out (empty). Generated in ``allegra_rules._fast_builders``.
 """
 
 trusted_evolve: Callable[..., GameState] = _fast.built(

@@ -993,7 +993,7 @@ _view: Callable[..., PlayerView] = _fast.built(
 """``_view(state, **<the fields a view computes>)``: every public field copied from the state.
 
 The public fields are those ``allegra_rules.fields`` declares seen by everyone; the builder is
-generated in ``allegra_rules._fast`` (see there why it is fast).
+generated in ``allegra_rules._fast_builders`` (see ``_fast`` why it is fast).
 """
 
 _observe: Callable[[GameState, int | None], PlayerView] = _fast.built(
