@@ -12,12 +12,15 @@ from allegra_rules import apply, legal_actions, new_game
 from allegra_rules.cli import _play
 from allegra_rules.records import GameRecord, replay
 from allegra_rules.search import SearchBot
+from allegra_rules.serialize import SCHEMA_VERSION
 from allegra_rules.state import Phase
 from test_cli_commands import fails, ok
 
 
-def _record(seats: tuple[str, ...] | None, moves: int = 120) -> GameRecord:
-    state = new_game(3, seed=4)
+def _record(
+    seats: tuple[str, ...] | None, moves: int = 120, schema_version: int | None = None
+) -> GameRecord:
+    state = new_game(3, seed=4, schema_version=schema_version)
     rng = random.Random(1)
     actions = []
     for _ in range(moves):
@@ -28,7 +31,9 @@ def _record(seats: tuple[str, ...] | None, moves: int = 120) -> GameRecord:
         action = legal_actions(state)[0]
         actions.append(action)
         state = apply(state, action)
-    return GameRecord(num_players=3, seed=4, actions=actions, seats=seats)
+    return GameRecord(
+        num_players=3, seed=4, actions=actions, seats=seats, schema_version=schema_version
+    )
 
 
 def test_a_record_without_seats_loads_and_writes_back_byte_for_byte() -> None:
@@ -83,3 +88,18 @@ def test_resume_takes_the_seat_and_the_bots_from_the_save(tmp_path: Path) -> Non
     old.write_text(_record(None).to_json() + "\n")
     out = ok("play", "--resume", str(old), "--seat", "1", "--bots", "random", stdin="q\n")
     assert "you are Player 2 of 3 (seat 1)" in out and "1 random, 2 you, 3 random" in out
+
+
+def test_a_resumed_game_keeps_the_schema_version_of_its_save(tmp_path: Path) -> None:
+    # A game keeps the version it started in: saved again, an older save is written in
+    # its own version, the moves played since included.
+    for version in range(1, SCHEMA_VERSION + 1):
+        saved = _record(("random", "person", "greedy"), 40, schema_version=version)
+        path = tmp_path / f"saved-{version}.json"
+        path.write_text(saved.to_json() + "\n")
+        ok("play", "--resume", str(path), stdin="d\nq\n")
+        again = GameRecord.from_json(path.read_text())
+        assert again.schema_version == version
+        assert len(again.actions) > len(saved.actions)
+        assert again.actions[: len(saved.actions)] == saved.actions
+        assert replay(again).schema_version == version

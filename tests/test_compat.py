@@ -15,6 +15,7 @@ line of every failing document.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+import allegra_rules
 from allegra_rules import (
     GameRecord,
     PlayerView,
@@ -124,6 +126,23 @@ corpora = pytest.mark.parametrize("corpus", CORPORA, ids=[c.name for c in CORPOR
 
 def test_the_first_release_has_a_corpus() -> None:
     assert COMPAT / "0.1.0" in CORPORA
+
+
+def test_the_corpus_of_this_version_holds_every_kind_of_document_it_writes() -> None:
+    # What this version writes is stored already, released or not: each file the script
+    # writes (records with seats and deal keys, spectator views, ...) is in this
+    # version's folder, added beside the others by ``make_corpus.py --add``.
+    folder = COMPAT / allegra_rules.__version__
+    if not folder.is_dir():
+        pytest.skip(f"no corpus of {allegra_rules.__version__} yet")
+    spec = importlib.util.spec_from_file_location("make_corpus", COMPAT / "make_corpus.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    missing = [name for name in script.FILES if not (folder / name).is_file()]
+    assert not missing, f"run python tests/compat/make_corpus.py --add {folder}: {missing}"
+    kinds = {f["file"]: f["kind"] for f in manifest(folder)["files"]}
+    assert {name: kinds[name] for name in script.FILES} == script.FILES
 
 
 @corpora

@@ -46,6 +46,7 @@ from allegra_rules.serialize import SCHEMA_VERSIONS, dumps
 from allegra_rules.shuffle import SplitMix64, shuffled, stream
 from allegra_rules.state import _UnfrozenState, trusted_state
 from allegra_rules.triples import find_triples, table_triples
+from allegra_rules.views import _UnfrozenView
 from helpers import forged
 from random_games import CONFIGS, game_states
 
@@ -90,7 +91,13 @@ def test_a_played_state_is_a_frozen_game_state() -> None:
 def test_the_twin_has_exactly_the_state_slots() -> None:
     assert _UnfrozenState.__slots__ == GameState.__slots__
     assert "__weakref__" not in GameState.__slots__
-    assert _UnfrozenState.__bases__ == (object,)
+    # The same base as the state (the accessors it shares with a view), with no slots of
+    # its own: the two layouts are identical, so the builders may switch the class.
+    assert _UnfrozenState.__bases__ == GameState.__bases__ == PlayerView.__bases__
+    (base,) = GameState.__bases__
+    assert base.__slots__ == () and base.__bases__ == (object,)
+    assert _UnfrozenView.__slots__ == PlayerView.__slots__
+    assert _UnfrozenView.__bases__ == PlayerView.__bases__
 
 
 def test_played_states_equal_rebuilt_copied_and_pickled_ones() -> None:
@@ -365,6 +372,7 @@ def test_importing_the_package_loads_only_the_engine() -> None:
         f"allegra_rules.{m}"
         for m in (
             "_fast",
+            "_fast_builders",
             "actions",
             "config",
             "geometry",

@@ -121,7 +121,7 @@ def test_determinize_copies_the_public_fields_and_samples_the_others() -> None:
 
 @pytest.mark.installed
 def test_the_generated_builders_are_current() -> None:
-    with open(f"{SRC}/_fast.py", encoding="utf-8") as f:
+    with open(f"{SRC}/_fast_builders.py", encoding="utf-8") as f:
         assert f.read() == current_text(), "run python -m allegra_rules._generate_fast --write"
     from allegra_rules import _fast
 
@@ -278,7 +278,7 @@ def test_a_rule_without_a_template_stops_the_generator(monkeypatch: Any, capsys:
     # observe's code is generated from one template per rule: a declared rule without one
     # (here Owner.PAIR_SEAT's, taken away) stops the generator before it writes anything.
     monkeypatch.delitem(_generate_fast._OWNER_TEMPLATES, Owner.PAIR_SEAT)
-    fast = Path(SRC) / "_fast.py"
+    fast = Path(SRC) / "_fast_builders.py"
     before = fast.read_text(encoding="utf-8")
     assert _generate_fast.main(["--write"]) == 2
     err = capsys.readouterr().err

@@ -528,3 +528,23 @@ def test_states_differing_only_in_hidden_cards_give_the_same_public_view() -> No
                 assert observe(twin, None) == public
                 checked += twin != state
     assert checked > 0
+
+
+def test_a_view_reads_the_table_as_its_state_does_but_for_hidden_cards() -> None:
+    # The accessors a state and a view share (written once): a face-up card, a gap and
+    # the discard pile read alike; a face-down card is the state's, and hidden in a view.
+    hidden = 0
+    for state in list(game_states(CONFIGS["exotic"], 3, 11))[::9]:
+        for viewer in (None, 0, 2):
+            view = observe(state, viewer)
+            assert (view.geometry, view.is_terminal) == (state.geometry, state.is_terminal)
+            assert view.discard_top == state.discard_top
+            for i, pos in enumerate(state.geometry.positions):
+                down = bool(state.face_down >> i & 1)
+                assert view.is_gap(pos) == state.is_gap(pos) == (state.cells[i] is None)
+                assert view.is_face_up(pos) == state.is_face_up(pos) != (down or view.is_gap(pos))
+                assert view.is_hidden(pos) == down
+                assert view.card(pos) == (None if down else state.card(pos))
+                assert (state.card(pos) is None) == state.is_gap(pos)
+                hidden += down
+    assert hidden > 0

@@ -39,6 +39,7 @@ from allegra_rules.fields import (
     StateField,
     ViewField,
     ViewKind,
+    fields_after_newest,
 )
 from allegra_rules.geometry import CELLS_PER_SEAT, MAX_SEATS
 from allegra_rules.jsondoc import SCHEMA_VERSIONS
@@ -530,10 +531,18 @@ def stale_files() -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Check (exit 1 when stale) or ``--write`` the schemas of a state and of a view."""
+    """Check (exit 1 when stale) or ``--write`` the schemas of a state and of a view.
+
+    Exits 2, writing nothing, when a kind has no schema fragment (``NoSchemaError``) or
+    a field is added after ``NEWEST_VERSION``.
+    """
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--write", action="store_true", help="rewrite the schema files")
     args = parser.parse_args(argv)
+    too_new = fields_after_newest()
+    if too_new:
+        print(f"cannot generate the schemas: {too_new}", file=sys.stderr)
+        return 2
     try:
         texts = current_texts()
     except NoSchemaError as error:

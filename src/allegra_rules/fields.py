@@ -61,6 +61,7 @@ __all__ = [
     "ViewField",
     "ViewKind",
     "attribute_default",
+    "fields_after_newest",
     "later_fields",
     "one_per_seat",
 ]
@@ -397,6 +398,28 @@ STATE_FIELDS: tuple[StateField, ...] = (
 
 FIELDS: dict[str, StateField] = {f.name: f for f in STATE_FIELDS}
 """``STATE_FIELDS`` by name."""
+
+
+def fields_after_newest() -> str:
+    """What is declared after ``NEWEST_VERSION``, which the generators refuse; else empty.
+
+    Each such field is named ``state.x``, ``round_end.x`` or ``view.x`` with its ``added``
+    (the declarations below are read when it is called).
+    """
+    declared = (("state", STATE_FIELDS), ("round_end", ROUND_END_FIELDS), ("view", VIEW_FIELDS))
+    too_new = [
+        f"{what}.{f.name} (added={f.added})"
+        for what, fields in declared
+        for f in fields
+        if f.added > NEWEST_VERSION
+    ]
+    if not too_new:
+        return ""
+    return (
+        f"{', '.join(too_new)} {'is' if len(too_new) == 1 else 'are'} added after the "
+        f"newest schema version {NEWEST_VERSION}: raise NEWEST_VERSION in "
+        "allegra_rules/fields.py with them"
+    )
 
 
 def later_fields(fields: tuple[StateField, ...], version: int) -> tuple[StateField, ...]:

@@ -37,7 +37,7 @@ __all__ = ["GameState", "Phase", "RoundEnd"]
 
 
 def _newest_version() -> int:
-    """``allegra_rules.fields.NEWEST_VERSION``, as generated into ``_fast``.
+    """``allegra_rules.fields.NEWEST_VERSION``, as generated into ``_fast_builders``.
 
     Importing the declaration would cost a twentieth of ``import allegra_rules``; while
     ``_fast`` lacks the constant (before the generator has run), the declaration's own.
@@ -54,6 +54,61 @@ NEWEST_VERSION: int = _newest_version()
 """The newest saved-game schema version, which new games start in (see ``allegra_rules.fields``)."""
 
 
+class _Table:
+    """The accessors that a state and a view share: the table read alike in both.
+
+    Written once for [`GameState`][allegra_rules.state.GameState] and
+    [`PlayerView`][allegra_rules.views.PlayerView]; each says how it stores which cells lie
+    face down (``_lies_face_down``). A state's ``cells`` hold every card, face up or down;
+    a view's hold only the face-up ones.
+    """
+
+    __slots__ = ()
+
+    num_players: int
+    phase: Phase
+    cells: tuple[int | None, ...]
+    discard_pile: tuple[int, ...]
+
+    def _lies_face_down(self, i: int) -> bool:
+        """Whether cell ``i`` holds a face-down card."""
+        raise NotImplementedError
+
+    @property
+    def geometry(self) -> Geometry:
+        """The index tables of this table size."""
+        return geometry(self.num_players)
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.phase is Phase.OVER
+
+    @property
+    def discard_top(self) -> int | None:
+        """The discard pile's top card, or ``None`` when the pile is empty."""
+        pile = self.discard_pile
+        return pile[-1] if pile else None
+
+    def card(self, pos: Pos) -> int | None:
+        """The value at ``pos``, or ``None`` for a gap.
+
+        A state holds every card, face up or down; a view only the face-up ones, so a
+        view's face-down card is ``None`` too (``is_hidden`` tells it from a gap).
+        """
+        return self.cells[self.geometry.index(pos)]
+
+    def is_face_up(self, pos: Pos) -> bool:
+        """Whether ``pos`` holds a face-up card (a gap is not face up)."""
+        i = self.geometry.index(pos)
+        return self.cells[i] is not None and not self._lies_face_down(i)
+
+    def is_gap(self, pos: Pos) -> bool:
+        """Whether ``pos`` is empty (no card, face up or down)."""
+        i = self.geometry.index(pos)
+        return self.cells[i] is None and not self._lies_face_down(i)
+
+
 def require_state(state: object, what: str = "state") -> GameState:
     """``state`` if it is a ``GameState``, else ``ValueError`` naming ``what``."""
     if not isinstance(state, GameState):
@@ -62,7 +117,7 @@ def require_state(state: object, what: str = "state") -> GameState:
 
 
 @attrs.frozen(slots=True, repr=False, weakref_slot=False)
-class GameState:
+class GameState(_Table):
     """A moment of a game. Frozen: every transition returns a new state.
 
     Build one with [`allegra_rules.new_game`][allegra_rules.transitions.new_game]; advance it with
@@ -172,34 +227,8 @@ class GameState:
             f"phase={self.phase.value} current_player={self.current_player}>"
         )
 
-    @property
-    def geometry(self) -> Geometry:
-        """The index tables of this table size."""
-        return geometry(self.num_players)
-
-    @property
-    def is_terminal(self) -> bool:
-        """True once the game is over."""
-        return self.phase is Phase.OVER
-
-    @property
-    def discard_top(self) -> int | None:
-        """The discard pile's top card, or ``None`` when the pile is empty."""
-        pile = self.discard_pile
-        return pile[-1] if pile else None
-
-    def card(self, pos: Pos) -> int | None:
-        """The value at ``pos`` (face up or down), or ``None`` for a gap."""
-        return self.cells[self.geometry.index(pos)]
-
-    def is_face_up(self, pos: Pos) -> bool:
-        """Whether ``pos`` holds a face-up card (a gap is not face up)."""
-        i = self.geometry.index(pos)
-        return self.cells[i] is not None and not (self.face_down >> i) & 1
-
-    def is_gap(self, pos: Pos) -> bool:
-        """Whether ``pos`` is empty."""
-        return self.cells[self.geometry.index(pos)] is None
+    def _lies_face_down(self, i: int) -> bool:
+        return bool((self.face_down >> i) & 1)
 
     def zone(self, player: int) -> tuple[Pos, ...]:
         """The 15 cells of ``player``'s zone: its own 12 and the left neighbour's column 3.
@@ -260,8 +289,8 @@ class GameState:
         return found
 
 
-class _UnfrozenState:
-    """GameState's unfrozen twin: the same slots, without the frozen ``__setattr__``.
+class _UnfrozenState(_Table):
+    """GameState's unfrozen twin: the same base and slots, without the frozen ``__setattr__``.
 
     The engine builds a new state by filling the slots of a twin with plain attribute stores and
     then switching the object's class to [`GameState`][allegra_rules.state.GameState] (CPython
@@ -284,15 +313,20 @@ def state_builder(
 
     The copier takes the source state and every field of ``changed`` as a keyword argument;
     the ``fixed`` fields take the given values, every other field is copied. It is the code
-    generated in ``allegra_rules._fast`` for this ``_copier(...)`` call of the transitions
-    (see there why it is fast); nothing is checked: the engine vouches for the values.
+    generated in ``allegra_rules._fast_builders`` for this ``_copier(...)`` call of the
+    transitions (``allegra_rules._fast`` says why it is fast); nothing is checked: the engine
+    vouches for the values.
 
     When no copier is generated for these names, or the generated code is not current,
     the copier is a stand-in that raises ``RuntimeError`` when called, saying to run
-    ``python -m allegra_rules._generate_fast --write`` (which imports the package).
+    ``python -m allegra_rules._generate_fast --write`` (which imports the package); when
+    a name is no field of ``GameState``, which no generator fixes, it says so instead.
     """
     fixed = dict(fixed or {})
     key = (tuple(changed), tuple(fixed))
+    unknown = sorted(set(key[0] + key[1]) - set(GameState.__slots__))
+    if unknown:  # no generator fixes a wrong name: say what is wrong instead
+        return _fast.stand_in(f"copier {key}", f"{unknown} are not GameState fields")
     copiers: dict[Any, Any] = getattr(_fast, "COPIERS", {})  # none before the generator ran
     make = copiers.get(key)
     if make is None or not _fast.current(GameState):
@@ -316,7 +350,7 @@ trusted_state: Callable[..., GameState] = _fast.built(
 ``GameState(...)`` checks the type, size and range of every field (its callers may pass
 anything); the engine's own constructions (a deal, a loaded document whose every field the
 loader has checked, a determinized sample) skip that cost. Every init field is a keyword
-argument; ``setup_named`` may be left out (empty). Generated in ``allegra_rules._fast``.
+argument; ``setup_named`` may be left out (empty). Generated in ``allegra_rules._fast_builders``.
 """
 
 trusted_evolve: Callable[..., GameState] = _fast.built(

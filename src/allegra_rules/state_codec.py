@@ -31,7 +31,10 @@ from functools import cache
 from itertools import chain, compress
 from typing import Any
 
-from allegra_rules import _fast_codec
+try:  # generated; missing or unreadable, the checked paths serve until it is written again
+    from allegra_rules import _fast_codec
+except (ImportError, SyntaxError):
+    _fast_codec = None  # type: ignore[assignment]
 from allegra_rules.config import RuleConfig
 from allegra_rules.config_codec import config_from_data
 from allegra_rules.fields import (

@@ -65,7 +65,7 @@ from allegra_rules.fields import (
     ViewField,
     ViewKind,
 )
-from allegra_rules.geometry import Geometry, Pos, geometry
+from allegra_rules.geometry import Pos
 from allegra_rules.invariants import deck_counts
 from allegra_rules.jsondoc import SCHEMA_VERSIONS
 from allegra_rules.sampling import FACE_UP as _FACE_UP
@@ -99,12 +99,12 @@ from allegra_rules.serialize import (
     read_table,
     round_end_to_dict,
 )
-from allegra_rules.state import GameState, Phase, RoundEnd
+from allegra_rules.state import GameState, Phase, RoundEnd, _Table
 from allegra_rules.transitions import legal_actions
 
 
 @attrs.frozen(slots=True, repr=False, weakref_slot=False)
-class PlayerView:
+class PlayerView(_Table):
     """Everything seat ``viewer`` may know at one moment of a game. Frozen.
 
     Build one with [`observe`][allegra_rules.views.observe]. The fields that a
@@ -206,42 +206,17 @@ class PlayerView:
             f"phase={self.phase.value} current_player={self.current_player}>"
         )
 
-    @property
-    def geometry(self) -> Geometry:
-        """The index tables of this table size."""
-        return geometry(self.num_players)
-
-    @property
-    def is_terminal(self) -> bool:
-        """True once the game is over."""
-        return self.phase is Phase.OVER
+    def _lies_face_down(self, i: int) -> bool:
+        return self.face_down[i]
 
     @property
     def is_my_turn(self) -> bool:
         """True when the viewer is the seat to act (never for the public view)."""
         return self.viewer is not None and self.current_player == self.viewer
 
-    @property
-    def discard_top(self) -> int | None:
-        """The discard pile's top card, or ``None`` when the pile is empty."""
-        return self.discard_pile[-1] if self.discard_pile else None
-
-    def card(self, pos: Pos) -> int | None:
-        """The value at ``pos`` if it lies face up, else ``None`` (face down or gap)."""
-        return self.cells[self.geometry.index(pos)]
-
-    def is_face_up(self, pos: Pos) -> bool:
-        """Whether ``pos`` holds a face-up card."""
-        return self.cells[self.geometry.index(pos)] is not None
-
     def is_hidden(self, pos: Pos) -> bool:
         """Whether ``pos`` holds a face-down card (its value is unknown)."""
         return self.face_down[self.geometry.index(pos)]
-
-    def is_gap(self, pos: Pos) -> bool:
-        """Whether ``pos`` is empty."""
-        i = self.geometry.index(pos)
-        return self.cells[i] is None and not self.face_down[i]
 
     def visible_cards(self) -> Counter[int]:
         """Every card of the current round the viewer can see or knows, as a multiset.
@@ -969,7 +944,7 @@ def _observe_by_plan(state: GameState, player: int | None) -> PlayerView:
     return _view(state, **out)
 
 
-class _UnfrozenView:
+class _UnfrozenView(_Table):
     """PlayerView's unfrozen twin (see ``allegra_rules._fast``)."""
 
     __slots__ = PlayerView.__slots__
@@ -1018,7 +993,7 @@ _view: Callable[..., PlayerView] = _fast.built(
 """``_view(state, **<the fields a view computes>)``: every public field copied from the state.
 
 The public fields are those ``allegra_rules.fields`` declares seen by everyone; the builder is
-generated in ``allegra_rules._fast`` (see there why it is fast).
+generated in ``allegra_rules._fast_builders`` (see ``_fast`` why it is fast).
 """
 
 _observe: Callable[[GameState, int | None], PlayerView] = _fast.built(

@@ -20,10 +20,19 @@ JSON document per line:
   biased towards knocks and gives, under every config, with 2 to 6 seats.
 - ``views.jsonl``: player views (``observe(state, seat).to_json()``) of a sample of
   those states, for every seat.
+- ``spectator-views.jsonl``: the spectator's view (``observe(state, None)``) of the
+  same states.
 - ``records.jsonl``: game records of whole games played by seeded bots: every preset
   version with 2 to 6 seats, a few dealt from an explicit deck, a few under custom
   configs.
+- ``seated-records.jsonl``: records with the optional keys, as ``allegra-rules play``
+  saves them (``seats``, whole games and games cut short) and the table server
+  publishes them (``deal_commitment`` and ``deal_salt``).
 - ``actions.jsonl``: every distinct action (``action_to_json``) of the records.
+
+A file added after a release's corpus was written (``--add``: documents that release
+writes which its corpus lacked) comes with a manifest of its own,
+``<name>.manifest.json``, so that no file already there is edited.
 
 ``manifest.json`` names the version that wrote the corpus and, for every document, its
 line, its sha256, its config fingerprint and what it is (for a record, the digest of its
@@ -72,6 +81,7 @@ from allegra_rules import (
     state_digest,
     state_to_json,
 )
+from allegra_rules.records import RECORD_OPTIONAL_KEYS, commit_deal
 
 PLAYERS = range(2, 7)
 """The seat counts a corpus covers (those every preset allows)."""
@@ -298,6 +308,56 @@ def game_records(customs: dict[str, RuleConfig]) -> list[tuple[str, GameRecord]]
     return records
 
 
+SEAT_NAMES = ("person", "greedy", "random", "search-easy", "policy")
+"""Who may have played a seat, as ``GameRecord.seats`` names them (a person or a bot)."""
+
+
+def seated_records() -> list[tuple[str, GameRecord]]:
+    """Records as ``allegra-rules play`` and the table server write them, with their keys.
+
+    Every preset version with 2 to 6 seats, in turn: saved by ``play`` with ``seats``
+    (whole games, and games cut short as a save on quitting holds them), or published
+    by the server with the deal's ``deal_commitment`` and ``deal_salt`` (the salt made
+    from the seed, so that the script writes the same records each time), or both.
+    """
+    records = []
+    for i, pid in enumerate(preset_ids()):
+        for num_players in PLAYERS:
+            seed = 4000 + 10 * i + num_players
+            salt, commitment = commit_deal(seed, hashlib.sha256(b"corpus %d" % seed).digest())
+            keys: dict[str, Any] = {}
+            if (i + num_players) % 3 != 1:
+                keys["seats"] = tuple(
+                    SEAT_NAMES[(seed + seat) % len(SEAT_NAMES)] for seat in range(num_players)
+                )
+            if (i + num_players) % 3 != 0:
+                keys |= {"deal_commitment": commitment, "deal_salt": salt.hex()}
+            record = GameRecord(num_players=num_players, config=preset(pid), seed=seed, **keys)
+            played = play_bots(record, seed)
+            if (i + num_players) % 2:
+                cut = random.Random(seed).randrange(len(played.actions))
+                played = attrs.evolve(played, actions=played.actions[:cut])
+            records.append((pid, played))
+    return records
+
+
+def record_entries(records: list[tuple[str, GameRecord]], docs: list[str]) -> list[dict[str, Any]]:
+    """The manifest entries of ``records`` (their label and record) written as ``docs``."""
+    return [
+        entry(
+            i,
+            text,
+            config=label,
+            preset=r.preset,
+            num_players=r.num_players,
+            dealt_from_deck=r.deck is not None,
+            config_fingerprint=r.config_fingerprint,
+            final_state_digest=state_digest(replay(r)),
+        )
+        for i, ((label, r), text) in enumerate(zip(records, docs, strict=True), 1)
+    ]
+
+
 def entry(line: int, text: str, **facts: Any) -> dict[str, Any]:
     """A manifest entry: the document's line (1-based), its sha256 and ``facts``."""
     return {"line": line, "sha256": hashlib.sha256(text.encode()).hexdigest(), **facts}
@@ -326,8 +386,21 @@ def view_documents(
     return docs, entries
 
 
+FILES: dict[str, str] = {
+    "configs.jsonl": "config",
+    "states.jsonl": "state",
+    "views.jsonl": "view",
+    "spectator-views.jsonl": "view",
+    "records.jsonl": "record",
+    "seated-records.jsonl": "record",
+    "actions.jsonl": "action",
+}
+"""Every file ``build`` writes, with the kind of its documents (``tests/test_compat.py``
+checks that this version's corpus holds each one)."""
+
+
 def build() -> dict[str, tuple[str, list[str], list[dict[str, Any]]]]:
-    """Every corpus file: ``{file name: (kind, documents, manifest entries)}``."""
+    """Every corpus file (``FILES``): ``{file name: (kind, documents, manifest entries)}``."""
     customs = custom_configs()
     named = {pid: preset(pid) for pid in preset_ids()} | customs
     configs = [c.to_json() for c in named.values()]
@@ -366,30 +439,24 @@ def build() -> dict[str, tuple[str, list[str], list[dict[str, Any]]]]:
 
     records = game_records(customs)
     record_docs = [r.to_json() for _label, r in records]
-    record_entries = [
-        entry(
-            i,
-            text,
-            config=label,
-            preset=r.preset,
-            num_players=r.num_players,
-            dealt_from_deck=r.deck is not None,
-            config_fingerprint=r.config_fingerprint,
-            final_state_digest=state_digest(replay(r)),
-        )
-        for i, ((label, r), text) in enumerate(zip(records, record_docs, strict=True), 1)
-    ]
+    seated = seated_records()
+    seated_docs = [r.to_json() for _label, r in seated]
+    for key in RECORD_OPTIONAL_KEYS:
+        require(any(f'"{key}":' in text for text in seated_docs), f"no record has the key {key}")
 
     actions = sorted({action_to_json(a) for _label, r in records for a in r.actions})
     action_entries = [entry(i, text) for i, text in enumerate(actions, 1)]
-    return {
+    files = {
         "configs.jsonl": ("config", configs, config_entries),
         "states.jsonl": ("state", state_docs, state_entries),
         "views.jsonl": ("view", view_docs, view_entries),
         "spectator-views.jsonl": ("view", spectator_docs, spectator_entries),
-        "records.jsonl": ("record", record_docs, record_entries),
+        "records.jsonl": ("record", record_docs, record_entries(records, record_docs)),
+        "seated-records.jsonl": ("record", seated_docs, record_entries(seated, seated_docs)),
         "actions.jsonl": ("action", actions, action_entries),
     }
+    assert {name: made[0] for name, made in files.items()} == FILES
+    return files
 
 
 def manifest_text(files: dict[str, tuple[str, list[str], list[dict[str, Any]]]]) -> str:
@@ -410,21 +477,41 @@ def manifest_text(files: dict[str, tuple[str, list[str], list[dict[str, Any]]]])
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Build the corpus in memory, check its coverage, then write it to a new folder."""
+    """Build the corpus in memory, check its coverage, then write it to a new folder.
+
+    With ``--add``, write into this version's existing folder only the files it lacks
+    (documents that this version writes and its corpus did not yet hold), each with a
+    manifest of its own, ``<name>.manifest.json``: no file already there is touched.
+    """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="a new folder, named by the version")
-    folder: Path = parser.parse_args(argv).folder
-    if folder.exists():
+    parser.add_argument(
+        "--add",
+        action="store_true",
+        help="add the files that this version's existing folder lacks, leaving the others",
+    )
+    args = parser.parse_args(argv)
+    folder: Path = args.folder
+    if folder.exists() and not args.add:
         parser.error(f"{folder} exists: a released corpus is never edited or regenerated")
+    if args.add and not (folder / "manifest.json").is_file():
+        parser.error(f"{folder} holds no corpus to add to")
     if folder.name != allegra_rules.__version__:
         parser.error(f"name the folder by the version: .../{allegra_rules.__version__}")
     files = build()
-    manifest = manifest_text(files)
-    json.loads(manifest)
-    folder.mkdir(parents=True)
+    if args.add:
+        files = {name: made for name, made in files.items() if not (folder / name).exists()}
+        manifests = {name: {name: made} for name, made in files.items()}
+    else:
+        manifests = {"manifest.json": files}
+    for listed in manifests.values():
+        json.loads(manifest_text(listed))
+    folder.mkdir(parents=True, exist_ok=args.add)
     for name, (_kind, docs, _entries) in files.items():
         (folder / name).write_text("".join(f"{d}\n" for d in docs), encoding="utf-8")
-    (folder / "manifest.json").write_text(manifest, encoding="utf-8")
+    for name, listed in manifests.items():
+        path = folder / (name if name == "manifest.json" else f"{Path(name).stem}.manifest.json")
+        path.write_text(manifest_text(listed), encoding="utf-8")
     for name, (_kind, docs, _entries) in files.items():
         print(f"{folder / name}: {len(docs)} documents")
     return 0

@@ -789,8 +789,10 @@ def _saved_seats(args: argparse.Namespace, record: GameRecord) -> None:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     history: tuple[Action, ...] = ()
+    version: int | None = None  # a new game's: the newest
     if args.resume is not None:
         record = _resume_record(args)
+        version = record.schema_version  # a game keeps the version it started in
         config = record.config
         args.players = record.num_players
         args.preset = record.preset or "seeds"
@@ -820,7 +822,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     seats.insert(args.seat, PERSON_SEAT)
 
     def keep(actions: tuple[Action, ...], path: Path, auto_pass: bool, over: bool) -> None:
-        save_record(path, args.players, config, seed, actions, seats)
+        save_record(path, args.players, config, seed, actions, seats, version)
         print(f"Saved the game record to {str(path)!r}.", flush=True)
         if over:
             print(
@@ -848,6 +850,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             pauses=sys.stdin.isatty() and sys.stdout.isatty(),
             history=history,
             saving=saving,
+            schema_version=version,
         )
     except ValueError as exc:
         if not history:

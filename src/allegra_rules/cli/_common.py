@@ -132,6 +132,7 @@ def save_record(
     seed: int,
     actions: Sequence[Action],
     seats: Sequence[str] | None = None,
+    schema_version: int | None = None,
 ) -> None:
     """Write the game record JSON of a game dealt by ``new_game`` with ``seed``.
 
@@ -142,6 +143,8 @@ def save_record(
         seed: the deal's seed.
         actions: every action so far.
         seats: who played each seat (``GameRecord.seats``), or ``None``.
+        schema_version: the saved-game schema version the game is written in (a
+            resumed game keeps its save's); ``None``: the newest.
 
     Raises:
         CommandError: the file cannot be written.
@@ -152,6 +155,7 @@ def save_record(
         seed=seed,
         actions=actions,
         seats=None if seats is None else tuple(seats),
+        schema_version=schema_version,
     )
     text = record.to_json()
     try:

@@ -791,6 +791,7 @@ def run_play(
     pauses: bool = False,
     history: Sequence[Action] = (),
     saving: str | None = None,
+    schema_version: int | None = None,
 ) -> PlayResult:
     """Let a person play seat ``you`` against bots, reading moves from ``inp``.
 
@@ -827,6 +828,9 @@ def run_play(
             differently from one never stopped.
         saving: the file the game is saved to when it stops (``--save``), or
             ``None``: then ``q`` asks before quitting and offers to save.
+        schema_version: the saved-game schema version the game is played in (a
+            resumed game keeps its save's, ``GameRecord.schema_version``); ``None``:
+            the newest.
 
     Returns:
         The result: the last state, the actions (``history`` included) and whether
@@ -853,7 +857,7 @@ def run_play(
     labels = ["you" if seat == you else "" for seat in range(num_players)]
     for seat, name in zip(others, bot_names, strict=True):
         labels[seat] = name
-    state = new_game(num_players, config=config, seed=seed)
+    state = new_game(num_players, config=config, seed=seed, schema_version=schema_version)
     for number, action in enumerate(history, start=1):
         if state.is_terminal or action not in legal_actions(state):
             raise ValueError(f"move {number} of the saved game is not a move of this game")
