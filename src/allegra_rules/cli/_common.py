@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -178,6 +179,20 @@ def terminal_size() -> tuple[int, int]:
     return max(40, size.columns), max(10, size.lines)
 
 
+def one_line(text: str, columns: int) -> str:
+    """``text`` on one line of a terminal ``columns`` wide: cut, ending in ``...``, when wider.
+
+    The line stays narrower than ``columns`` (a full line would move the cursor on).
+
+    Examples:
+        >>> one_line("Turn 3: Player 2 draws a 5; Player 2 discards the 5.", 40)
+        'Turn 3: Player 2 draws a 5; Player...'
+    """
+    if len(text) < columns:
+        return text
+    return text[: max(columns - 4, 1)].rstrip() + "..."
+
+
 class Narrator:
     """Writes a game as it is played: headings, actions, engine steps, round ends.
 
@@ -199,6 +214,10 @@ class Narrator:
         round_reports: write the revealed table and the scores when a round ends,
             then the next round's heading (``play`` writes them itself when it
             waits for a key in between).
+        cut: in the ``"turns"`` style, write each turn on one line narrower than
+            ``max_width``, cut and ending in ``...`` when it is wider, instead of
+            wrapping it, and say a subject once for the clauses it starts in a row
+            (``demo --summary``); the setup and round lines still wrap.
     """
 
     def __init__(
@@ -212,9 +231,11 @@ class Narrator:
         max_width: int | None = None,
         round_reports: bool = True,
         brief: bool = False,
+        cut: bool = False,
     ) -> None:
         self.out = out
         self.brief = brief
+        self.cut = cut
         self.round_reports = round_reports
         self.tables = tables
         self.names = names
@@ -326,7 +347,13 @@ class Narrator:
             head = f"Turn {state.turns_played}{final}: "
             if not self.brief:
                 head = f"Round {state.round} turn {state.turns_played}{final}: "
-        self.say_wrapped(head + "; ".join(self._turn) + ".")
+        line = head + "; ".join(self._turn) + "."
+        if self.cut:
+            line = head + _same_subject(self._turn) + "."
+        if self.cut and self.max_width is not None and head.startswith("Turn "):
+            self.say(one_line(line, self.max_width))
+        else:
+            self.say_wrapped(line)
         self._turn = []
 
     def _seat(self, seat: int) -> str:
@@ -369,6 +396,42 @@ class Narrator:
         """Write the part of the turn told so far (``"turns"`` style), as a line of its own."""
         if self.style == "turns":
             self._flush_turn(state)
+
+
+_SUBJECT = re.compile(r"(Player \d+|you) ")
+"""The subject a one-line turn's clause starts with."""
+_LAST_CARD = re.compile(r"\b(?:a|an|the) (-?\d+)(?: from the discard pile)?$")
+"""A clause that ends naming a card (``draws a 3``): the next clause may call it "it"."""
+
+
+def _same_subject(clauses: Sequence[str]) -> str:
+    """The clauses of a one-line turn, a subject said once for the clauses it starts in a row.
+
+    ``Player 1 draws a 3; Player 1 keeps the 3 at ...`` is written ``Player 1 draws a
+    3, keeps it at ...`` (the card the clause before ended with is "it"); a clause of
+    another subject starts again after ``; ``.
+
+    Examples:
+        >>> _same_subject(["Player 2 draws a 5", "Player 3 knocks", "Player 3 takes the 5"])
+        'Player 2 draws a 5; Player 3 knocks, takes the 5'
+        >>> _same_subject(["you draw a 3", "you keep the 3 at row 1, column 2 and discard a 9"])
+        'you draw a 3, keep it at row 1, column 2 and discard a 9'
+    """
+    parts: list[str] = []
+    previous = None
+    for clause in clauses:
+        found = _SUBJECT.match(clause)
+        subject = found[1] if found else None
+        if parts and subject is not None and subject == previous:
+            rest = clause[len(subject) + 1 :]
+            card = _LAST_CARD.search(parts[-1])
+            if card:  # "draws a 3, keeps it at ...": the card just named is "it"
+                rest = re.sub(rf"\bthe {re.escape(card[1])}\b", "it", rest, count=1)
+            parts[-1] += ", " + rest
+        else:
+            parts.append(clause)
+        previous = subject
+    return "; ".join(parts)
 
 
 def _fate(state: GameState, action: Action, *, plain: bool = False) -> list[str]:

@@ -38,7 +38,9 @@ def play_demo(
         bot_names: one name of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] per seat.
         out: where the narration goes.
         style: ``"full"`` (every action and a table after every turn), ``"turns"``
-            (one line per turn), ``"rounds"`` (one line per round) or ``"quiet"``
+            (one line a turn, narrower than the terminal: the knock windows' passes
+            left out, each action in the fewest words, cut with ``...`` when still
+            wider), ``"rounds"`` (one line per round) or ``"quiet"``
             (the scores only).
         config: the rules to play instead of the preset's.
     """
@@ -49,7 +51,10 @@ def play_demo(
     bots = [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bot_names)]
     state = new_game(num_players, config=config, seed=seed)
     columns, _ = terminal_size()
-    narrator = Narrator(out, names=bot_names, style=style, max_width=columns)
+    turns = style == "turns"  # one line a turn: passes left out, cut at the width
+    narrator = Narrator(
+        out, names=bot_names, style=style, max_width=columns, brief=turns, cut=turns
+    )
     rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
     narrator.say_wrapped(
         f"Allegra demo: {num_players} players, preset {rules}, "

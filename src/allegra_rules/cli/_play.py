@@ -31,6 +31,7 @@ from allegra_rules.cli._common import (
     UsageError,
     check_save_path,
     clockwise_line,
+    one_line,
     terminal_size,
 )
 from allegra_rules.cli._help import moves_text, options_text, summary_text
@@ -804,9 +805,7 @@ def _is_rc(word: str) -> bool:
 
 def _one_line(text: str, columns: int) -> str:
     """``text`` on one line of the terminal: cut, ending in ``...``, when it is wider."""
-    if len(text) < columns:
-        return text
-    return text[: max(columns - 4, 1)].rstrip() + "..."
+    return one_line(text, columns)
 
 
 def _wrap(text: str, columns: int) -> list[str]:
