@@ -114,7 +114,8 @@ def test_every_clause_of_a_one_line_turn_starts_with_its_subject() -> None:
                     verbs.add(" ".join(words[:2]))
     # Every kind of action and outcome was told.
     assert {"reveal", "turn", "name", "show", "draw", "take", "knock", "give"} <= verbs
-    assert {"keep", "put", "swap", "discard", "fill", "have", "a triple", "the round"} <= verbs
+    assert {"swap", "discard", "fill", "have", "a triple", "the round"} <= verbs
+    assert not {"keep", "put"} & verbs  # a swap is "swap" wherever the card came from
 
 
 def test_a_one_line_turn_names_the_cards_and_calls_the_person_you() -> None:
@@ -307,5 +308,6 @@ def test_demo_summary_tells_each_turn_on_one_line_of_80_columns(
     # A subject is said once for the clauses it starts in a row; the card just named is "it".
     assert not any(re.search(r"(Player \d+) [^;]*; \1 ", line) for line in turn_lines)
     assert any(
-        re.search(r"Player \d+ draws an? -?\d+, (keeps|discards) it\b", line) for line in turn_lines
+        re.search(r"Player \d+ draws an? -?\d+, (swaps it in|discards it)\b", line)
+        for line in turn_lines
     )

@@ -343,12 +343,11 @@ def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
     state = play(state, [Give(1)])
     assert (
         describe_action(state, Swap(Pos(1, 2, 0)))
-        == "Player 2 swaps the 7 in at row 3, column 1, taking the 10 into hand."
+        == "Player 2 swaps the 7 in at row 3, column 1 and takes the 10 into their hand."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0))) == (
-        "Player 2 swaps the 7 in at row 1, column 1, taking the face-down card there into "
-        "hand (only "
-        "Player 2 sees it until it lies face up)."
+        "Player 2 swaps the 7 in at row 1, column 1 and takes the face-down card there into "
+        "their hand (only Player 2 sees it until it lies face up)."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0)), viewer=1) == (
         "You swap the 7 in at row 1, column 1 and take the face-down 2 there into your hand."

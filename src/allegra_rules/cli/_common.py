@@ -209,8 +209,8 @@ class Narrator:
         max_width: the widest line of a drawn table (the terminal's width), or
             ``None`` to draw every table in one band.
         brief: in the ``"turns"`` style, leave out the passes of knock windows, tell
-            each action in the fewest words (``seat 4 keeps the 5 at (1, 3) and
-            discards a 9``, ``you knock``) and start each line with ``Turn t:`` only.
+            each action in the fewest words (``Player 4 swaps the 5 in at row 1, column 3
+            and discards the 9``, ``you knock``) and start each line with ``Turn t:`` only.
         round_reports: write the revealed table and the scores when a round ends,
             then the next round's heading (``play`` writes them itself when it
             waits for a key in between).
@@ -424,16 +424,16 @@ _LAST_CARD = re.compile(r"\b(?:a|an|the) (-?\d+)(?: from the discard pile)?$")
 def _same_subject(clauses: Sequence[str], names: Sequence[str] | None = None) -> str:
     """The clauses of a one-line turn, a subject said once for the clauses it starts in a row.
 
-    ``Player 1 draws a 3; Player 1 keeps the 3 at ...`` is written ``Player 1 draws a
-    3, keeps it at ...`` (the card the clause before ended with is "it"); a clause of
+    ``Player 1 draws a 3; Player 1 swaps the 3 in at ...`` is written ``Player 1 draws a
+    3, swaps it in at ...`` (the card the clause before ended with is "it"); a clause of
     another subject starts again after ``; ``. ``names`` are the seats' names when
     they are not the default ones.
 
     Examples:
         >>> _same_subject(["Player 2 draws a 5", "Player 3 knocks", "Player 3 takes the 5"])
         'Player 2 draws a 5; Player 3 knocks, takes the 5'
-        >>> _same_subject(["you draw a 3", "you keep the 3 at row 1, column 2 and discard a 9"])
-        'you draw a 3, keep it at row 1, column 2 and discard a 9'
+        >>> _same_subject(["you draw a 3", "you swap the 3 in at row 2, column 1"])
+        'you draw a 3, swap it in at row 2, column 1'
     """
     subjects = _SUBJECT
     if names is not None:
