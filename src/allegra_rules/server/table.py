@@ -172,11 +172,13 @@ class Table:
         Built by [`seat_document`][allegra_rules.table_view.seat_document] from the last
         moves (see ``allegra_rules.table_view.recent``), the same document the table in
         the browser sends: ``log`` names no card the seat has not seen; with ``svg``
-        also the picture and, for a seat, ``action_texts``.
+        also the picture (its bot seats named by their kind, as the page's badges) and,
+        for a seat, ``action_texts``.
         """
         moves = recent(self.moves, self.version, self.record)
+        bots = {p: kind for p, (kind, _) in self.bots.items()}
         return seat_document(
-            self.state, seat, version=self.version, moves=moves, svg=svg, lang=lang
+            self.state, seat, version=self.version, moves=moves, svg=svg, lang=lang, bots=bots
         )
 
     def text(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> str:
