@@ -11,7 +11,7 @@ const TEXT = {
     seatN: "Seat {n}", you: "you", person: "a person (invite by link)", random: "random bot", search: "search bot (stronger)",
     greedy: "greedy bot", create: "Create the table", joinTable: "Join the table",
     freeSeat: "Free seat {n}", botSeat: "Give seat {n} to a bot", creatorControls: "As the table's creator you can free a seat or give it to a bot.",
-    takeSeat: "Take seat {n}", watch: "Just watch", invite: "Invite friends with this link:",
+    takeSeat: "Take seat {n}", yourName: "Your name (optional, shown to everyone)", watch: "Just watch", invite: "Invite friends with this link:",
     copy: "Copy", copied: "Copied", drawPile: "Draw pile", discardPile: "Discard pile",
     held: "In hand", scores: "Scores", round: "Round {n}", total: "Total", cards: "{n} cards",
     noFreeSeat: "Every seat is taken; you can watch.", watching: "You are watching.",
@@ -79,7 +79,7 @@ const TEXT = {
     seatN: "Platz {n}", you: "du", person: "ein Mensch (per Link einladen)", random: "Zufalls-Bot", search: "Such-Bot (stärker)",
     greedy: "Gier-Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
     freeSeat: "Platz {n} freigeben", botSeat: "Platz {n} einem Bot geben", creatorControls: "Du hast den Tisch eröffnet: Du kannst einen Platz freigeben oder einem Bot geben.",
-    takeSeat: "Platz {n} nehmen", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
+    takeSeat: "Platz {n} nehmen", yourName: "Dein Name (freiwillig, für alle sichtbar)", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
     copy: "Kopieren", copied: "Kopiert", drawPile: "Nachziehstapel", discardPile: "Ablagestapel",
     held: "Auf der Hand", scores: "Punkte", round: "Runde {n}", total: "Summe", cards: "{n} Karten",
     noFreeSeat: "Alle Plätze sind besetzt; du kannst zuschauen.", watching: "Du schaust zu.",
@@ -146,7 +146,7 @@ const TEXT = {
     seatN: "Miejsce {n}", you: "ty", person: "człowiek (zaproś linkiem)", random: "bot losowy", search: "bot szukający (silniejszy)",
     greedy: "bot zachłanny", create: "Załóż stół", joinTable: "Dołącz do stołu",
     freeSeat: "Zwolnij miejsce {n}", botSeat: "Oddaj miejsce {n} botowi", creatorControls: "Jako zakładający stół możesz zwolnić miejsce albo oddać je botowi.",
-    takeSeat: "Zajmij miejsce {n}", watch: "Tylko oglądaj", invite: "Zaproś znajomych tym linkiem:",
+    takeSeat: "Zajmij miejsce {n}", yourName: "Twoje imię (opcjonalnie, widoczne dla wszystkich)", watch: "Tylko oglądaj", invite: "Zaproś znajomych tym linkiem:",
     copy: "Kopiuj", copied: "Skopiowano", drawPile: "Talia", discardPile: "Stos odrzuconych",
     held: "Na ręce", scores: "Punkty", round: "Runda {n}", total: "Suma", cards: "kart: {n}",
     noFreeSeat: "Wszystkie miejsca są zajęte; możesz oglądać.", watching: "Oglądasz grę.",
@@ -213,7 +213,7 @@ const TEXT = {
     seatN: "Place {n}", you: "vous", person: "une personne (invitée par lien)", random: "bot aléatoire", search: "bot chercheur (plus fort)",
     greedy: "bot glouton", create: "Créer la table", joinTable: "Rejoindre la table",
     freeSeat: "Libérer la place {n}", botSeat: "Confier la place {n} à un bot", creatorControls: "Vous avez créé la table : vous pouvez libérer une place ou la confier à un bot.",
-    takeSeat: "Prendre la place {n}", watch: "Regarder seulement", invite: "Invitez vos amis avec ce lien :",
+    takeSeat: "Prendre la place {n}", yourName: "Votre nom (facultatif, visible de tous)", watch: "Regarder seulement", invite: "Invitez vos amis avec ce lien :",
     copy: "Copier", copied: "Copié", drawPile: "Pioche", discardPile: "Défausse",
     held: "En main", scores: "Points", round: "Manche {n}", total: "Total", cards: "{n} cartes",
     noFreeSeat: "Toutes les places sont prises ; vous pouvez regarder.", watching: "Vous regardez.",
@@ -813,7 +813,9 @@ function renderCreatorControls(view) {
 async function claimSeat(seat) {
   showError("");
   try {
-    const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, {});
+    // A name given is sent as typed (the server trims it); it is only ever shown as text.
+    const name = $("join-name").value.trim();
+    const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, name ? { name } : {});
     localStorage.setItem(`allegra:${page.table}`,
       JSON.stringify({ seat, token: claim.token, commitment: rememberedCommitment() }));
     page.seat = seat;
