@@ -815,11 +815,63 @@ def test_demo_save_then_replay_narrates_the_same_game(tmp_path: Path) -> None:
     def body(lines: list[str]) -> list[str]:
         return lines[next(k for k, line in enumerate(lines) if line.startswith("Play passes")) :]
 
-    assert body(demo_lines)[:-1] == body(replay_lines)[:-1]
+    # The record says who played each seat: replay names the bots where demo says
+    # "Player N" (the turn headings name the seat both ways).
+    assert json.loads(path.read_text())["seats"] == ["greedy"] * 3
+    assert "Players: Greedy bot 1 (Player 1), Greedy bot 2 (Player 2)," in " ".join(
+        narrated.split()
+    )
+    assert "-- Turn 1: Player 1, Greedy bot 1 --" in replay_lines
+    assert any(line.startswith("  Greedy bot 2 draws a") for line in replay_lines)
+
+    def as_demo(line: str) -> str:
+        line = re.sub(r"(-- Turn \d+: Player (\d)), Greedy bot \2 ", r"\1 ", line)
+        return re.sub(r"Greedy bot (\d)", r"Player \1", line)
+
+    # Long lines wrap at other places: compare the words.
+    told = as_demo(" ".join(" ".join(body(replay_lines)[:-1]).split()))
+    assert " ".join(" ".join(body(demo_lines)[:-1]).split()) == told
     assert demo_lines[-1].replace(" (greedy)", "") == replay_lines[-1]
     from_stdin = ok("replay", "-", stdin=path.read_text())
     assert body(from_stdin.splitlines()) == body(replay_lines)
     assert from_stdin.startswith("Allegra replay of standard input: ")
+
+
+def test_replay_summary_names_who_played_each_turn_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from allegra_rules.cli._demo import play_demo
+
+    monkeypatch.setenv("COLUMNS", "80")
+    final, actions = play_demo(2, 5, "seeds", ["greedy", "greedy"], io.StringIO())
+    record = GameRecord(
+        num_players=2,
+        config=preset("seeds"),
+        seed=5,
+        actions=actions,
+        seats=("person", "search-easy"),
+    )
+    path = tmp_path / "game.json"
+    path.write_text(record.to_json())
+    lines = ok("replay", "--summary", str(path)).splitlines()
+    assert "Players: Player 1 (a person), Search bot (Player 2)." in lines
+    state, drawers = new_game(2, seed=5), []
+    for action in actions:
+        if state.phase is Phase.DRAW:
+            drawers.append(state.current_player)
+        state = apply(state, action)
+    assert state == final
+    turns = [line for line in lines if line.startswith("Turn ")]
+    assert len(turns) == len(drawers)  # one line a turn
+    for line, drawer in zip(turns, drawers, strict=True):
+        assert len(line) < 80, line
+        who = "Player 1" if drawer == 0 else "Search bot"
+        assert re.match(rf"Turn \d+(?: \(last turn\))?: {who} (draws|takes) ", line), line
+    # Without the seats, the record says so and the seats are "Player N".
+    path.write_text(attrs.evolve(record, seats=None).to_json())
+    bare = ok("replay", "--summary", str(path))
+    assert "Players: the record does not say who played each seat." in bare
+    assert "Search bot" not in bare and "Turn 2: Player 2 " in bare
 
 
 def _saved_demo(tmp_path: Path) -> dict[str, Any]:

@@ -114,7 +114,8 @@ def test_every_clause_of_a_one_line_turn_starts_with_its_subject() -> None:
                     verbs.add(" ".join(words[:2]))
     # Every kind of action and outcome was told.
     assert {"reveal", "turn", "name", "show", "draw", "take", "knock", "give"} <= verbs
-    assert {"keep", "put", "swap", "discard", "fill", "have", "a triple", "the round"} <= verbs
+    assert {"swap", "discard", "fill", "have", "a triple", "the round"} <= verbs
+    assert not {"keep", "put"} & verbs  # a swap is "swap" wherever the card came from
 
 
 def test_a_one_line_turn_names_the_cards_and_calls_the_person_you() -> None:
@@ -276,3 +277,37 @@ def test_a_draw_from_an_empty_pile_says_so_in_one_clause() -> None:
     ]
     other = (who or 0) + 1
     assert _common._brief(empty, DrawDeck(), after, other)[0].startswith(f"Player {who + 1} draws ")
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 6), (4, 3), (6, 11)])
+def test_demo_summary_tells_each_turn_on_one_line_of_80_columns(
+    players: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from allegra_rules.cli._demo import play_demo
+
+    monkeypatch.setenv("COLUMNS", "80")
+    out = io.StringIO()
+    final, actions = play_demo(players, seed, "seeds", ["greedy"] * players, out, style="turns")
+    lines = out.getvalue().splitlines()
+    turn_lines = [line for line in lines if line.startswith("Turn ")]
+    for k, line in enumerate(lines):
+        if line.startswith("Turn "):
+            assert len(line) < 80, line
+            # Never continued on the next line (a wrapped line's rest is indented).
+            assert k + 1 == len(lines) or not lines[k + 1].startswith(" "), lines[k : k + 2]
+    # Every turn of every round has its line, in order (the rounds' lines between).
+    state, told = new_game(players, seed=seed), []
+    for action in actions:
+        after = apply(state, action)
+        ends = after.round != state.round or after.is_terminal or after.phase is Phase.DRAW
+        if ends and state.phase is not Phase.SETUP and state.turns_played:
+            told.append(state.turns_played)
+        state = after
+    assert state == final
+    assert [int(line.split(":")[0].split()[1]) for line in turn_lines] == told
+    # A subject is said once for the clauses it starts in a row; the card just named is "it".
+    assert not any(re.search(r"(Player \d+) [^;]*; \1 ", line) for line in turn_lines)
+    assert any(
+        re.search(r"Player \d+ draws an? -?\d+, (swaps it in|discards it)\b", line)
+        for line in turn_lines
+    )

@@ -122,7 +122,7 @@ def test_p_row_col_takes_the_discard_pile_and_swaps_in_one_line() -> None:
         "play", "--players", "2", "--seed", "3", stdin="\n".join([*lines, "p 34", "q", "y"]) + "\n"
     )
     assert f"  You take the {top} from the discard pile." in out
-    assert f"  You put the {top} at row 3, column 4 and discard a" in out
+    assert f"  You swap the {top} in at row 3, column 4 and discard the" in out
     # One prompt answered both: the swap was not asked for.
     assert "Your move (h help, l list, v table, q quit): p 34\n" in out
     assert out.count("swap the " + str(top) + " in (the card there is discarded)") == 0

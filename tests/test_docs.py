@@ -582,3 +582,24 @@ def test_every_picture_and_chart_has_a_narrow_drawing_readable_on_a_phone() -> N
         width = float(root.get("viewBox", "").split()[2])
         sizes = [float(el.get("font-size", "0")) for el in root.iter() if el.get("font-size")]
         assert min(sizes) * 358 / width >= 11, name
+
+
+def test_the_readme_links_pages_that_exist_and_names_every_search_level() -> None:
+    from allegra_rules.bot_kinds import BOT_KINDS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\[([^\]]+)\]\(https://allegra-rules\.readthedocs\.io/([\w/-]*)\)", readme)
+    assert links
+    for text, address in links:
+        page = DOCS / (address.strip("/") or "index")
+        source = page.with_suffix(".md") if page.with_suffix(".md").exists() else page / "index.md"
+        assert source.exists(), (text, address)
+        title = source.read_text(encoding="utf-8").split("\n", 1)[0].removeprefix("# ")
+        assert text == title, (text, title)  # a link names the page by its title
+    # Every search bot the command line knows is named; no count of levels goes stale.
+    searches = [name for name in BOT_KINDS if name.startswith("search")]
+    assert len(searches) == 5
+    for name in searches:
+        assert f"`{name}`" in readme, name
+    joined = " ".join(readme.split()).lower()
+    assert not re.search(r"\b(two|three|four) (search )?levels\b", joined)

@@ -72,3 +72,41 @@ def test_the_narration_uses_the_glossarys_words() -> None:
         term("zone", "xx")
     with pytest.raises(ValueError, match="glossary"):
         term("meeple")
+
+
+APP_JS = Path(__file__).resolve().parent.parent / "src/allegra_rules/server/static/app.js"
+
+
+def _page_texts() -> dict[str, dict[str, str]]:
+    """The server page's (and the play page's) TEXT table: per language, key -> text."""
+    source = APP_JS.read_text(encoding="utf-8")
+    body = source[source.index("const TEXT = {") :]
+    blocks = re.split(r"^  (en|de|pl|fr): \{$", body, flags=re.M)
+    texts: dict[str, dict[str, str]] = {}
+    for lang, block in zip(blocks[1::2], blocks[2::2], strict=True):
+        if lang in texts:
+            break  # the next table of the file
+        pairs = re.findall(r'(?:"([\w-]+)"|(\w+)): "((?:[^"\\]|\\.)*)"', block.split("\n  },")[0])
+        texts[lang] = {quoted or bare: text for quoted, bare, text in pairs}
+    return texts
+
+
+@pytest.mark.parametrize("lang", sorted(GUIDES))
+def test_the_pages_name_seats_and_bots_with_the_glossarys_words(lang: str) -> None:
+    # The badges (seatName in app.js) and the table picture (wording.seat_name) name a
+    # seat alike: the same words for "You", "Player N" and each kind of bot.
+    texts = _page_texts()[lang]
+    words = GLOSSARY[lang]
+    assert texts["youName"] == words["you"]
+    assert texts["playerN"] == words["player"]
+    for key, concept in (
+        ("greedyName", "greedy_bot"),
+        ("searchName", "search_bot"),
+        ("search-easyName", "search_bot"),
+        ("policyName", "learned_bot"),
+        ("randomName", "random_bot"),
+    ):
+        assert texts[key] == words[concept], (key, texts[key])
+    shown = " ".join(texts.values()).lower()
+    avoided = [word for words_ in AVOID[lang].values() for word in words_ if "{" not in word]
+    assert not [word for word in avoided if word.lower() in shown]

@@ -337,3 +337,41 @@ def test_play_from_here_opens_the_position(
     view = browser.evaluate("page.view")
     assert view["version"] >= len(shown.actions)
     assert view["viewer"] == replay(shown).current_player
+
+
+def test_the_pile_labels_are_two_nouns_apart_in_every_language(
+    browser: Browser, site: tuple[str, list[str]]
+) -> None:
+    from pile_labels import check_piles
+
+    base, _ = site
+    browser.load(f"{base}{PLAY}index.html?lang=de", width=1280, height=900)
+    browser.wait_until("document.getElementById('loading').hidden", timeout=60)
+    browser.evaluate(
+        "document.getElementById('players').value = '2';"
+        "document.getElementById('players').dispatchEvent(new Event('change'));"
+    )
+    click(browser, "document.getElementById('create-button')")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
+    for width, height in ((1280, 900), (390, 844)):
+        browser.resize(width, height)
+        browser.wait_until(f"page.narrow.matches === {'true' if width < 600 else 'false'}")
+        for lang in ("de", "en", "pl", "fr"):
+            browser.evaluate(
+                f"document.getElementById('lang').value = '{lang}';"
+                "document.getElementById('lang').dispatchEvent(new Event('change'));"
+            )
+            check_piles(browser, lang)
+            # The picture names the bot seat as its badge does (not "Player 2"), once
+            # the page has the picture in its new language.
+            badge = browser.evaluate("seatName(1)")
+            browser.wait_until(
+                "[...document.querySelectorAll('#picture svg')].some((s) =>"
+                f" s.textContent.includes({badge!r}))",
+                timeout=30,
+            )
+            drawn = browser.evaluate(
+                "[...document.querySelectorAll('#picture svg')].map((s) => s.textContent).join()"
+            )
+            assert badge in drawn and badge != browser.evaluate("t('playerN', {n: 2})"), badge
+        save_screenshot(browser, f"play-piles-{width}-fr")

@@ -343,12 +343,11 @@ def test_setup_draw_knock_and_whole_knock_exchange_sentences() -> None:
     state = play(state, [Give(1)])
     assert (
         describe_action(state, Swap(Pos(1, 2, 0)))
-        == "Player 2 swaps the 7 in at row 3, column 1, taking the 10 into hand."
+        == "Player 2 swaps the 7 in at row 3, column 1 and takes the 10 into their hand."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0))) == (
-        "Player 2 swaps the 7 in at row 1, column 1, taking the face-down card there into "
-        "hand (only "
-        "Player 2 sees it until it lies face up)."
+        "Player 2 swaps the 7 in at row 1, column 1 and takes the face-down card there into "
+        "their hand (only Player 2 sees it until it lies face up)."
     )
     assert describe_action(state, Swap(Pos(1, 0, 0)), viewer=1) == (
         "You swap the 7 in at row 1, column 1 and take the face-down 2 there into your hand."
@@ -526,8 +525,12 @@ def test_the_compact_legend_explains_notes_symbols_and_far_left_in_two_lines(
     assert "far left: PK (4) = Player K's [4]" in legend[1]
     if viewer is not None:
         assert legend[1].startswith(f"Your zone = your grid + Player {viewer + 2}'s [4]")
-    # Two bands, the column labels above the first only: 4 + 7 + 6 lines, then the legend.
-    assert bare.count("( 4)   1  2  3 [ 4]") == 1 and bare.count("\n") + 1 == 16
+    # Two bands, the column labels above the first only, each zone's note inside its
+    # bracket, no "Held: nothing": 2 + 6 + 5 lines, then the legend.
+    assert bare.count("( 4)   1  2  3 [ 4]") == 1 and bare.count("\n") + 1 == 13
+    assert "Held:" not in bare and "Held: nothing" in render_table(state, max_width=80)
+    brackets = [line for line in bare.split("\n") if line.lstrip().startswith("+")]
+    assert len(brackets) == 2 and all(line.count("sum 0, 15 ##") == 3 for line in brackets)
     assert render_table(state, max_width=80).count("( 4)   1  2  3 [ 4]") == 2
 
 

@@ -759,3 +759,46 @@ def test_hostile_bodies_and_paths_get_a_4xx_or_a_table(
     claim()
     move()
     assert "Traceback" not in server.log_text()
+
+
+# ---------------------------------------------------------------- a seat's name
+
+
+def test_a_name_given_at_joining_is_shown_to_everyone_as_text(client: httpx.Client) -> None:
+    from allegra_rules.server.seats import NAME_LENGTH, NAME_PATTERN
+
+    path = "/api/tables/{table}/seats/{seat}"
+    # The document's rule for a name is the server's.
+    schema = DOC["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert schema["properties"]["name"]["pattern"] == NAME_PATTERN
+    assert schema["properties"]["name"]["maxLength"] == NAME_LENGTH
+    created = check(client.post("/api/tables", json={"players": 3}), "/api/tables").json()
+    table = created["table"]
+    seats = f"/api/tables/{table}/seats"
+    # Names that are none: refused with the code that says so, and the seat stays free.
+    for bad in ("x" * (NAME_LENGTH + 1), "Ada\nBen", "\u202eadA", 7, None, ["Ada"]):
+        error_of(client.post(f"{seats}/1", json={"name": bad}), path, 422, "bad_name")
+    error_of(client.post(f"{seats}/1", json={"name": "Ada", "x": 1}), path, 400, "bad_body")
+    error_of(client.post(f"{seats}/1", json=["Ada"]), path, 400, "bad_body")
+    # A name with markup in it: kept as text, spaces around it left out.
+    given = " <b>Ada</b> & co "
+    token = check(client.post(f"{seats}/1", json={"name": given}), path).json()["token"]
+    mine = check(client.post(f"{seats}/0"), path).json()["token"]
+    check(client.post(f"{seats}/2", json={"name": "   "}), path)  # spaces only: no name
+    info = check(client.get(f"/api/tables/{table}"), "/api/tables/{table}").json()
+    assert [seat.get("name") for seat in info["seats"]] == [None, "<b>Ada</b> & co", None]
+    assert "name" not in info["seats"][0]  # the key is only there for a name given
+    assert token not in json.dumps(info)
+    # Every other seat's picture (and the public one) names the seat by it, escaped.
+    for headers in (bearer(mine), {}):
+        view = client.get(f"/api/tables/{table}/view?svg=1", headers=headers)
+        picture = check(view, "/api/tables/{table}/view").json()["svg"]
+        assert "&lt;b&gt;Ada&lt;/b&gt; &amp; co" in picture and "<b>" not in picture
+        assert ">Player 2<" not in picture and ">Player 3<" in picture
+    # The seat's own picture says "You"; a freed seat loses its name.
+    own = client.get(f"/api/tables/{table}/view?svg=1", headers=bearer(token)).json()["svg"]
+    assert "&lt;b&gt;Ada" not in own
+    creator = bearer(created["creator_token"])
+    check(client.delete(f"{seats}/1", headers=creator), path)
+    info = client.get(f"/api/tables/{table}").json()
+    assert info["seats"][1] == {"seat": 1, "bot": None, "taken": False}

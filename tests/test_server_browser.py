@@ -314,13 +314,16 @@ def test_server_messages_are_shown_in_the_pages_language(
 def test_a_friend_joins_by_link(browser: Browser, server: ServerProcess) -> None:
     with httpx.Client(base_url=server.base, timeout=10) as c:
         table = c.post("/api/tables", json={"players": 3, "bots": {"2": "random"}}).json()["table"]
-        c.post(f"/api/tables/{table}/seats/0")
+        first = c.post(f"/api/tables/{table}/seats/0").json()["token"]
     browser.load(f"{server.base}/?table={table}&lang=fr", width=390, height=844)
     browser.wait_until("!document.getElementById('join').hidden")
     buttons = browser.evaluate(
         "[...document.querySelectorAll('#seat-buttons button')].map(b => b.textContent)"
     )
     assert buttons == ["Prendre la place 2"]
+    # A name, given when joining: markup in it is only ever text.
+    name = "<i>Léa</i> & co"
+    browser.evaluate(f"document.getElementById('join-name').value = {name!r}")
     screenshot(browser, "join-390-fr")
     click(browser, "document.querySelector('#seat-buttons button')")
     browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
@@ -328,6 +331,22 @@ def test_a_friend_joins_by_link(browser: Browser, server: ServerProcess) -> None
     assert "Vous" in browser.evaluate("document.getElementById('scores').textContent")
     screenshot(browser, "joined-390-fr")
     assert not overflows(browser)
+    # Everyone else sees the name in place of "Joueur 2": on the badges, the scores and
+    # the picture, as text.
+    info = httpx.get(f"{server.base}/api/tables/{table}").json()
+    assert info["seats"][1]["name"] == name
+    browser.evaluate(
+        f"localStorage.setItem('allegra:{table}', JSON.stringify({{seat: 0, token: {first!r}}}))"
+    )
+    browser.load(f"{server.base}/?table={table}&lang=fr", width=1280, height=900)
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
+    assert browser.evaluate("page.seat") == 0
+    assert browser.evaluate("seatName(1)") == name
+    for box in ("seats", "scores", "picture"):
+        assert name in browser.evaluate(f"document.getElementById('{box}').textContent"), box
+    assert browser.evaluate("document.querySelector('#seats i, #scores i, #picture i') === null")
+    assert "Joueur 2" not in browser.evaluate("document.getElementById('seats').textContent")
+    screenshot(browser, "named-1280-fr")
 
 
 def test_the_creator_frees_seats_and_gives_them_to_bots(
@@ -380,3 +399,29 @@ def test_the_creator_frees_seats_and_gives_them_to_bots(
             timeout=10,
         )
         assert c.get(f"/api/tables/{table}").json()["seats"][0]["taken"] is False
+
+
+def test_the_pile_labels_are_two_nouns_apart_in_every_language(
+    browser: Browser, server: ServerProcess
+) -> None:
+    from pile_labels import check_piles
+
+    table = create_table(browser, server, 1280)
+    for width, height in ((1280, 900), (390, 844)):
+        for lang in ("de", "en", "pl", "fr"):
+            browser.load(f"{server.base}/?table={table}&lang={lang}", width=width, height=height)
+            browser.wait_until("document.querySelector('#picture svg') !== null", timeout=15)
+            check_piles(browser, lang)
+            # The picture names the bot seat as its badge does (not "Player 2"), once
+            # the page has the picture in its new language.
+            badge = browser.evaluate("seatName(1)")
+            browser.wait_until(
+                "[...document.querySelectorAll('#picture svg')].some((s) =>"
+                f" s.textContent.includes({badge!r}))",
+                timeout=30,
+            )
+            drawn = browser.evaluate(
+                "[...document.querySelectorAll('#picture svg')].map((s) => s.textContent).join()"
+            )
+            assert badge in drawn and badge != browser.evaluate("t('playerN', {n: 2})"), badge
+        screenshot(browser, f"piles-{width}-fr")

@@ -375,3 +375,16 @@ def test_a_process_follows_the_moves_another_stored(
     finally:
         first.close()
         second.close()
+
+
+def test_a_seats_name_reads_back_and_goes_with_its_seat(store: Store) -> None:
+    _add_table(store)
+    assert store.add_seat("t1", 0, b"\x02" * 32, "Zoë 🎲 <b>")
+    assert store.add_seat("t1", 1, b"\x03" * 32)  # no name
+    row = store.load("t1")
+    assert row is not None
+    assert row.names == {0: "Zoë 🎲 <b>"} and set(row.seats) == {0, 1}
+    store.remove_seat("t1", 0)  # freed: its name goes with it
+    assert store.load("t1").names == {}  # type: ignore[union-attr]
+    assert store.add_seat("t1", 0, b"\x04" * 32, "Ben")
+    assert store.load("t1").names == {0: "Ben"}  # type: ignore[union-attr]

@@ -342,7 +342,8 @@ def test_table_picture(pictures: dict[str, str]) -> None:
     assert len(by_kind(root, "face-up")) >= 10
     assert len(by_kind(root, "face-down")) >= 10
     assert value(cards(root)[Pos(0, 1, 3)]) == 8  # seat 3 swapped it into its zone
-    assert "seat 0 to draw" in caption_text(root)  # the example's caption, in the API's words
+    caption = caption_text(root)  # the example's caption, in the players' words
+    assert "Player 1 to draw" in caption and "at Player 1's row 2, column 4" in caption
     assert root.find(f"{SVG}desc").text.endswith("Player 1 to draw")  # type: ignore[union-attr]
     assert groups(root, "out-of-play")[0].text == "out of play: 3 cards"
 
@@ -620,3 +621,46 @@ def test_the_stacked_picture_refuses_a_first_seat_that_is_not_drawn() -> None:
         render_svg_stacked(new_game(3, seed=1), seats=(1, 0), first=2)
     with pytest.raises(ValueError, match="seats"):
         render_svg_stacked(new_game(3, seed=1), seats=(2, 0, 5))
+
+
+def test_the_table_picture_names_bot_seats_as_the_badges_do() -> None:
+    import json
+
+    from allegra_rules.browser_table import BrowserTable
+    from allegra_rules.table_view import picture_names, seat_document
+    from allegra_rules.wording import seat_name
+
+    state = new_game(4, seed=3)
+    bots = {1: "greedy", 2: "greedy", 3: "search-easy"}
+    for lang in ("en", "de", "pl", "fr"):
+        for viewer in (0, None):
+            names = picture_names(4, viewer, lang, bots)
+            assert names == [seat_name(p, viewer, bots=bots, lang=lang) for p in range(4)]
+            picture = seat_document(
+                state, viewer, version=0, moves=[], svg=True, lang=lang, bots=bots
+            )["svg"]
+            for name in names:
+                assert f">{name}<" in picture, (lang, name)
+    en = picture_names(4, 0, "en", bots)
+    assert en == ["You", "Greedy bot 2", "Greedy bot 3", "Search bot"]
+    picture = seat_document(state, 0, version=0, moves=[], svg=True, bots=bots)["svg"]
+    assert ">Player 2<" not in picture and ">Player 4<" not in picture
+    # The play page's table: its bots are named in its picture too.
+    table = BrowserTable.create(
+        json.dumps({"players": 3, "preset": "seeds", "bots": {"1": "greedy", "2": "search-easy"}})
+    )
+    shown = json.loads(table.view_json("de"))["svg"]
+    assert ">Gier-Bot<" in shown and ">Such-Bot<" in shown and ">Spieler 2<" not in shown
+
+
+def test_the_example_pictures_speak_the_players_words(pictures: dict[str, str]) -> None:
+    # What the example pictures show a reader (caption, status line, labels) names seats
+    # "Player N" and cells "row R, column C", counted from one (the zones' labels too):
+    # never "seat 0", "(1, 3)" or "zone 0" (the API's numbers).
+    for name, text in pictures.items():
+        root = parse(text)
+        shown = " ".join(texts(root))
+        assert shown.strip(), name
+        found = re.findall(r"\b[Ss]eats? \d|\(\d, \d\)|\b(?:zone|column|row) 0\b", shown)
+        assert not found, (name, found)
+    assert "Player 2's row 2, column 2" in caption_text(parse(pictures["knock-3.svg"]))

@@ -8,6 +8,7 @@ for all come from one table of templates per language.
 from __future__ import annotations
 
 import random
+import re
 import string
 from collections.abc import Iterator
 from itertools import pairwise
@@ -269,3 +270,54 @@ def test_every_outcome_is_worded_in_every_language() -> None:
                 assert all(s and "{" not in s and "None" not in s for s in sentences), sentences
     assert {"Every named", "Triple: three", "The round", "The draw"} <= told
     assert any(text.startswith("Player ") for text in told)
+
+
+def test_a_swap_is_one_sentence_on_every_surface() -> None:
+    """The swap of a drawn card, of the discard pile's card and of a taken card: one verb.
+
+    The full narration (the server page's log, the terminal's narration) is the clause of
+    the one-line turn (the terminal's summary and last turns) as a sentence, whatever pile
+    the card came from, for the actor and for everyone else, in every language.
+    """
+    from allegra_rules.actions import DrawDeck, DrawDiscard, Swap
+    from allegra_rules.state import Phase
+
+    seen: set[Phase] = set()
+    for _, state in _positions():
+        swaps = [a for a in legal_actions(state) if isinstance(a, Swap)]
+        if not swaps or state.phase is Phase.KNOCKER_SWAP:
+            continue
+        actor = state.current_player
+        assert actor is not None
+        other = (actor + 1) % state.num_players
+        for lang in LANGUAGES:
+            for viewer in (actor, other, None):
+                sentence = narrate(state, swaps[0], viewer=viewer, lang=lang)
+                clause = narrate_brief(state, swaps[0], viewer=viewer, lang=lang)
+                if state.phase is Phase.HOLD_TAKEN and viewer != actor:
+                    clause = clause.partition(";")[0].strip()  # the fill is worded apart
+                    sentence = sentence.partition(";")[0].strip() + "."
+                assert sentence == clause[:1].upper() + clause[1:] + ".", (lang, sentence)
+        seen.add(state.phase)
+    assert {Phase.HOLD_DECK, Phase.HOLD_DISCARD} <= seen
+    # The same swap of a card from the draw pile or from the discard pile: the same words
+    # (before, "keeps" one and "puts" the other), the held card aside.
+    state = next(s for _, s in _positions() if s.phase is Phase.DRAW and s.discard_top is not None)
+    deck, pile = apply(state, DrawDeck()), apply(state, DrawDiscard())
+    while deck.phase is Phase.KNOCK:
+        deck = apply(deck, Pass())
+    swap = next(a for a in legal_actions(pile) if isinstance(a, Swap))
+    assert swap in legal_actions(deck)
+    you = deck.current_player
+    for lang in LANGUAGES:
+        for tell in (narrate, narrate_brief):
+            said = [
+                re.sub(
+                    rf"(?<![\d-]){held.held}(?!\d)",
+                    "X",
+                    tell(held, swap, viewer=you, lang=lang),
+                    count=1,
+                )
+                for held in (deck, pile)
+            ]
+            assert said[0] == said[1], (lang, said)

@@ -16,7 +16,7 @@ __all__ = ["WORDS"]
 # Narration ("n_": narrate, "f_": fate, "o_": outcome, "b_": narrate_brief and
 # outcome_brief; a "_you" key is the clause whose subject is the reader's own seat):
 # {k}: the acting seat (the subject), {p}: another seat, {a_v}: a card with its article
-# (a_card/an_card), {a_old}: the card a swap discards, with its article, {seen}: the
+# (a_card/an_card), {swap}: the swap's own clause (b_swap, b_knocker_swap_down), {seen}: the
 # face-down card named to the one seat that saw it, {d}: the drawer, {seats}/{cards}/
 # {items}/{cells}/{values}/{kinds}/{where}: lists joined with "and".
 WORDS: dict[str, dict[str, str]] = {
@@ -68,13 +68,9 @@ WORDS: dict[str, dict[str, str]] = {
         "n_take_down": "{k} takes the face-down card at {cell}{seen} (only {k} sees"
         " it until it lies face up).",
         "n_seen": ": {a_v}",
-        "n_knocker_swap": "{k} swaps the {held} in at {cell}, taking the {old} into hand.",
-        "n_knocker_swap_down": "{k} swaps the {held} in at {cell}, taking the face-down"
-        " card there into hand{seen} (only {k} sees it until it lies face up).",
+        "n_knocker_swap_down": "{swap} (only {k} sees it until it lies face up).",
         "n_its_cell": "their row {row}, column {col}",
-        "n_taken_swap": "{k} swaps the {held} in at {cell} and discards the {old}; {p} fills the"
-        " hole at {hole} with the {filler} from their hand.",
-        "n_swap": "{k} swaps the {held} in at {cell} and discards the {old}.",
+        "n_taken_swap": "{swap}; {p} fills the hole at {hole} with the {filler} from their hand.",
         # fate: a drawn card that others knocked for, kept by the drawer.
         # outcome: what settling an action did by itself.
         "o_shown": "Every named cell turns up: {cards}.",
@@ -134,10 +130,8 @@ WORDS: dict[str, dict[str, str]] = {
         " card there into their hand",
         "b_fill_you": "you fill the hole at {hole} with the {filler} from your hand",
         "b_fill": "{k} fills the hole at {hole} with the {filler} from their hand",
-        "b_keep_you": "you keep the {held} at {cell} and discard {a_old}",
-        "b_keep": "{k} keeps the {held} at {cell} and discards {a_old}",
-        "b_put_you": "you put the {held} at {cell} and discard {a_old}",
-        "b_put": "{k} puts the {held} at {cell} and discards {a_old}",
+        "b_swap_you": "you swap the {held} in at {cell} and discard the {old}",
+        "b_swap": "{k} swaps the {held} in at {cell} and discards the {old}",
         "b_show_you": "you show {cards}",
         "b_show": "{k} shows {cards}",
         "b_card_at": "{a_v} at {cell}",
@@ -212,13 +206,9 @@ WORDS: dict[str, dict[str, str]] = {
         "n_take_down": "{k} nimmt die verdeckte Karte in {cell}{seen} (nur {k}"
         " sieht sie, bis sie offen liegt).",
         "n_seen": ": {a_v}",
-        "n_knocker_swap": "{k} setzt die {held} in {cell} ein und nimmt die {old} auf die Hand.",
-        "n_knocker_swap_down": "{k} setzt die {held} in {cell} ein und nimmt die verdeckte"
-        " Karte dort auf die Hand{seen} (nur {k} sieht sie, bis sie offen liegt).",
+        "n_knocker_swap_down": "{swap} (nur {k} sieht sie, bis sie offen liegt).",
         "n_its_cell": "Reihe {row}, Spalte {col} seiner Auslage",
-        "n_taken_swap": "{k} setzt die {held} in {cell} ein und legt die {old} ab; {p} füllt die"
-        " Lücke in {hole} mit der {filler} aus der Hand.",
-        "n_swap": "{k} setzt die {held} in {cell} ein und legt die {old} ab.",
+        "n_taken_swap": "{swap}; {p} füllt die Lücke in {hole} mit der {filler} aus der Hand.",
         "o_shown": "Alle gewählten Felder werden aufgedeckt: {cards}.",
         "o_seat_cards": "{p}: {items}",
         "o_card_at": "{a_v} in Reihe {row}, Spalte {col}",
@@ -275,10 +265,8 @@ WORDS: dict[str, dict[str, str]] = {
         " Karte dort auf die Hand",
         "b_fill_you": "du füllst die Lücke in {hole} mit der {filler} aus deiner Hand",
         "b_fill": "{k} füllt die Lücke in {hole} mit der {filler} aus seiner Hand",
-        "b_keep_you": "du behältst die {held} in {cell} und legst {a_old} ab",
-        "b_keep": "{k} behält die {held} in {cell} und legt {a_old} ab",
-        "b_put_you": "du setzt die {held} in {cell} ein und legst {a_old} ab",
-        "b_put": "{k} setzt die {held} in {cell} ein und legt {a_old} ab",
+        "b_swap_you": "du setzt die {held} in {cell} ein und legst die {old} ab",
+        "b_swap": "{k} setzt die {held} in {cell} ein und legt die {old} ab",
         "b_show_you": "du zeigst {cards}",
         "b_show": "{k} zeigt {cards}",
         "b_card_at": "{a_v} in {cell}",
@@ -355,13 +343,9 @@ WORDS: dict[str, dict[str, str]] = {
         "n_take_down": "{k} bierze zakrytą kartę z pola {cell}{seen} (tylko {k}"
         " ją widzi, dopóki nie leży odkryta).",
         "n_seen": ": {a_v}",
-        "n_knocker_swap": "{k} wstawia {held} na pole {cell}, biorąc {old} na rękę.",
-        "n_knocker_swap_down": "{k} wstawia {held} na pole {cell}, biorąc leżącą tam"
-        " zakrytą kartę na rękę{seen} (tylko {k} ją widzi, dopóki nie leży odkryta).",
+        "n_knocker_swap_down": "{swap} (tylko {k} ją widzi, dopóki nie leży odkryta).",
         "n_its_cell": "w rzędzie {row}, kolumnie {col}",
-        "n_taken_swap": "{k} wstawia {held} na pole {cell} i odrzuca {old}; {p}"
-        " zapełnia puste miejsce {hole} kartą {filler} z ręki.",
-        "n_swap": "{k} wstawia {held} na pole {cell} i odrzuca {old}.",
+        "n_taken_swap": "{swap}; {p} zapełnia puste miejsce {hole} kartą {filler} z ręki.",
         "o_shown": "Wszystkie wybrane pola zostają odkryte: {cards}.",
         "o_seat_cards": "{p}: {items}",
         "o_card_at": "{a_v} w rzędzie {row}, kolumnie {col}",
@@ -418,10 +402,8 @@ WORDS: dict[str, dict[str, str]] = {
         " zakrytą kartę na rękę",
         "b_fill_you": "zapełniasz puste miejsce {hole} kartą {filler} z ręki",
         "b_fill": "{k} zapełnia puste miejsce {hole} kartą {filler} z ręki",
-        "b_keep_you": "zatrzymujesz {held} na polu {cell} i odrzucasz {a_old}",
-        "b_keep": "{k} zatrzymuje {held} na polu {cell} i odrzuca {a_old}",
-        "b_put_you": "kładziesz {held} na polu {cell} i odrzucasz {a_old}",
-        "b_put": "{k} kładzie {held} na polu {cell} i odrzuca {a_old}",
+        "b_swap_you": "wstawiasz {held} na pole {cell} i odrzucasz {old}",
+        "b_swap": "{k} wstawia {held} na pole {cell} i odrzuca {old}",
         "b_show_you": "pokazujesz {cards}",
         "b_show": "{k} pokazuje {cards}",
         "b_card_at": "{a_v} na polu {cell}",
@@ -497,14 +479,10 @@ WORDS: dict[str, dict[str, str]] = {
         "n_take_down": "{k} prend la carte face cachée en {cell}{seen} (personne d'autre que {k}"
         " ne la voit tant qu'elle n'est pas face visible).",
         "n_seen": " : {a_v}",
-        "n_knocker_swap": "{k} pose le {held} en {cell} et prend le {old} en main.",
-        "n_knocker_swap_down": "{k} pose le {held} en {cell} et prend en main la carte face"
-        " cachée qui s'y trouvait{seen} (personne d'autre que {k} ne la voit tant qu'elle n'est"
+        "n_knocker_swap_down": "{swap} (personne d'autre que {k} ne la voit tant qu'elle n'est"
         " pas face visible).",
         "n_its_cell": "ligne {row}, colonne {col}",
-        "n_taken_swap": "{k} pose le {held} en {cell} et défausse le {old} ; {p} comble le trou"
-        " en {hole} avec le {filler} de sa main.",
-        "n_swap": "{k} pose le {held} en {cell} et défausse le {old}.",
+        "n_taken_swap": "{swap} ; {p} comble le trou en {hole} avec le {filler} de sa main.",
         "o_shown": "Toutes les cases désignées se retournent : {cards}.",
         "o_seat_cards": "{p} : {items}",
         "o_card_at": "{a_v} en ligne {row}, colonne {col}",
@@ -562,10 +540,8 @@ WORDS: dict[str, dict[str, str]] = {
         " face cachée qui s'y trouvait",
         "b_fill_you": "vous comblez le trou en {hole} avec le {filler} de votre main",
         "b_fill": "{k} comble le trou en {hole} avec le {filler} de sa main",
-        "b_keep_you": "vous gardez le {held} en {cell} et défaussez {a_old}",
-        "b_keep": "{k} garde le {held} en {cell} et défausse {a_old}",
-        "b_put_you": "vous posez le {held} en {cell} et défaussez {a_old}",
-        "b_put": "{k} pose le {held} en {cell} et défausse {a_old}",
+        "b_swap_you": "vous posez le {held} en {cell} et défaussez le {old}",
+        "b_swap": "{k} pose le {held} en {cell} et défausse le {old}",
         "b_show_you": "vous montrez {cards}",
         "b_show": "{k} montre {cards}",
         "b_card_at": "{a_v} en {cell}",

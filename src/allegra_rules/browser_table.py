@@ -262,7 +262,13 @@ class BrowserTable:
         ``"stand_in": []``.
         """
         data = seat_document(
-            self.state, self.seat, version=self.version, moves=self._moves, svg=True, lang=lang
+            self.state,
+            self.seat,
+            version=self.version,
+            moves=self._moves,
+            svg=True,
+            lang=lang,
+            bots=self.bots,
         )
         data["stand_in"] = []
         return json.dumps(data, separators=(",", ":"))

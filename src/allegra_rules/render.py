@@ -159,6 +159,7 @@ def _grid_lines(
     max_width: int | None = None,
     labels_once: bool = False,
     viewer: int | None = None,
+    inline_notes: bool = False,
 ) -> list[str]:
     """The table drawing: seat headers, column labels, 3 rows, zone brackets, notes.
 
@@ -167,11 +168,14 @@ def _grid_lines(
     into two bands, one above the other; each band starts with a repeated column 3
     (in parentheses) of the seat drawn just left of it, so every zone stays five
     consecutive columns. ``labels_once`` writes the column labels above the first
-    band only.
+    band only; ``inline_notes`` writes each zone's (one-line) note inside its bracket,
+    in place of the zone's name, so that a band takes one line less.
     """
     out: list[str] = []
     for k, band in enumerate(_bands(num_players, width, max_width)):
-        lines = _band_lines(num_players, band, cells, face_down, width, headers, zone_notes, viewer)
+        lines = _band_lines(
+            num_players, band, cells, face_down, width, headers, zone_notes, viewer, inline_notes
+        )
         out += [lines[0], *lines[2:]] if labels_once and k else lines
     return out
 
@@ -185,6 +189,7 @@ def _band_lines(
     headers: Sequence[str],
     zone_notes: Sequence[Sequence[str]],
     viewer: int | None = None,
+    inline_notes: bool = False,
 ) -> list[str]:
     n = num_players
     ghost_seat = (band[0] + 1) % n  # its column 3 closes the zone of the band's first seat
@@ -232,13 +237,16 @@ def _band_lines(
             put(line, starts[seat], " ".join(tokens[:-1]) + f" [{tokens[-1]}]")
         out.append("".join(line).rstrip())
     brackets = blank()
-    depth = max(len(zone_notes[seat]) for seat in band)
+    depth = 0 if inline_notes else max(len(zone_notes[seat]) for seat in band)
     notes = [blank() for _ in range(depth)]
     for k, seat in enumerate(band):
         a = ghost_middle if k == 0 else middle[band[k - 1]]
         b = middle[seat]
         put(brackets, a, "+" + "-" * (b - a - 1) + "+")
         label = " your zone " if seat == viewer else f" {_player(seat)} "
+        if inline_notes:  # the seat is named above its grid; the note fills the bracket
+            label = " ".join(zone_notes[seat])[: b - a - 1]
+            label = f" {label} " if len(label) + 2 <= b - a - 1 else label
         put(brackets, a + 1 + (b - a - 1 - len(label)) // 2, label)
         for line, note in zip(notes, zone_notes[seat], strict=False):
             put(line, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
@@ -427,6 +435,21 @@ def _subject(seat: int, viewer: int | None, verb: str) -> str:
     return f"you {verb}" if seat == viewer else f"{_player(seat)} {verb}s"
 
 
+_HELD_IN_STATUS = frozenset(
+    {
+        Phase.SETUP,
+        Phase.DRAW,
+        Phase.FLIP,
+        Phase.OVER,
+        Phase.KNOCK,
+        Phase.HOLD_DECK,
+        Phase.HOLD_DISCARD,
+        Phase.KNOCKER_SWAP,
+    }
+)
+"""The phases whose status line says what is held (nothing, or the card and its source)."""
+
+
 def _held(state: GameState, viewer: int | None = None) -> str:
     """Who holds which card, naming it only when ``viewer`` (or everyone) has seen it."""
     held = state.held
@@ -583,11 +606,14 @@ def render_table(
         max_width: the widest line allowed (the terminal's width, at least 40): the
             grids are drawn in two bands, one above the other, when one band is
             wider, and long header lines are wrapped. ``None`` never wraps.
-        compact: leave out the totals, write each zone's sum and face-down count on
-            one line (``sum 16, 12 ##``), the column labels above the first band only, and
-            the legend in two short lines (at 80 columns) that explain the notes,
-            ``##`` and ``.``, the zone of ``viewer`` and the far-left column: a
-            screen of six seats on 80x24 keeps its legend.
+        compact: leave out the totals and the ``Held:`` line where the status line
+            already says what is held (or nothing is), write each zone's sum and
+            face-down count on one line inside its bracket (``+ sum 16, 12 ## +``, the
+            seat being named above its grid), the column labels above the first band
+            only, and the legend in two short lines (at 80 columns) that explain the
+            notes, ``##`` and ``.``, the zone of ``viewer`` and the far-left column: a
+            screen of six seats on 80x24 keeps its legend, and leaves room for the
+            last turns above it.
 
     Returns:
         The drawing, lines joined by newlines, without a trailing newline. Face-down
@@ -615,10 +641,13 @@ def render_table(
         headers.append(f"*{name}*" if s == who else name)
     compact = compact is True
     notes = [_zone_note(state, s, compact) for s in range(n)]
+    held = [_held(state, viewer)]
+    if compact and state.phase in _HELD_IN_STATUS:  # the status line says it already
+        held = []
     head = [
         f"Round {state.round} of {ROUNDS} | {status_text(state)}",
         _piles(state),
-        _held(state, viewer),
+        *held,
         *_hand_lines(state, viewer),
         *_named_lines(state, viewer),
     ]
@@ -635,6 +664,7 @@ def render_table(
         max_width,
         labels_once=compact,
         viewer=viewer,
+        inline_notes=compact,
     )
     bands = _bands(n, width, max_width)
     if legend and compact:

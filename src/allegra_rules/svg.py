@@ -206,7 +206,8 @@ def render_svg(
             repeated faded at the far left, so every drawn zone is whole. A held or
             hand card of a seat that is not drawn is left out, and so is the marker
             of seat 0's wrap-around.
-        seat_names: one name per seat for the labels (``"seat 0"``, ... by default).
+        seat_names: one name per seat for the labels (``"Player 1"``, ... by default, in
+            the language of ``labels``).
         status: draw the status line at the top.
         legend: draw the legend at the bottom.
         piles: draw the draw and discard piles.
@@ -363,13 +364,14 @@ def _table_scene() -> _Scene:
         ],
     )  # fmt: skip
     caption = (
-        "A four-player table in the middle of round 1, seat 0 to draw. The seats are "
-        "drawn 3, 2, 1, 0 from left to right, so every coloured band is one zone: a "
-        "seat's four columns plus its left neighbour's column 3 just left of them. Each "
-        "column 3 lies under two bands, in two zones; seat 0's column 3 also belongs to "
-        "zone 3 and is repeated faded at the far left: seat 3 has just swapped an 8 in "
-        "there, at seat 0's (1, 3). Striped cards are face down. The three gaps in seat "
-        "2's column 1 are where a triple of 6s was removed."
+        "A four-player table in the middle of round 1, Player 1 to draw. The players "
+        "are drawn 4, 3, 2, 1 from left to right, so every coloured band is one zone: a "
+        "player's four columns plus their left neighbour's column 4 just left of them. "
+        "Each column 4 lies under two bands, in two zones; Player 1's column 4 also "
+        "belongs to Player 4's zone and is repeated faded at the far left: Player 4 has "
+        "just swapped an 8 in there, at Player 1's row 2, column 4. Striped cards are "
+        "face down. The three gaps in Player 3's column 2 are where a triple of 6s was "
+        "removed."
     )
     return _Scene("table-4p.svg", state, caption)
 
@@ -397,32 +399,32 @@ def _knock_scenes() -> list[_Scene]:
         _Scene(
             "knock-1.svg",
             drawn,
-            "Before the knock exchange: seat 0 drew a -1 from the draw pile and holds it. Seat "
-            "1 knocked for it, seat 2 passed. Seat 0 may swap the -1 in, discard it, or give "
-            "it to the knocker; it gives it to seat 1.",
+            "Before the knock exchange: Player 1 drew a -1 from the draw pile and holds it. "
+            "Player 2 knocked for it, Player 3 passed. Player 1 may swap the -1 in, discard "
+            "it, or give it to the knocker, and gives it to Player 2.",
         ),
         _Scene(
             "knock-2.svg",
             swapped,
-            "Step 1: seat 1 swapped the -1 in at its (0, 1) (outlined). The 9 that lay "
-            "there is now in seat 1's hand.",
+            "Step 1: Player 2 swapped the -1 in at their row 1, column 2 (outlined). The 9 "
+            "that lay there is now in Player 2's hand.",
             (Pos(1, 0, 1),),
         ),
         _Scene(
             "knock-3.svg",
             taken,
-            "Step 2: seat 0 took a card from seat 1's zone, the 0 at seat 1's (1, 1), and "
-            "holds it to swap it into its own zone. Its cell is a gap (outlined) until the "
-            "exchange ends.",
+            "Step 2: Player 1 took a card from Player 2's zone, the 0 at Player 2's row 2, "
+            "column 2, and holds it to swap it into their own zone. Its cell is a gap "
+            "(outlined) until the exchange ends.",
             (Pos(1, 1, 1),),
         ),
         _Scene(
             "knock-4.svg",
             done,
-            "Step 2 ends and step 3 follows at once: seat 0 swapped the 0 in at its (0, 0) and "
-            "discarded the 8 from there; "
-            "seat 1's hand card, the 9, filled the gap at its (1, 1), face up (both "
-            "outlined). The turn is over; seat 1 draws next.",
+            "Step 2 ends and step 3 follows at once: Player 1 swapped the 0 in at their row "
+            "1, column 1 and discarded the 8 from there; Player 2's hand card, the 9, "
+            "filled the gap at their row 2, column 2, face up (both outlined). The turn is "
+            "over; Player 2 draws next.",
             (Pos(0, 0, 0), Pos(1, 1, 1)),
         ),
     ]
@@ -465,19 +467,20 @@ def _triple_scenes() -> list[_Scene]:
         _Scene(
             "triple-cross-zone.svg",
             before,
-            "A triple across two grids. Seat 0's zone row 0 reads seat 1's (0, 3), then "
-            "seat 0's own row 0. Seat 0 swapped a drawn 4 in at its (0, 0), discarding the "
-            "9; with its 4 at (0, 2) and seat 1's 4 at (0, 3) the row holds three face-up "
-            "4s (outlined). Play settles now and removes them.",
+            "A triple across two grids. The top row of Player 1's zone reads Player 2's row "
+            "1, column 4, then Player 1's own row 1. Player 1 swapped a drawn 4 in at row 1, "
+            "column 1, discarding the 9; with their 4 at row 1, column 3 and Player 2's 4 at "
+            "row 1, column 4 the row holds three face-up 4s (outlined). Play settles now and "
+            "removes them.",
             triple,
-            f"Round 1 of {ROUNDS} \u00b7 turn 1: seat 0 swapped the 4 in; play settles",
+            f"Round 1 of {ROUNDS} \u00b7 turn 1: Player 1 swapped the 4 in; play settles",
         ),
         _Scene(
             "triple-after.svg",
             after,
             "After settling: the three 4s are out of play, leaving gaps (outlined) in two "
-            "grids. The gap in seat 1's column 3 lies in zone 1 and in zone 0. Seat 1 "
-            "draws next.",
+            "grids. The gap in Player 2's column 4 lies in Player 2's zone and in Player "
+            "1's. Player 2 draws next.",
             triple,
         ),
     ]

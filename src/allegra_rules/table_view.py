@@ -20,7 +20,7 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -33,7 +33,7 @@ from allegra_rules.state import GameState, Phase
 from allegra_rules.svg import render_svg
 from allegra_rules.transitions import apply, legal_actions
 from allegra_rules.views import observe, private_seats
-from allegra_rules.wording import action_texts, fate, narrate, outcome
+from allegra_rules.wording import action_texts, fate, narrate, outcome, seat_name
 
 __all__ = [
     "KEEP",
@@ -41,6 +41,7 @@ __all__ = [
     "Move",
     "discard_could_help",
     "knock_could_help",
+    "picture_names",
     "public_view",
     "recent",
     "remember",
@@ -155,9 +156,25 @@ def public_view(state: GameState) -> dict[str, Any]:
     return data
 
 
-def _seat_names(num_players: int, viewer: int | None, lang: str) -> list[str]:
-    label, me = LANGUAGES.get(lang, LANGUAGES["en"])
-    return [me if p == viewer else label.format(p + 1) for p in range(num_players)]
+def picture_names(
+    num_players: int,
+    viewer: int | None,
+    lang: str,
+    bots: Mapping[int, str] | None = None,
+    names: Mapping[int, str] | None = None,
+) -> list[str]:
+    """How the table picture names each seat: as the page's seat badges do.
+
+    [`seat_name`][allegra_rules.wording.seat_name]'s words: "You" for ``viewer``, a bot
+    by its kind ("Greedy bot", "Search bot 3" when two seats have that kind), a person by
+    the name given when claiming the seat (``names``), any other seat "Player N".
+
+    Examples:
+        >>> picture_names(3, 0, "de", {1: "greedy", 2: "search-easy"})
+        ['Du', 'Gier-Bot', 'Such-Bot']
+    """
+    lang = lang if lang in LANGUAGES else "en"
+    return [seat_name(p, viewer, bots=bots, names=names, lang=lang) for p in range(num_players)]
 
 
 def knock_could_help(state: GameState, seat: int | None) -> bool:
@@ -197,8 +214,18 @@ def discard_could_help(state: GameState, seat: int | None) -> bool:
     return draw_reason(state, seat) is not None
 
 
-def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str:
+def seat_svg(
+    state: GameState,
+    viewer: int | None,
+    lang: str = "en",
+    bots: Mapping[int, str] | None = None,
+    names: Mapping[int, str] | None = None,
+) -> str:
     """The table drawn with ``render_svg`` as seat ``viewer`` sees it (``None``: a spectator).
+
+    The seats are named as the page's badges name them
+    ([`picture_names`][allegra_rules.table_view.picture_names]; ``bots``: the bot seats,
+    seat -> bot name; ``names``: the names people gave their seats).
 
     The cells the viewer may act on are outlined. A spectator's picture shows what the
     public view (``observe(state, None)``) shows: it is drawn as a seat that knows no
@@ -207,26 +234,26 @@ def seat_svg(state: GameState, viewer: int | None, lang: str = "en") -> str:
     drawn as the knocker sees it and the knocker's hand card as the drawer sees it, both
     face down. The answer is never ``None``.
     """
-    names = _seat_names(state.num_players, viewer, lang)
+    shown = picture_names(state.num_players, viewer, lang, bots, names)
     options: dict[str, Any] = {"status": False, "legend": False, "piles": False, "labels": lang}
     if viewer is None:
         private = private_seats(state)
         outsiders = [p for p in range(state.num_players) if p not in private]
         if outsiders:
-            return render_svg(state, viewer=outsiders[0], seat_names=names, **options)
+            return render_svg(state, viewer=outsiders[0], seat_names=shown, **options)
         holder, knocker = state.current_player, state.knocker
         assert holder is not None and knocker is not None
         # The two pictures differ only in the held card (drawn before the hand card)
         # and the hand card, each with its notes: each part comes from the seat that
         # does not see that card.
-        held_hidden = render_svg(state, viewer=knocker, seat_names=names, **options)
-        hand_hidden = render_svg(state, viewer=holder, seat_names=names, **options)
+        held_hidden = render_svg(state, viewer=knocker, seat_names=shown, **options)
+        hand_hidden = render_svg(state, viewer=holder, seat_names=shown, **options)
         cut = '<g class="hand-card"'
         return held_hidden[: held_hidden.index(cut)] + hand_hidden[hand_hidden.index(cut) :]
     marked: list[Pos] = []
     if state.current_player == viewer:
         marked = [a.pos for a in legal_actions(state) if isinstance(a, (Reveal, Swap, Take))]
-    return render_svg(state, viewer=viewer, highlight=marked, seat_names=names, **options)
+    return render_svg(state, viewer=viewer, highlight=marked, seat_names=shown, **options)
 
 
 def seat_document(
@@ -237,6 +264,8 @@ def seat_document(
     moves: list[Move],
     svg: bool = False,
     lang: str = "en",
+    bots: Mapping[int, str] | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """The view document of ``seat`` (``None``: public) plus ``version`` and ``log``.
 
@@ -262,6 +291,8 @@ def seat_document(
         moves: the last moves, oldest first.
         svg: add the picture and the worded actions.
         lang: the page's language (``en``, ``de``, ``pl``, ``fr``).
+        bots: the bot seats (seat -> bot name), which the picture names by their kind.
+        names: the names people gave their seats (seat -> name), which the picture shows.
 
     Examples:
         >>> from allegra_rules import new_game
@@ -276,7 +307,7 @@ def seat_document(
     data["discard_could_help"] = discard_could_help(state, seat)
     data["zones"] = [list(zone) for zone in state.geometry.zone]
     if svg:
-        data["svg"] = seat_svg(state, seat, lang)
+        data["svg"] = seat_svg(state, seat, lang, bots, names)
         if seat is not None:
             data["action_texts"] = list(action_texts(state, seat, lang=lang))
     return data

@@ -513,10 +513,14 @@ def narrate(
     assert isinstance(action, Swap)
     old = state.card(action.pos)
     cell = at(action.pos)
+    # A swap is worded once, by the clause of the one-line turn (``b_swap``,
+    # ``b_knocker_swap``): the sentence is that clause, with what only it adds.
     if state.phase is Phase.KNOCKER_SWAP:
         if state.is_face_up(action.pos):
-            return say("n_knocker_swap", held=held, cell=cell, old=old)
-        return say("n_knocker_swap_down", held=held, cell=cell, seen=seen(old))
+            return say("b_knocker_swap", held=held, cell=cell, old=old) + "."
+        swap = say("b_knocker_swap_down", held=held, cell=cell)
+        return say("n_knocker_swap_down", swap=swap)
+    swap = say("b_swap", held=held, cell=cell, old=old)
     if state.phase is Phase.HOLD_TAKEN:
         knocker = state.knocker
         gap = state.taken_at
@@ -527,21 +531,13 @@ def narrate(
             fill = words["b_fill_you"].format(
                 hole=_at(words, viewer, hole, knocker, nm), filler=filler
             )
-            return say("n_swap", held=held, cell=cell, old=old)[:-1] + "; " + fill + "."
+            return swap + "; " + fill + "."
         if hole.player == knocker:
             hole_text = words["n_its_cell"].format(row=hole.row + 1, col=hole.col + 1)
         else:
             hole_text = _at(words, viewer, hole, knocker, nm)
-        return say(
-            "n_taken_swap",
-            held=held,
-            cell=cell,
-            old=old,
-            p=nm[knocker],
-            hole=hole_text,
-            filler=filler,
-        )
-    return say("n_swap", held=held, cell=cell, old=old)
+        return say("n_taken_swap", swap=swap, p=nm[knocker], hole=hole_text, filler=filler)
+    return swap + "."
 
 
 def fate(
@@ -943,13 +939,11 @@ def _brief_action(
     if phase is Phase.KNOCKER_SWAP:
         key = "b_knocker_swap" if state.is_face_up(action.pos) else "b_knocker_swap_down"
         return say(key, held=held, cell=cell, old=old)
-    a_old = _article(words, old)
     if phase is Phase.HOLD_TAKEN:
         knocker = state.knocker
         gap = state.taken_at
         assert knocker is not None and gap is not None
         hole = at(state.geometry.positions[gap], knocker)
         fill = subject(knocker, "b_fill", hole=hole, filler=state.in_hand[0][1])
-        return say("b_put", held=held, cell=cell, a_old=a_old) + "; " + fill
-    key = "b_keep" if phase is Phase.HOLD_DECK else "b_put"
-    return say(key, held=held, cell=cell, a_old=a_old)
+        return say("b_swap", held=held, cell=cell, old=old) + "; " + fill
+    return say("b_swap", held=held, cell=cell, old=old)

@@ -12,7 +12,7 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
     allegra-rules play     [--players N] [--seat SEAT] [--preset P] [--seed S] [--bots B,...]
                            [--save FILE] [--max-turns T] [--auto-pass] [--resume FILE]
     allegra-rules rules    [--preset P] [--json]
-    allegra-rules replay   FILE
+    allegra-rules replay   [--summary] FILE
     allegra-rules verify   RECORD [--commitment HEX]
     allegra-rules serve    [--host H] [--port P] [--db FILE | --database URL] [--max-tables N]
                            [--workers N] [--proxy-headers] [--forwarded-allow-ips IPS]
@@ -405,12 +405,19 @@ def _build_parser() -> argparse.ArgumentParser:
         "replay",
         "narrate a saved game record",
         "Check a game record (written by 'demo --save' or 'play --save', or by\n"
-        "GameRecord.to_json) and narrate it turn by turn like demo. A record that was\n"
+        "GameRecord.to_json) and narrate it turn by turn like demo, naming who played\n"
+        "each move when the record says it (Greedy bot, a person). A record that was\n"
         "changed, or that does not replay to its recorded final state, is refused.",
         f"  {PROG} demo --seed 3 --save game.json && {PROG} replay game.json\n"
+        f"  {PROG} replay --summary game.json\n"
         f"  {PROG} replay - < game.json",
     )
     replay.add_argument("file", metavar="FILE", help="the record's JSON file; - reads stdin")
+    replay.add_argument(
+        "--summary",
+        action="store_true",
+        help="one line a turn (and per setup and round end) instead of the full narration",
+    )
     replay.set_defaults(handler=_cmd_replay)
     verify = _command(
         commands,
@@ -615,8 +622,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     _, actions = play_demo(
         args.players, args.seed, args.preset, bot_names, sys.stdout, style=style, config=config
     )
-    if args.save is not None:
-        save_record(args.save, args.players, config, args.seed, actions)
+    if args.save is not None:  # with who played each seat, which replay names
+        save_record(args.save, args.players, config, args.seed, actions, bot_names)
         print(f"Saved the game record to {str(args.save)!r}.")
     return 0
 
@@ -933,7 +940,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     record = read_record(args.file)
     source = "standard input" if args.file == "-" else args.file
-    run_replay(record, sys.stdout, source)
+    run_replay(record, sys.stdout, source, style="turns" if args.summary else "full")
     return 0
 
 

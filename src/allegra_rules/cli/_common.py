@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -182,6 +183,20 @@ def terminal_size() -> tuple[int, int]:
     return max(40, size.columns), max(10, size.lines)
 
 
+def one_line(text: str, columns: int) -> str:
+    """``text`` on one line of a terminal ``columns`` wide: cut, ending in ``...``, when wider.
+
+    The line stays narrower than ``columns`` (a full line would move the cursor on).
+
+    Examples:
+        >>> one_line("Turn 3: Player 2 draws a 5; Player 2 discards the 5.", 40)
+        'Turn 3: Player 2 draws a 5; Player...'
+    """
+    if len(text) < columns:
+        return text
+    return text[: max(columns - 4, 1)].rstrip() + "..."
+
+
 class Narrator:
     """Writes a game as it is played: headings, actions, engine steps, round ends.
 
@@ -198,11 +213,19 @@ class Narrator:
         max_width: the widest line of a drawn table (the terminal's width), or
             ``None`` to draw every table in one band.
         brief: in the ``"turns"`` style, leave out the passes of knock windows, tell
-            each action in the fewest words (``seat 4 keeps the 5 at (1, 3) and
-            discards a 9``, ``you knock``) and start each line with ``Turn t:`` only.
+            each action in the fewest words (``Player 4 swaps the 5 in at row 1, column 3
+            and discards the 9``, ``you knock``) and start each line with ``Turn t:`` only.
         round_reports: write the revealed table and the scores when a round ends,
             then the next round's heading (``play`` writes them itself when it
             waits for a key in between).
+        seat_names: every seat's name in the narrated sentences, as
+            [`seat_name`][allegra_rules.wording.seat_name] gives them ("Greedy bot",
+            "Player 2"), or ``None`` for "Player N" (and "you" for ``you``); the turn
+            headings then name the seat both ways (``Player 2, Greedy bot``).
+        cut: in the ``"turns"`` style, write each turn on one line narrower than
+            ``max_width``, cut and ending in ``...`` when it is wider, instead of
+            wrapping it, and say a subject once for the clauses it starts in a row
+            (``demo --summary``); the setup and round lines still wrap.
     """
 
     def __init__(
@@ -216,9 +239,13 @@ class Narrator:
         max_width: int | None = None,
         round_reports: bool = True,
         brief: bool = False,
+        cut: bool = False,
+        seat_names: Sequence[str] | None = None,
     ) -> None:
         self.out = out
+        self.seat_names = None if seat_names is None else list(seat_names)
         self.brief = brief
+        self.cut = cut
         self.round_reports = round_reports
         self.tables = tables
         self.names = names
@@ -271,13 +298,24 @@ class Narrator:
         you = " (you)" if self.you is not None and state.drawer == self.you else ""
         self.say()
         drawer = "nobody" if state.drawer is None else f"Player {state.drawer + 1}"
+        named = self.seat_names
+        if named is not None and state.drawer is not None and named[state.drawer] != drawer:
+            drawer += f", {named[state.drawer]}"
         self.say(f"-- Turn {state.turns_played + 1}: {drawer}{you}{final} --")
 
     def step(self, state: GameState, action: Action, after: GameState) -> None:
         """Narrate ``action`` taking ``state`` to ``after``, and what settling did."""
-        sentences = [describe_action(state, action, viewer=self.you)]
-        sentences += _fate(state, action, plain=self.style != "full")
-        sentences += describe_outcome(state, action, after)
+        names = self.seat_names
+        if names is None:
+            sentences = [describe_action(state, action, viewer=self.you)]
+            sentences += _fate(state, action, plain=self.style != "full")
+            sentences += describe_outcome(state, action, after)
+        else:
+            sentences = [wording.narrate(state, action, viewer=self.you, names=names)]
+            sentences += wording.fate(
+                state, action, plain=self.style != "full", viewer=self.you, names=names
+            )
+            sentences += wording.outcome(state, action, after, viewer=self.you, names=names)
         round_over = after.round != state.round or after.is_terminal
         if self.style == "full":
             for line in sentences:
@@ -304,7 +342,7 @@ class Narrator:
             if not self.brief:
                 self._turn += [_lower(line.rstrip(".")) for line in sentences]
             else:
-                self._turn += _brief(state, action, after, self.you)
+                self._turn += _brief(state, action, after, self.you, self.seat_names)
             if round_over or after.phase is Phase.DRAW:
                 self._flush_turn(state)
         if round_over:
@@ -330,7 +368,13 @@ class Narrator:
             head = f"Turn {state.turns_played}{final}: "
             if not self.brief:
                 head = f"Round {state.round} turn {state.turns_played}{final}: "
-        self.say_wrapped(head + "; ".join(self._turn) + ".")
+        line = head + "; ".join(self._turn) + "."
+        if self.cut:
+            line = head + _same_subject(self._turn, self.seat_names) + "."
+        if self.cut and self.max_width is not None and head.startswith("Turn "):
+            self.say(one_line(line, self.max_width))
+        else:
+            self.say_wrapped(line)
         self._turn = []
 
     def _seat(self, seat: int) -> str:
@@ -375,6 +419,47 @@ class Narrator:
             self._flush_turn(state)
 
 
+_SUBJECT = re.compile(r"(Player \d+|you) ")
+"""The subject a one-line turn's clause starts with (the seats' default names)."""
+_LAST_CARD = re.compile(r"\b(?:a|an|the) (-?\d+)(?: from the discard pile)?$")
+"""A clause that ends naming a card (``draws a 3``): the next clause may call it "it"."""
+
+
+def _same_subject(clauses: Sequence[str], names: Sequence[str] | None = None) -> str:
+    """The clauses of a one-line turn, a subject said once for the clauses it starts in a row.
+
+    ``Player 1 draws a 3; Player 1 swaps the 3 in at ...`` is written ``Player 1 draws a
+    3, swaps it in at ...`` (the card the clause before ended with is "it"); a clause of
+    another subject starts again after ``; ``. ``names`` are the seats' names when
+    they are not the default ones.
+
+    Examples:
+        >>> _same_subject(["Player 2 draws a 5", "Player 3 knocks", "Player 3 takes the 5"])
+        'Player 2 draws a 5; Player 3 knocks, takes the 5'
+        >>> _same_subject(["you draw a 3", "you swap the 3 in at row 2, column 1"])
+        'you draw a 3, swap it in at row 2, column 1'
+    """
+    subjects = _SUBJECT
+    if names is not None:
+        ordered = sorted({*names, "you"}, key=len, reverse=True)  # "Greedy bot 2" first
+        subjects = re.compile("(" + "|".join(re.escape(name) for name in ordered) + ") ")
+    parts: list[str] = []
+    previous = None
+    for clause in clauses:
+        found = subjects.match(clause)
+        subject = found[1] if found else None
+        if parts and subject is not None and subject == previous:
+            rest = clause[len(subject) + 1 :]
+            card = _LAST_CARD.search(parts[-1])
+            if card:  # "draws a 3, keeps it at ...": the card just named is "it"
+                rest = re.sub(rf"\bthe {re.escape(card[1])}\b", "it", rest, count=1)
+            parts[-1] += ", " + rest
+        else:
+            parts.append(clause)
+        previous = subject
+    return "; ".join(parts)
+
+
 def _fate(state: GameState, action: Action, *, plain: bool = False) -> list[str]:
     """What became of a drawn card that others knocked for, when the drawer keeps it.
 
@@ -389,7 +474,13 @@ def _subject(seat: int, you: int | None, yours: str, theirs: str) -> str:
     return f"you {yours}" if seat == you else f"Player {seat + 1} {theirs}"
 
 
-def _brief(state: GameState, action: Action, after: GameState, you: int | None) -> list[str]:
+def _brief(
+    state: GameState,
+    action: Action,
+    after: GameState,
+    you: int | None,
+    names: Sequence[str] | None = None,
+) -> list[str]:
     """The clauses of an action in a one-line turn, each starting with its subject.
 
     The actor is ``seat k`` or, for the person's seat ``you``, ``you``; passes say
@@ -400,13 +491,24 @@ def _brief(state: GameState, action: Action, after: GameState, you: int | None) 
     own. The English [`narrate_brief`][allegra_rules.wording.narrate_brief] and
     [`outcome_brief`][allegra_rules.wording.outcome_brief].
     """
-    clauses = [] if isinstance(action, Pass) else [_brief_action(state, action, after, you)]
-    return clauses + list(wording.outcome_brief(state, action, after, viewer=you))
+    if isinstance(action, Pass):
+        clauses = []
+    elif names is None:
+        clauses = [_brief_action(state, action, after, you)]
+    else:
+        clauses = [_brief_action(state, action, after, you, names)]
+    return clauses + list(wording.outcome_brief(state, action, after, viewer=you, names=names))
 
 
-def _brief_action(state: GameState, action: Action, after: GameState, you: int | None) -> str:
+def _brief_action(
+    state: GameState,
+    action: Action,
+    after: GameState,
+    you: int | None,
+    names: Sequence[str] | None = None,
+) -> str:
     """The clause of one action (not a pass) for ``_brief``: the English ``narrate_brief``."""
-    return wording.narrate_brief(state, action, viewer=you)
+    return wording.narrate_brief(state, action, viewer=you, names=names)
 
 
 def _plural(count: int, noun: str) -> str:

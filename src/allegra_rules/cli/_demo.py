@@ -12,11 +12,12 @@ from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.cli._common import CommandError, Narrator, clockwise_line, terminal_size
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset, preset_id
-from allegra_rules.records import GameRecord
+from allegra_rules.records import PERSON_SEAT, GameRecord
 from allegra_rules.serialize import MAX_DOCUMENT_BYTES
 from allegra_rules.simulate import bot_seed
 from allegra_rules.state import GameState
 from allegra_rules.transitions import ROUNDS, apply, new_game
+from allegra_rules.wording import seat_name
 
 
 def play_demo(
@@ -38,7 +39,9 @@ def play_demo(
         bot_names: one name of [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS] per seat.
         out: where the narration goes.
         style: ``"full"`` (every action and a table after every turn), ``"turns"``
-            (one line per turn), ``"rounds"`` (one line per round) or ``"quiet"``
+            (one line a turn, narrower than the terminal: the knock windows' passes
+            left out, each action in the fewest words, cut with ``...`` when still
+            wider), ``"rounds"`` (one line per round) or ``"quiet"``
             (the scores only).
         config: the rules to play instead of the preset's.
     """
@@ -49,7 +52,10 @@ def play_demo(
     bots = [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bot_names)]
     state = new_game(num_players, config=config, seed=seed)
     columns, _ = terminal_size()
-    narrator = Narrator(out, names=bot_names, style=style, max_width=columns)
+    turns = style == "turns"  # one line a turn: passes left out, cut at the width
+    narrator = Narrator(
+        out, names=bot_names, style=style, max_width=columns, brief=turns, cut=turns
+    )
     rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
     narrator.say_wrapped(
         f"Allegra demo: {num_players} players, preset {rules}, "
@@ -149,17 +155,46 @@ def load_record(data: bytes, path: str) -> GameRecord:
         raise CommandError(f"{name} is not a valid game record: {reason}") from None
 
 
-def run_replay(record: GameRecord, out: TextIO, source: str = "the record") -> GameState:
+def replay_names(record: GameRecord) -> list[str] | None:
+    """Who played each seat of ``record``, in the players' words, or ``None`` if unknown.
+
+    A bot seat is named by its kind ([`seat_name`][allegra_rules.wording.seat_name]:
+    "Greedy bot", "Search bot 3"), a person's seat "Player N"; a record without its
+    ``seats`` field gives ``None``.
+
+    Examples:
+        >>> from allegra_rules import GameRecord, preset
+        >>> seats = ("person", "greedy")
+        >>> record = GameRecord(num_players=2, config=preset("seeds"), seed=1, seats=seats)
+        >>> replay_names(record)
+        ['Player 1', 'Greedy bot']
+    """
+    if record.seats is None:
+        return None
+    bots = [None if seat == PERSON_SEAT else seat for seat in record.seats]
+    return [seat_name(seat, None, bots=bots) for seat in range(record.num_players)]
+
+
+def run_replay(
+    record: GameRecord, out: TextIO, source: str = "the record", *, style: str = "full"
+) -> GameState:
     """Narrate a recorded game turn by turn, as ``demo`` narrates a new one.
+
+    Each move is told with who played it ([`replay_names`][allegra_rules.cli._demo.replay_names]:
+    "Greedy bot draws a 3") when the record says who played each seat.
 
     Args:
         record: a checked game record.
         out: where the narration goes.
         source: how the header names the record (a file name).
+        style: ``"full"`` (every action and a table after every turn) or ``"turns"``
+            (one line a turn, as ``demo --summary``).
 
     Returns:
         The last state of the record (terminal unless the record stops early).
     """
+    if style not in ("full", "turns"):
+        raise ValueError(f"style must be 'full' or 'turns'; got {style!r}")
     state = record.initial_state()
     n = record.num_players
     rules = (
@@ -168,12 +203,32 @@ def run_replay(record: GameRecord, out: TextIO, source: str = "the record") -> G
         else f"a custom config (fingerprint {record.config.fingerprint[:12]})"
     )
     dealt = f"seed {record.seed}" if record.deck is None else "a stacked deck"
-    narrator = Narrator(out, max_width=terminal_size()[0])
+    names = replay_names(record)
+    turns = style == "turns"
+    narrator = Narrator(
+        out,
+        max_width=terminal_size()[0],
+        style=style,
+        brief=turns,
+        cut=turns,
+        seat_names=names,
+    )
     narrator.say_wrapped(
         f"Allegra replay of {source}: {n} players, {rules}, {dealt}, "
         f"{len(record.actions)} actions; lowest total wins."
     )
-    narrator.say_wrapped(clockwise_line(n))
+    if names is None:
+        narrator.say_wrapped("Players: the record does not say who played each seat.")
+    else:
+        played = [
+            f"Player {seat + 1} ({'a person' if kind == PERSON_SEAT else name})"
+            if name == f"Player {seat + 1}"
+            else f"{name} (Player {seat + 1})"
+            for seat, (name, kind) in enumerate(zip(names, record.seats or (), strict=True))
+        ]
+        narrator.say_wrapped("Players: " + ", ".join(played) + ".")
+    if not turns:
+        narrator.say_wrapped(clockwise_line(n))
     narrator.round_heading(state)
     for action in record.actions:
         narrator.turn_heading(state)

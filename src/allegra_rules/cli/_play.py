@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ from allegra_rules.cli._common import (
     UsageError,
     check_save_path,
     clockwise_line,
+    one_line,
     terminal_size,
 )
 from allegra_rules.cli._help import moves_text, options_text, summary_text
@@ -365,8 +367,8 @@ class _Session:
 
     When ``pauses`` is set (a person at a terminal), what happened since the last
     screen is held back and written just above the next one: in full when it fits
-    the terminal with the table, else one line per turn, else one page at a time,
-    each page waiting for Enter.
+    the terminal with the table, else one line a turn (the latest that fit); ``m``
+    shows every action, a screen at a time.
     """
 
     def __init__(
@@ -392,7 +394,6 @@ class _Session:
         self.short = io.StringIO()
         self.last_moves = ""
         self.queued: str | None = None
-        self.wrapped_turns: list[str] = []
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -453,7 +454,6 @@ class _Session:
             return [], []
         self.last_moves = full
         turns = short.rstrip("\n").split("\n")
-        self.wrapped_turns = [part for line in turns for part in _wrap(line, columns)]
         brief = [_one_line(line, columns) for line in turns]
         return full.rstrip("\n").split("\n"), brief
 
@@ -461,10 +461,11 @@ class _Session:
         """Write what happened since the last screen above the first of ``screens`` it fits.
 
         Each screen is the lines to come under it, its prompt not counted. The moves
-        are written in full when they fit, else one line per turn; when even those
-        do not all fit, the latest turns that do, under a line saying that ``m``
-        shows every action. Nothing scrolls off the screen and the game never waits
-        for a key between the moves and the table.
+        are written in full when they fit, else one line a turn (a turn wider than the
+        terminal is cut, ending in ``...``), above the first screen that leaves room for
+        every turn; when even the smallest does not, the latest turns that fit, under a
+        line saying that ``m`` shows every action. Nothing scrolls off the screen and the
+        game never waits for a key between the moves and the table.
 
         Returns:
             The screen to write under the moves.
@@ -479,12 +480,6 @@ class _Session:
                     return screen
         if not brief:
             return screens[0]
-        for screen in screens:  # each turn whole, wrapped, when that fits
-            if len(self.wrapped_turns) + 1 + len(screen) + 1 <= rows:
-                self.say("Since your last move, one line a turn (m shows every action):")
-                for line in self.wrapped_turns:
-                    self.say(line)
-                return screen
         screen = screens[-1]
         for candidate in screens:
             if len(brief) + 1 + len(candidate) + 1 <= rows:
@@ -533,10 +528,14 @@ class _Session:
                 screens = [short]  # only the shorter table keeps the legend on screen
             else:
                 screens.append(short)
-            # The smallest: no legend, no line on the cell numbers, no blank line, so
-            # that the last turns of six seats fit 24 lines with the table.
-            hint = [line for line in menu if not line.lstrip().startswith("(1-12 ")]
-            screens.append(self.table(state, False, True).split("\n") + hint + note)
+            # The smallest: no legend, the cell numbers' lines shortened to the open
+            # cells on the verb's line, no blank line, so that the last turns of six
+            # seats fit 24 lines with the table.
+            columns, _ = terminal_size()
+            short_note = [_one_line(_short_note(note), columns)] if note else []
+            screens.append(
+                self.table(state, False, True).split("\n") + _short_menu(menu) + short_note
+            )
             screens = [self.show_moves(screens)]
         for line in screens[0]:
             self.say(line)
@@ -756,6 +755,49 @@ class _Session:
                 return found
 
 
+def _short_note(note: list[str]) -> str:
+    """Why the person is asked (``note``, wrapped), in one line's words: ``Asked, as ...``.
+
+    The smallest screen cuts it at the terminal's width; ``v`` shows it whole.
+    """
+    text = " ".join(line.strip() for line in note)
+    for lead in ("You choose the pile this time, as ", "You are asked this time, as "):
+        if text.startswith(lead):
+            return "Asked, as " + text.removeprefix(lead).replace(" on the discard pile", "")
+    return text
+
+
+def _short_menu(menu: list[str]) -> list[str]:
+    """``menu`` (``cell_menu``'s) in fewer lines, for the smallest screen.
+
+    The line explaining how the cells are numbered goes; the open cells join the
+    verb's line, and two numbered moves share a line (``1  k  Knock ...   2  x  Do
+    not knock.``), when the whole stays narrower than the terminal (``h moves``, ``l``
+    and the fuller screens explain the rest).
+    """
+    columns, _ = terminal_size()
+    out: list[str] = []
+    for line in menu:
+        text = line.strip()
+        if text.startswith("(1-12 "):
+            continue
+        if text.startswith("RC: ") and out:
+            cells = text.rpartition("; ")[2]  # "open cells: 1, 3, 5-12"
+            tries = [f"{out[-1]}; {cells}", f"{out[-1]}; {cells.removeprefix('open ')}"]
+            fits = [joined for joined in tries if len(joined) < columns]
+            if fits:
+                out[-1] = fits[0]
+                continue
+        if re.match(r" +\d+  ", line) and out and re.match(r" +\d+  ", out[-1]):
+            # Two numbered moves on one line: "1  k  Knock ...   2  x  Do not knock."
+            pair = f"{out[-1]}   {text}"
+            if len(pair) < columns:
+                out[-1] = pair
+                continue
+        out.append(line)
+    return out
+
+
 def _is_rc(word: str) -> bool:
     """Whether ``word`` is written as a cell (two digits: row, column)."""
     return len(word) == 2 and word.isascii() and word.isdigit()
@@ -763,9 +805,7 @@ def _is_rc(word: str) -> bool:
 
 def _one_line(text: str, columns: int) -> str:
     """``text`` on one line of the terminal: cut, ending in ``...``, when it is wider."""
-    if len(text) < columns:
-        return text
-    return text[: max(columns - 4, 1)].rstrip() + "..."
+    return one_line(text, columns)
 
 
 def _wrap(text: str, columns: int) -> list[str]:

@@ -633,9 +633,10 @@ def create_app(
         _check_write(request, hosts, body_optional=True)
         table = table_of(request)
         body = await _read_body(request, body_timeout)
-        if body.strip() and _parse_json(body) != {}:
-            raise ApiError(400, "bad_body", "a seat claim has no body, or the body {}")
-        seat, token = tables.claim(table, request.path_params["seat"])
+        data = _parse_json(body) if body.strip() else {}
+        if not isinstance(data, dict):
+            raise ApiError(400, "bad_body", 'a seat claim has no body, {} or {"name": "<name>"}')
+        seat, token = tables.claim(table, request.path_params["seat"], data)
         return _json({"token": token, "table": table.id, "seat": seat}, 201)
 
     def creator_table(request: Request) -> Table:

@@ -102,6 +102,12 @@ ALTER TABLE tables ADD COLUMN seed_chosen INTEGER
 # A table stored before step 3 keeps NULL in all three: it has no commitment, and
 # whether its seed was chosen is not known.
 
+_SEAT_NAMES = """
+ALTER TABLE seats ADD COLUMN name TEXT
+"""
+# The name a person gave when claiming the seat, or NULL (none, or a seat claimed
+# before step 4).
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -121,5 +127,6 @@ MIGRATIONS: tuple[Migration, ...] = (
         sqlite=_DEALS.format(blob="BLOB"),
         postgres=_DEALS.format(blob="BYTEA"),
     ),
+    Migration(4, "seat names", sqlite=_SEAT_NAMES, postgres=_SEAT_NAMES),
 )
 """Every step of the schema, oldest first (their numbers are 1, 2, ... with no gap)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -25,7 +26,40 @@ from .sync import Sync
 from .table import Table, seat_of_digest, token_digest
 from .watchers import announce, close_seat, seats_changed
 
-__all__ = ["ABANDONED_AFTER", "Seats", "seat_number"]
+__all__ = ["ABANDONED_AFTER", "NAME_LENGTH", "NAME_PATTERN", "Seats", "given_name", "seat_number"]
+
+NAME_LENGTH = 24
+"""The longest name a person may give a seat, in characters."""
+
+NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028-\\u202e\\u2066-\\u2069]*$"
+"""The characters a name may hold, as a regular expression (the API document's): no
+control character, no line or paragraph separator, no mark that turns text around."""
+
+_NAME = re.compile(NAME_PATTERN)
+
+
+def given_name(value: object) -> str | None:
+    """The name a person gave when claiming a seat, as shown; ``None`` for none.
+
+    Plain text of at most ``NAME_LENGTH`` characters without a control character
+    (``NAME_PATTERN``); spaces around it are left out, and a name of spaces only is none.
+    The pages show it as text, never as markup.
+
+    Raises:
+        Refused: ``INVALID`` (``bad_name``) for anything else.
+
+    Examples:
+        >>> given_name("  Ada "), given_name(""), given_name("<b>Ben</b>")
+        ('Ada', None, '<b>Ben</b>')
+    """
+    if not isinstance(value, str) or len(value) > NAME_LENGTH or not _NAME.fullmatch(value):
+        raise Refused(
+            Why.INVALID,
+            "bad_name",
+            f"a name is text of at most {NAME_LENGTH} characters, without control characters",
+        )
+    return " ".join(value.split()) or None
+
 
 log = logging.getLogger("allegra_rules.server")
 
@@ -104,25 +138,42 @@ class Seats:
 
     # ----------------------------------------------------------------- claims
 
-    def claim(self, table: Table, seat_text: str) -> tuple[int, str]:
+    def claim(self, table: Table, seat_text: str, data: object = None) -> tuple[int, str]:
         """Claim a seat; returns the seat and its new token.
 
+        ``data`` is the claim's body: ``None`` or ``{}``, or ``{"name": "<name>"}``, the
+        name to show everyone for the seat ([`given_name`][allegra_rules.server.seats.given_name]).
+
         Raises:
-            Refused: ``NOT_FOUND`` for a seat the table does not have, ``CONFLICT`` for
-                a bot's seat or one already taken, ``GONE`` when the table has expired.
+            Refused: ``MALFORMED`` for a body of another shape, ``INVALID`` for a name
+                that is not one, ``NOT_FOUND`` for a seat the table does not have,
+                ``CONFLICT`` for a bot's seat or one already taken, ``GONE`` when the
+                table has expired.
         """
+        if data is None:
+            data = {}
+        if not isinstance(data, dict) or not set(data) <= {"name"}:
+            raise Refused(Why.MALFORMED, "bad_body", 'the body must be {} or {"name": "<name>"}')
+        name = given_name(data.get("name", ""))
         seat = seat_number(table, seat_text)
         self._check_not_expired(table)
         if seat in table.bots:
             raise Refused(Why.CONFLICT, "seat_is_bot", f"seat {seat} is played by a bot")
         token = secrets.token_urlsafe(32)
         digest = token_digest(token)
-        if seat in table.tokens or not self.store.add_seat(table.id, seat, digest):
+        if seat in table.tokens or not self.store.add_seat(table.id, seat, digest, name):
             raise Refused(Why.CONFLICT, "seat_taken", f"seat {seat} is already taken")
         table.tokens[seat] = digest
+        if name is None:
+            table.names.pop(seat, None)
+        else:
+            table.names[seat] = name
         self.sync.publish(table, seats=True)
         self.seen(table, seat)
-        announce(table)  # the seats changed: every page reads them again
+        if name is None:
+            announce(table)  # the seats changed: every page reads them again
+        else:
+            seats_changed(table)  # and the pictures name the seat: new views
         return seat, token
 
     def seat_of(self, table: Table, token: str) -> int:
@@ -217,6 +268,7 @@ class Seats:
         self.store.set_bots(table.id, bots)
         self.sync.publish(table, seats=True)
         table.tokens.pop(seat, None)
+        table.names.pop(seat, None)
         table.bots = bots
         table.players[seat] = BOT_KINDS[name](bot_seed)
         table.stand_in.discard(seat)
@@ -239,6 +291,7 @@ class Seats:
         if seat in table.tokens:
             self.store.remove_seat(table.id, seat)
             table.tokens.pop(seat)
+            table.names.pop(seat, None)
         if seat in table.bots:
             bots = {p: b for p, b in table.bots.items() if p != seat}
             self.store.set_bots(table.id, bots)

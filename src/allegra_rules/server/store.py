@@ -83,6 +83,7 @@ class TableRow:
         version: the number of actions applied so far.
         over: whether the game has ended.
         seats: claimed seats: seat -> SHA-256 digest of its token.
+        names: the names given when claiming seats: seat -> name (only seats given one).
         actions: every action so far (``action_to_dict`` data), in order; those from
             the index ``load`` was given on.
         creator: the SHA-256 digest of the creator's token (``None`` for a table
@@ -106,6 +107,7 @@ class TableRow:
     creator: bytes | None = None
     updated: float = 0.0
     deal: Deal | None = None
+    names: dict[int, str] = attrs.field(factory=dict)
 
 
 class Store(Protocol):
@@ -148,8 +150,10 @@ class Store(Protocol):
     def remove_seat(self, table_id: str, seat: int) -> None:
         """Forget a claimed seat's token (the seat is free again, or a bot's)."""
 
-    def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
-        """Store a claimed seat; False when the seat was already claimed."""
+    def add_seat(
+        self, table_id: str, seat: int, token_sha256: bytes, name: str | None = None
+    ) -> bool:
+        """Store a claimed seat (with the name given, if any); False when it was claimed."""
 
     def add_move(
         self, table_id: str, index: int, seat: int, action: str, state: str, over: bool

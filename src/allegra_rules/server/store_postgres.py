@@ -210,13 +210,15 @@ class PostgresStore:
         with self._pool.connection() as conn:
             conn.execute("DELETE FROM seats WHERE table_id = %s AND seat = %s", (table_id, seat))
 
-    def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
-        """Store a claimed seat; False when the seat was already claimed."""
+    def add_seat(
+        self, table_id: str, seat: int, token_sha256: bytes, name: str | None = None
+    ) -> bool:
+        """Store a claimed seat (with the name given, if any); False when it was claimed."""
         with self._pool.connection() as conn:
             cursor = conn.execute(
-                "INSERT INTO seats (table_id, seat, token_sha256) VALUES (%s, %s, %s)"
+                "INSERT INTO seats (table_id, seat, token_sha256, name) VALUES (%s, %s, %s, %s)"
                 " ON CONFLICT DO NOTHING",
-                (table_id, seat, token_sha256),
+                (table_id, seat, token_sha256, name),
             )
             return cursor.rowcount == 1
 
@@ -291,13 +293,15 @@ class PostgresStore:
                 " ARRAY(SELECT token_sha256 FROM seats WHERE table_id = t.id ORDER BY seat),"
                 " ARRAY(SELECT action FROM moves WHERE table_id = t.id AND idx >= %s"
                 " ORDER BY idx),"
-                " deal_salt, deal_commitment, seed_chosen"
+                " deal_salt, deal_commitment, seed_chosen,"
+                " ARRAY(SELECT coalesce(name, '') FROM seats WHERE table_id = t.id ORDER BY seat)"
                 " FROM tables t WHERE id = %s",
                 (actions_from, table_id),
             ).fetchone()
         if row is None:
             return None
         seats = {int(seat): bytes(digest) for seat, digest in zip(row[11], row[12], strict=True)}
+        names = {int(seat): str(name) for seat, name in zip(row[11], row[17], strict=True) if name}
         actions = [json.loads(text) for text in row[13]]
         return TableRow(
             id=row[0],
@@ -310,6 +314,7 @@ class PostgresStore:
             version=row[7],
             over=bool(row[8]),
             seats=seats,
+            names=names,
             actions=actions,
             creator=None if row[9] is None else bytes(row[9]),
             updated=float(row[10]),

@@ -229,13 +229,15 @@ class SQLiteStore:
         with self._transaction():
             self._db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
 
-    def add_seat(self, table_id: str, seat: int, token_sha256: bytes) -> bool:
-        """Store a claimed seat; False when the seat was already claimed."""
+    def add_seat(
+        self, table_id: str, seat: int, token_sha256: bytes, name: str | None = None
+    ) -> bool:
+        """Store a claimed seat (with the name given, if any); False when it was claimed."""
         try:
             with self._transaction():
                 self._db.execute(
-                    "INSERT INTO seats (table_id, seat, token_sha256) VALUES (?, ?, ?)",
-                    (table_id, seat, token_sha256),
+                    "INSERT INTO seats (table_id, seat, token_sha256, name) VALUES (?, ?, ?, ?)",
+                    (table_id, seat, token_sha256, name),
                 )
         except sqlite3.IntegrityError:
             return False
@@ -320,12 +322,11 @@ class SQLiteStore:
             ).fetchone()
             if row is None:
                 return None
-            seats = {
-                int(seat): bytes(digest)
-                for seat, digest in self._db.execute(
-                    "SELECT seat, token_sha256 FROM seats WHERE table_id = ?", (table_id,)
-                )
-            }
+            claimed = self._db.execute(
+                "SELECT seat, token_sha256, name FROM seats WHERE table_id = ?", (table_id,)
+            ).fetchall()
+            seats = {int(seat): bytes(digest) for seat, digest, _ in claimed}
+            names = {int(seat): str(name) for seat, _, name in claimed if name}
             actions = [
                 json.loads(text)
                 for (text,) in self._db.execute(
@@ -344,6 +345,7 @@ class SQLiteStore:
             version=row[7],
             over=bool(row[8]),
             seats=seats,
+            names=names,
             actions=actions,
             creator=None if row[9] is None else bytes(row[9]),
             updated=float(row[10]),

@@ -138,6 +138,9 @@ class Sync:
             table.state = row_state(row, table.config)
         table.actions = table.actions[:known] + added
         table.tokens = row.seats
+        if row.names != table.names or row.bots != table.bots:
+            table.generation += 1  # the pictures name the seats: the cached views are old
+        table.names = row.names
         table.active = max(table.active, row.updated)
         if row.bots != table.bots:
             table.bots = row.bots

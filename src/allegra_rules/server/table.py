@@ -88,6 +88,8 @@ class Table:
         active: when (epoch s, ``time.time``) the table was created or last moved.
         deal: the commitment to the deal (its salt secret until the game is over),
             ``None`` for a table an older server made.
+        names: the names people gave when claiming their seats: seat -> name (only
+            claimed seats that were given one); shown to everyone in place of "Player N".
     """
 
     id: str
@@ -110,6 +112,7 @@ class Table:
     moves: list[Move] = attrs.field(factory=list)
     active: float = attrs.field(factory=time.time)
     deal: Deal | None = None
+    names: dict[int, str] = attrs.field(factory=dict)
 
     @property
     def num_players(self) -> int:
@@ -122,7 +125,10 @@ class Table:
         return len(self.actions)
 
     def info(self) -> dict[str, Any]:
-        """The table's public facts: rules, seats (bot, taken), version, whether it is over.
+        """The table's public facts: rules, seats (bot, taken, name), version, whether it is over.
+
+        A claimed seat whose person gave a name when claiming it has ``name`` (the key is
+        left out otherwise).
 
         Also the deal's commitment and whether the creator chose the seed (both
         ``None`` for a table an older server made), and once the game is over the
@@ -133,14 +139,7 @@ class Table:
             "players": self.num_players,
             "preset": self.preset,
             "config": self.config.to_dict(),
-            "seats": [
-                {
-                    "seat": p,
-                    "bot": self.bots[p][0] if p in self.bots else None,
-                    "taken": p in self.bots or p in self.tokens,
-                }
-                for p in range(self.num_players)
-            ],
+            "seats": [self._seat_facts(p) for p in range(self.num_players)],
             "version": self.version,
             "over": self.state.is_terminal,
             "stand_in": sorted(self.stand_in),
@@ -162,6 +161,17 @@ class Table:
             facts["deal_salt"] = None if deal is None else deal.salt.hex()
         return facts
 
+    def _seat_facts(self, seat: int) -> dict[str, Any]:
+        """One seat's public facts: its bot, whether it is taken, the name it was given."""
+        facts: dict[str, Any] = {
+            "seat": seat,
+            "bot": self.bots[seat][0] if seat in self.bots else None,
+            "taken": seat in self.bots or seat in self.tokens,
+        }
+        if seat in self.tokens and seat in self.names:
+            facts["name"] = self.names[seat]
+        return facts
+
     def people_seats(self, bots: dict[int, tuple[str, int]] | None = None) -> int:
         """How many seats are for people: those no bot plays (with ``bots``, if given)."""
         return self.num_players - len(self.bots if bots is None else bots)
@@ -172,11 +182,21 @@ class Table:
         Built by [`seat_document`][allegra_rules.table_view.seat_document] from the last
         moves (see ``allegra_rules.table_view.recent``), the same document the table in
         the browser sends: ``log`` names no card the seat has not seen; with ``svg``
-        also the picture and, for a seat, ``action_texts``.
+        also the picture (its bot seats named by their kind, as the page's badges) and,
+        for a seat, ``action_texts``.
         """
         moves = recent(self.moves, self.version, self.record)
+        bots = {p: kind for p, (kind, _) in self.bots.items()}
+        names = {p: name for p, name in self.names.items() if p in self.tokens}
         return seat_document(
-            self.state, seat, version=self.version, moves=moves, svg=svg, lang=lang
+            self.state,
+            seat,
+            version=self.version,
+            moves=moves,
+            svg=svg,
+            lang=lang,
+            bots=bots,
+            names=names,
         )
 
     def text(self, seat: int | None, *, svg: bool = False, lang: str = "en") -> str:
@@ -270,6 +290,7 @@ def table_from_row(row: TableRow, cache: ViewCache | None = None) -> Table:
         bots=row.bots,
         players={p: BOT_KINDS[name](bot_seed) for p, (name, bot_seed) in row.bots.items()},
         tokens=row.seats,
+        names=row.names,
         state=row_state(row, config),
         actions=[action_from_dict(a, num_players=row.num_players) for a in row.actions],
         creator=row.creator,

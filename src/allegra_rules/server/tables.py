@@ -226,9 +226,9 @@ class Tables:
 
     # ---------------------------------------------------------- seats, tokens
 
-    def claim(self, table: Table, seat_text: str) -> tuple[int, str]:
+    def claim(self, table: Table, seat_text: str, data: object = None) -> tuple[int, str]:
         """Claim a seat; returns the seat and its new token (see ``Seats.claim``)."""
-        return self.seats.claim(table, seat_text)
+        return self.seats.claim(table, seat_text, data)
 
     seat_number = staticmethod(seat_number)
 

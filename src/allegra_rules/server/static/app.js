@@ -11,7 +11,7 @@ const TEXT = {
     seatN: "Seat {n}", you: "you", person: "a person (invite by link)", random: "random bot", search: "search bot (stronger)",
     greedy: "greedy bot", create: "Create the table", joinTable: "Join the table",
     freeSeat: "Free seat {n}", botSeat: "Give seat {n} to a bot", creatorControls: "As the table's creator you can free a seat or give it to a bot.",
-    takeSeat: "Take seat {n}", watch: "Just watch", invite: "Invite friends with this link:",
+    takeSeat: "Take seat {n}", yourName: "Your name (optional, shown to everyone)", watch: "Just watch", invite: "Invite friends with this link:",
     copy: "Copy", copied: "Copied", drawPile: "Draw pile", discardPile: "Discard pile",
     held: "In hand", scores: "Scores", round: "Round {n}", total: "Total", cards: "{n} cards",
     noFreeSeat: "Every seat is taken; you can watch.", watching: "You are watching.",
@@ -77,9 +77,9 @@ const TEXT = {
     title: "Allegra", language: "Sprache", newTable: "Neuer Tisch", players: "Spieler",
     rules: "Regeln", maxTurns: "Züge pro Runde (leer: unbegrenzt)", otherSeats: "Die anderen Plätze",
     seatN: "Platz {n}", you: "du", person: "ein Mensch (per Link einladen)", random: "Zufalls-Bot", search: "Such-Bot (stärker)",
-    greedy: "Greedy-Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
+    greedy: "Gier-Bot", create: "Tisch eröffnen", joinTable: "Am Tisch Platz nehmen",
     freeSeat: "Platz {n} freigeben", botSeat: "Platz {n} einem Bot geben", creatorControls: "Du hast den Tisch eröffnet: Du kannst einen Platz freigeben oder einem Bot geben.",
-    takeSeat: "Platz {n} nehmen", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
+    takeSeat: "Platz {n} nehmen", yourName: "Dein Name (freiwillig, für alle sichtbar)", watch: "Nur zuschauen", invite: "Lade Freunde mit diesem Link ein:",
     copy: "Kopieren", copied: "Kopiert", drawPile: "Nachziehstapel", discardPile: "Ablagestapel",
     held: "Auf der Hand", scores: "Punkte", round: "Runde {n}", total: "Summe", cards: "{n} Karten",
     noFreeSeat: "Alle Plätze sind besetzt; du kannst zuschauen.", watching: "Du schaust zu.",
@@ -113,7 +113,7 @@ const TEXT = {
     badgeStandIn: "Bot vertritt", badgeWaiting: "am Zug", seatsLabel: "Plätze",
     freeSeatTurn: "{who} ist noch frei: warte, bis jemand den Platz nimmt (teile den Link).",
     offline: "Der Server ist nicht erreichbar; neuer Versuch …", refused: "Der Server hat das abgelehnt ({code}).",
-    "search-easy": "Such-Bot (leicht)", policy: "gelernter Bot (Strategie)",
+    "search-easy": "Such-Bot (leicht)", policy: "trainierter Bot (Strategie)",
     loading: "Das Spiel wird auf diese Seite geladen …", loadFailed: "Das Spiel ließ sich nicht auf dieser Seite laden ({code}).",
     localNote: "Du spielst hier, auf dieser Seite, gegen Bots: nichts wird irgendwohin gesendet.",
     refusedLocal: "Der Tisch hat das abgelehnt ({code}).", newGame: "Neue Partie",
@@ -125,8 +125,8 @@ const TEXT = {
     dealNone: "Dieser Tisch stammt aus der Zeit vor den Festlegungen: es gibt nichts zu prüfen.",
     dealVerify: "Um jeden Zug ab der festgelegten Verteilung zu prüfen, lade das Protokoll herunter und führe aus:",
     verifyTitle: "Verteilung und jeden Zug einer Partie prüfen", verifying: "Das Protokoll wird auf dieser Seite geprüft…", verifyOk: "Auf dieser Seite geprüft:", verifyFailed: "Nicht bestätigt:", verifyHere: "Jeden Zug im Browser prüfen (die Spielseite, nichts wird gesendet):",
-    youName: "Du", playerN: "Spieler {n}", greedyName: "Greedy-Bot", searchName: "Such-Bot",
-    "search-easyName": "Such-Bot", policyName: "Gelernter Bot", randomName: "Zufalls-Bot",
+    youName: "Du", playerN: "Spieler {n}", greedyName: "Gier-Bot", searchName: "Such-Bot",
+    "search-easyName": "Such-Bot", policyName: "Trainierter Bot", randomName: "Zufalls-Bot",
     botN: "{name} {k}", otherSeat: "Platz von {name}",
     presetSeeds: "Standard (wie in der Anleitung)", presetDe: "Der deutsche Regeltext, wörtlich",
     presetPl: "Der polnische Regeltext, wörtlich", presetFr: "Der französische Regeltext, wörtlich",
@@ -146,7 +146,7 @@ const TEXT = {
     seatN: "Miejsce {n}", you: "ty", person: "człowiek (zaproś linkiem)", random: "bot losowy", search: "bot szukający (silniejszy)",
     greedy: "bot zachłanny", create: "Załóż stół", joinTable: "Dołącz do stołu",
     freeSeat: "Zwolnij miejsce {n}", botSeat: "Oddaj miejsce {n} botowi", creatorControls: "Jako zakładający stół możesz zwolnić miejsce albo oddać je botowi.",
-    takeSeat: "Zajmij miejsce {n}", watch: "Tylko oglądaj", invite: "Zaproś znajomych tym linkiem:",
+    takeSeat: "Zajmij miejsce {n}", yourName: "Twoje imię (opcjonalnie, widoczne dla wszystkich)", watch: "Tylko oglądaj", invite: "Zaproś znajomych tym linkiem:",
     copy: "Kopiuj", copied: "Skopiowano", drawPile: "Talia", discardPile: "Stos odrzuconych",
     held: "Na ręce", scores: "Punkty", round: "Runda {n}", total: "Suma", cards: "kart: {n}",
     noFreeSeat: "Wszystkie miejsca są zajęte; możesz oglądać.", watching: "Oglądasz grę.",
@@ -180,7 +180,7 @@ const TEXT = {
     badgeStandIn: "zastępuje bot", badgeWaiting: "ma ruch", seatsLabel: "Miejsca",
     freeSeatTurn: "{who} jest wolne: czekamy, aż ktoś je zajmie (udostępnij link).",
     offline: "Brak połączenia z serwerem; ponawiam…", refused: "Serwer odrzucił żądanie ({code}).",
-    "search-easy": "bot szukający (łatwy)", policy: "bot wyuczony (strategia)",
+    "search-easy": "bot szukający (łatwy)", policy: "bot wytrenowany (strategia)",
     loading: "Gra wczytuje się do tej strony…", loadFailed: "Nie udało się wczytać gry do tej strony ({code}).",
     localNote: "Grasz tutaj, na tej stronie, z botami: nic nie jest nigdzie wysyłane.",
     refusedLocal: "Stół odrzucił ten ruch ({code}).", newGame: "Nowa gra",
@@ -193,7 +193,7 @@ const TEXT = {
     dealVerify: "Aby sprawdzić każdy ruch od ustalonego rozdania, pobierz zapis i uruchom:",
     verifyTitle: "Sprawdź rozdanie i każdy ruch partii", verifying: "Zapis jest sprawdzany na tej stronie…", verifyOk: "Sprawdzone na tej stronie:", verifyFailed: "Niepotwierdzone:", verifyHere: "Sprawdź każdy ruch w przeglądarce (strona gry, nic nie jest wysyłane):",
     youName: "Ty", playerN: "Gracz {n}", greedyName: "Bot zachłanny", searchName: "Bot szukający",
-    "search-easyName": "Bot szukający", policyName: "Bot wyuczony", randomName: "Bot losowy",
+    "search-easyName": "Bot szukający", policyName: "Bot wytrenowany", randomName: "Bot losowy",
     botN: "{name} {k}", otherSeat: "Miejsce: {name}",
     presetSeeds: "Standardowe (jak w instrukcji)", presetDe: "Niemiecki tekst zasad, dosłownie",
     presetPl: "Polski tekst zasad, dosłownie", presetFr: "Francuski tekst zasad, dosłownie",
@@ -210,10 +210,10 @@ const TEXT = {
   fr: {
     title: "Allegra", language: "Langue", newTable: "Nouvelle table", players: "Joueurs",
     rules: "Règles", maxTurns: "Tours par manche (vide : sans limite)", otherSeats: "Les autres places",
-    seatN: "Place {n}", you: "vous", person: "une personne (invitée par lien)", random: "bot au hasard", search: "bot chercheur (plus fort)",
+    seatN: "Place {n}", you: "vous", person: "une personne (invitée par lien)", random: "bot aléatoire", search: "bot chercheur (plus fort)",
     greedy: "bot glouton", create: "Créer la table", joinTable: "Rejoindre la table",
     freeSeat: "Libérer la place {n}", botSeat: "Confier la place {n} à un bot", creatorControls: "Vous avez créé la table : vous pouvez libérer une place ou la confier à un bot.",
-    takeSeat: "Prendre la place {n}", watch: "Regarder seulement", invite: "Invitez vos amis avec ce lien :",
+    takeSeat: "Prendre la place {n}", yourName: "Votre nom (facultatif, visible de tous)", watch: "Regarder seulement", invite: "Invitez vos amis avec ce lien :",
     copy: "Copier", copied: "Copié", drawPile: "Pioche", discardPile: "Défausse",
     held: "En main", scores: "Points", round: "Manche {n}", total: "Total", cards: "{n} cartes",
     noFreeSeat: "Toutes les places sont prises ; vous pouvez regarder.", watching: "Vous regardez.",
@@ -260,7 +260,7 @@ const TEXT = {
     dealVerify: "Pour vérifier chaque coup depuis la donne engagée, téléchargez l’enregistrement et lancez :",
     verifyTitle: "Vérifier la donne et chaque coup d’une partie", verifying: "Vérification de l’enregistrement dans cette page…", verifyOk: "Vérifié dans cette page :", verifyFailed: "Non vérifié :", verifyHere: "Vérifier chaque coup dans le navigateur (la page de jeu, rien n’est envoyé) :",
     youName: "Vous", playerN: "Joueur {n}", greedyName: "Bot glouton", searchName: "Bot chercheur",
-    "search-easyName": "Bot chercheur", policyName: "Bot entraîné", randomName: "Bot au hasard",
+    "search-easyName": "Bot chercheur", policyName: "Bot entraîné", randomName: "Bot aléatoire",
     botN: "{name} {k}", otherSeat: "Place de {name}",
     presetSeeds: "Standard (comme dans Comment jouer)", presetDe: "Le texte allemand des règles, à la lettre",
     presetPl: "Le texte polonais des règles, à la lettre", presetFr: "Le texte français des règles, à la lettre",
@@ -437,21 +437,23 @@ function t(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ""));
 }
 
-// Seats as people say them: "You", a bot by its kind ("Greedy bot"; "Greedy bot 2" when
-// two seats have the same kind), a person by the name given when joining, else
-// "Player 3" (seats counted from one).
+// Seats as people say them, in the glossary's words, as the table picture names them
+// (allegra_rules.wording.seat_name): "You", a bot by its kind ("Greedy bot"; "Greedy bot 3",
+// its seat counted from one, when two seats have the same kind), a person by the name
+// given when joining, else "Player 3" (seats counted from one).
 function seatName(p) {
   if (p === page.seat) return t("youName");
   const named = (q) => {
     const facts = seatFacts(q);
-    if (facts.bot) return t(`${facts.bot}Name`);
+    if (facts.bot) return t(`${facts.bot.startsWith("search") ? "search" : facts.bot}Name`);
     return facts.name || t("playerN", { n: q + 1 });
   };
   const name = named(p);
   const players = page.info ? page.info.seats.length : 0;
   const same = [];
   for (let q = 0; q < players; q += 1) if (q !== page.seat && named(q) === name) same.push(q);
-  return same.length > 1 ? t("botN", { name, k: same.indexOf(p) + 1 }) : name;
+  if (same.length < 2) return name;
+  return t("botN", { name, k: seatFacts(p).bot ? p + 1 : same.indexOf(p) + 1 });
 }
 
 function translatePage() {
@@ -811,7 +813,9 @@ function renderCreatorControls(view) {
 async function claimSeat(seat) {
   showError("");
   try {
-    const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, {});
+    // A name given is sent as typed (the server trims it); it is only ever shown as text.
+    const name = $("join-name").value.trim();
+    const claim = await api("POST", `/api/tables/${page.table}/seats/${seat}`, name ? { name } : {});
     localStorage.setItem(`allegra:${page.table}`,
       JSON.stringify({ seat, token: claim.token, commitment: rememberedCommitment() }));
     page.seat = seat;
