@@ -65,7 +65,13 @@ def test_the_document_is_the_servers_and_names_no_seed() -> None:
     person_moves(table, random.Random(1), 5)
     doc = json.loads(table.view_json("fr"))
     expected = seat_document(
-        table.state, 0, version=table.version, moves=table._moves, svg=True, lang="fr"
+        table.state,
+        0,
+        version=table.version,
+        moves=table._moves,
+        svg=True,
+        lang="fr",
+        bots=table.bots,
     )
     assert doc == {**json.loads(json.dumps(expected)), "stand_in": []}
     assert "state" not in doc and "deck" not in doc

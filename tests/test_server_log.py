@@ -115,3 +115,26 @@ def test_the_spectators_picture_is_never_none_and_shows_no_private_card() -> Non
             if len(private_seats(state)) == 2:
                 both_private += 1
     assert both_private > 0
+
+
+def test_the_log_names_the_seats_as_the_badges_do() -> None:
+    """A bot by its kind, a person by the name given at joining, the reader as "You"."""
+    from allegra_rules.table_view import picture_names, seat_document
+
+    state, moves = new_game(3, seed=4), []
+    for version in range(1, 10):
+        action = legal_actions(state)[0]
+        after = apply(state, action)
+        remember(moves, version, state.current_player or 0, state, action, after)
+        state = after
+    bots, names = {1: "greedy"}, {2: "Léa"}
+    for lang in ("en", "de", "fr", "pl"):
+        shown = picture_names(3, 0, lang, bots, names)
+        log = seat_document(state, 0, version=9, moves=moves, lang=lang, bots=bots, names=names)
+        plain = seat_document(state, 0, version=9, moves=moves, lang=lang)
+        for named, entry in zip(log["log"], plain["log"], strict=True):
+            if entry["seat"] in (1, 2):
+                assert named["text"].startswith(shown[entry["seat"]]), named
+            else:  # the reader's own moves read as before
+                assert named["text"] == entry["text"]
+        assert {e["seat"] for e in log["log"]} >= {0, 1, 2}

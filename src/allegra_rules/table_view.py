@@ -20,7 +20,7 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -81,10 +81,10 @@ class Move:
     before: GameState
     action: Action
     after: GameState
-    texts: dict[tuple[int | None, str], str] = attrs.field(
+    texts: dict[tuple[int | None, str, tuple[str, ...] | None], str] = attrs.field(
         factory=dict, eq=False, repr=False, hash=False
     )
-    """The move's log text per (reader, language), worded once (see ``worded``)."""
+    """The move's log text per (reader, language, seat names), worded once (see ``worded``)."""
 
 
 def remember(
@@ -121,23 +121,31 @@ def recent(moves: list[Move], version: int, record: Callable[[], GameRecord]) ->
     return moves
 
 
-def worded(moves: list[Move], viewer: int | None, lang: str) -> list[dict[str, Any]]:
+def worded(
+    moves: list[Move], viewer: int | None, lang: str, names: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """The log entries of ``moves`` for seat ``viewer`` (``None``: a spectator), oldest first.
 
     Each entry is ``{"version": k, "seat": s, "round": r, "text": ...}``: the table's
     version after the move, the seat that moved, the round it was made in and what
-    happened, in ``lang``.
+    happened, in ``lang``. ``names``: each seat as the reader's page names it
+    ([`picture_names`][allegra_rules.table_view.picture_names]); without them "You" and
+    "Player N".
     """
+    shown = None if names is None else tuple(names)
     out = []
     for move in moves:
         # A move is in a table's log for its next KEEP moves, and every view of those
-        # carries it: it is worded once per reader and language.
-        text = move.texts.get((viewer, lang))
+        # carries it: it is worded once per reader, language and naming of the seats.
+        key = (viewer, lang, shown)
+        text = move.texts.get(key)
         if text is None:
-            sentences = [narrate(move.before, move.action, viewer=viewer, lang=lang)]
-            sentences += fate(move.before, move.action, lang=lang, viewer=viewer)
-            sentences += outcome(move.before, move.action, move.after, lang=lang, viewer=viewer)
-            text = move.texts[(viewer, lang)] = " ".join(sentences)
+            sentences = [narrate(move.before, move.action, viewer=viewer, lang=lang, names=shown)]
+            sentences += fate(move.before, move.action, lang=lang, viewer=viewer, names=shown)
+            sentences += outcome(
+                move.before, move.action, move.after, lang=lang, viewer=viewer, names=shown
+            )
+            text = move.texts[key] = " ".join(sentences)
         out.append(
             {"version": move.version, "seat": move.seat, "round": move.before.round, "text": text}
         )
@@ -302,7 +310,10 @@ def seat_document(
     """
     data = observe(state, seat).to_dict() if seat is not None else public_view(state)
     data["version"] = version
-    data["log"] = worded(moves, seat, lang)
+    named = None
+    if bots or names:  # the log names the seats as the badges and the picture do
+        named = picture_names(state.num_players, seat, lang, bots, names)
+    data["log"] = worded(moves, seat, lang, named)
     data["knock_could_help"] = knock_could_help(state, seat)
     data["discard_could_help"] = discard_could_help(state, seat)
     data["zones"] = [list(zone) for zone in state.geometry.zone]

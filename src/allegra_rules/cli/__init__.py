@@ -323,12 +323,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "Play one seat of a game against computer players. Before each of your moves\n"
         "the table is drawn as your seat sees it (face-down cards as ##), fitted to the\n"
         "terminal. Type a move by what it does: d or p (draw pile, discard pile), k or x\n"
-        "(knock, pass), g SEAT (give), r / s / t ROW COL (reveal, swap, take; e.g.\n"
-        "s 1 3, s left 0 3), or by its fixed number (l lists them); h explains the\n"
-        "rules, h moves the moves, h options this game's rules; v shows the table, m\n"
-        'the moves since your last one, a turns "ask me only when the card could help\n'
-        "me\" on or off, q quits. The bots'\n"
-        "moves are narrated. Without --seed every game is a new deal.",
+        "(knock, pass), g SEAT (give), r / s / t CELL (reveal, swap, take: the row\n"
+        "then the column, counted from one; e.g. s 24, s left 14, t p3 12), or by its\n"
+        "fixed number (l lists them); h explains the rules, h moves the moves, h options\n"
+        "this game's rules; v shows the table, m the moves since your last one, a turns\n"
+        '"ask me only when the card could help me" on or off, q quits. The bots\' moves\n'
+        "are narrated. Without --seed every game is a new deal.",
         f"  {PROG} play\n  {PROG} play --players 4 --seat 2 --preset fr --seed 7 --save mine.json\n"
         f"  {PROG} play --seat 2 --resume mine.json --auto-pass",
     )
