@@ -29,7 +29,10 @@ def test_demo_narrates_every_round_and_names_the_winners(
     assert lines[0] == (
         "Allegra demo: 4 players, preset seeds@1, seed 3, 3 rounds; lowest total wins."
     )
-    assert lines[1] == "Players: 1 greedy, 2 greedy, 3 greedy, 4 greedy."
+    assert lines[1:3] == [
+        "Players: Player 1 (Greedy bot), Player 2 (Greedy bot), Player 3 (Greedy bot),",
+        "  Player 4 (Greedy bot).",
+    ]
     for r in (1, 2, 3):
         assert f"==================== Round {r} of 3 ====================" in lines
         assert f"Round {r} is over: every card is turned up." in lines
@@ -75,9 +78,9 @@ def test_demo_defaults_and_a_mix_of_bots(capsys: pytest.CaptureFixture[str]) -> 
     assert out.startswith("Allegra demo: 3 players, preset seeds@1, seed 2,")
     mixed = _demo(capsys, "--players", "3", "--bots", "random,greedy,random", "--preset", "fr")
     assert "preset fr@1" in mixed
-    assert "Players: 1 random, 2 greedy, 3 random." in mixed
+    assert "Players: Player 1 (Random bot), Player 2 (Greedy bot), Player 3 (Random bot)." in mixed
     one_name = _demo(capsys, "--players", "2", "--bots", "random")
-    assert "Players: 1 random, 2 random." in one_name
+    assert "Players: Player 1 (Random bot), Player 2 (Random bot)." in one_name
 
 
 def test_demo_face_down_cards_are_drawn_as_hashes(capsys: pytest.CaptureFixture[str]) -> None:

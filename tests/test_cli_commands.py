@@ -485,9 +485,9 @@ def test_play_asks_again_after_bad_input_shows_help_and_table_and_quits_cleanly(
     typed = "zz\n\n99\nk\nr 5 1\ns 0 0\nh\nh moves\nh options\nv\nl\nr 0 0\n2\nq\ny\n"
     out = ok("play", "--players", "2", "--seed", "3", stdin=typed, env=_columns(80))
     assert out.startswith(
-        "Allegra: you are Player 1 of 2 (seat 0); preset seeds@1, seed 3, 3 rounds;"
+        "Allegra: you are Player 1 of 2 (--seat 0); preset seeds@1, seed 3, 3 rounds;"
     )
-    assert "Players: 1 you, 2 greedy." in out
+    assert "Players: Player 1 (you), Player 2 (Greedy bot)." in out
     prompt = "Your move (h help, l list, v table, q quit): "
     assert f"{prompt}zz\n" in out  # the answer is echoed
     assert "'zz': 'zz' is not a move." in out
@@ -532,7 +532,7 @@ def test_play_a_whole_game_typing_cells_and_numbers_then_replay_the_saved_record
     tmp_path: Path,
 ) -> None:
     out, path, final = _typed_game(tmp_path, 3, 1, 8, max_turns=12, numbers_every=3)
-    assert "Players: 1 greedy, 2 you, 3 greedy." in out
+    assert "Players: Player 1 (Greedy bot), Player 2 (you), Player 3 (Greedy bot)." in out
     assert "-- Turn 2: Player 2 (you) --" in out
     assert "==================== Game over ====================" in out
     assert "'" not in "".join(line for line in out.splitlines() if line.startswith("'"))

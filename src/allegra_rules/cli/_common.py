@@ -177,6 +177,30 @@ def clockwise_line(num_players: int) -> str:
     return f"Play passes clockwise, Player {clockwise}; a player's left neighbour is the next one."
 
 
+def players_line(kinds: Sequence[str | None], you: int | None = None) -> str:
+    """The "Players: ..." line: who plays each seat that the narration calls "Player N".
+
+    ``kinds``: per seat, its bot's name in [`BOT_KINDS`][allegra_rules.bot_kinds.BOT_KINDS],
+    or ``None`` for a person; ``you``: the reader's seat. A bot is said by its kind, as the
+    pages' badges say it; a search bot also by its level, as ``--bots`` names it.
+
+    Examples:
+        >>> players_line([None, "greedy", "search-easy"], you=0)
+        'Players: Player 1 (you), Player 2 (Greedy bot), Player 3 (Search bot, search-easy).'
+    """
+    parts = []
+    for seat, kind in enumerate(kinds):
+        if seat == you:
+            who = "you"
+        elif kind is None:
+            who = "a person"
+        else:
+            who = wording.seat_name(seat, bots={seat: kind})
+            who += f", {kind}" if kind.startswith("search") else ""
+        parts.append(f"Player {seat + 1} ({who})")
+    return "Players: " + ", ".join(parts) + "."
+
+
 def terminal_size() -> tuple[int, int]:
     """The terminal's columns and lines (``COLUMNS`` / ``LINES``, else 80x24)."""
     size = shutil.get_terminal_size((80, 24))

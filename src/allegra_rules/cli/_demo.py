@@ -9,7 +9,13 @@ from typing import TextIO
 
 from allegra_rules.actions import Action
 from allegra_rules.bot_kinds import BOT_KINDS
-from allegra_rules.cli._common import CommandError, Narrator, clockwise_line, terminal_size
+from allegra_rules.cli._common import (
+    CommandError,
+    Narrator,
+    clockwise_line,
+    players_line,
+    terminal_size,
+)
 from allegra_rules.config import RuleConfig
 from allegra_rules.presets import preset, preset_id
 from allegra_rules.records import PERSON_SEAT, GameRecord
@@ -61,9 +67,7 @@ def play_demo(
         f"Allegra demo: {num_players} players, preset {rules}, "
         f"seed {seed}, {ROUNDS} rounds; lowest total wins."
     )
-    narrator.say_wrapped(
-        "Players: " + ", ".join(f"{seat + 1} {name}" for seat, name in enumerate(bot_names)) + "."
-    )
+    narrator.say_wrapped(players_line(bot_names))
     if style == "full":
         narrator.say_wrapped(clockwise_line(num_players))
     narrator.round_heading(state)

@@ -32,6 +32,7 @@ from allegra_rules.cli._common import (
     check_save_path,
     clockwise_line,
     one_line,
+    players_line,
     terminal_size,
 )
 from allegra_rules.cli._help import moves_text, options_text, summary_text
@@ -918,12 +919,10 @@ def run_play(
     intro = Narrator(out, max_width=columns)
     rules = preset_id(preset_name) if config == preset(preset_name) else "a custom config"
     intro.say_wrapped(
-        f"Allegra: you are Player {you + 1} of {num_players} (seat {you}); preset {rules}, "
+        f"Allegra: you are Player {you + 1} of {num_players} (--seat {you}); preset {rules}, "
         f"seed {seed}, {ROUNDS} rounds; lowest total wins."
     )
-    intro.say_wrapped(
-        "Players: " + ", ".join(f"{seat + 1} {label}" for seat, label in enumerate(labels)) + "."
-    )
+    intro.say_wrapped(players_line([label or None for label in labels], you))
     intro.say_wrapped(clockwise_line(num_players))
     intro.say("Type a move by what it does (d, p, k, x, g WHO, r/s/t RC) or its number;")
     intro.say("h the rules in short, h moves how to type, l list, v table, m the moves since")
