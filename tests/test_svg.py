@@ -664,3 +664,19 @@ def test_the_example_pictures_speak_the_players_words(pictures: dict[str, str]) 
         found = re.findall(r"\b[Ss]eats? \d|\(\d, \d\)|\b(?:zone|column|row) 0\b", shown)
         assert not found, (name, found)
     assert "Player 2's row 2, column 2" in caption_text(parse(pictures["knock-3.svg"]))
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "pl", "fr"])
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_the_note_beside_the_wrapping_column_stays_inside_the_picture(lang: str, n: int) -> None:
+    """However long the last seat's name, its "also in ...'s zone" note is not cut off."""
+    from allegra_rules.svg_positions import WRAP_NOTE_SIZE, text_width
+
+    names = [f"Player {p + 1}" for p in range(n - 1)] + ["Greedy bot with a long name"]
+    root = parse(render_svg(new_game(n, seed=1), seat_names=names, labels=lang))
+    width = float(root.get("viewBox", "0 0 0 0").split()[2])
+    notes = [el for el in root.iter(f"{SVG}text") if "wrap-note" in (el.get("class") or "")]
+    assert len(notes) == 3 and any(names[-1] in (el.text or "") for el in notes)
+    for el in notes:
+        right = float(el.get("x", "0")) + text_width(el.text or "", WRAP_NOTE_SIZE)
+        assert right <= width, (el.text, right, width)

@@ -30,9 +30,11 @@ from allegra_rules.svg_positions import (
     GRID_W,
     MARGIN,
     SEAT_GAP,
+    WRAP_NOTE_SIZE,
     Layout,
     Options,
     text_width,
+    wrap_note,
 )
 from allegra_rules.transitions import ROUNDS
 
@@ -386,15 +388,9 @@ def draw_cells(pic: Picture) -> list[str]:
             f'<path class="wrap-marker" d="M {num(wx)} {num(mid - 22)} q 16 0 16 14 l 0 22'
             f' m -5 -7 l 5 7 l 5 -7" fill="none" stroke="{MUTED}" stroke-width="1.5"/>'
         )
-        last = pic.state.num_players - 1
-        words = pic.opts.labels
-        if pic.opts.named:
-            lines = [line.format(name=pic.name(last)) for line in words.wrap_named]
-        else:
-            lines = [line.format(zone=last + 1) for line in words.wrap_numbered]
-        for k, line in enumerate(lines):
+        for k, line in enumerate(wrap_note(pic.opts)):
             y = mid + lay.size(32 + 13 * k)
-            out.append(pic.text(wx + 4, y, line, 10.5, fill=MUTED, cls="wrap-note"))
+            out.append(pic.text(wx + 4, y, line, WRAP_NOTE_SIZE, fill=MUTED, cls="wrap-note"))
     return out
 
 

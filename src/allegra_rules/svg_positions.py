@@ -142,6 +142,19 @@ class Layout:
         return (first, first + 24 * self.scale)
 
 
+WRAP_NOTE_SIZE = 10.5
+"""The font size (at scale 1) of the note beside the wrapping column's arrow."""
+
+
+def wrap_note(opts: Options) -> list[str]:
+    """The lines of the note beside the arrow at seat 0's column 4: where else it counts."""
+    last = len(opts.names) - 1
+    words = opts.labels
+    if opts.named:
+        return [line.format(name=opts.names[last]) for line in words.wrap_named]
+    return [line.format(zone=last + 1) for line in words.wrap_numbered]
+
+
 def layout(opts: Options) -> Layout:
     """Where every part of a drawing with ``opts`` goes, its seats side by side."""
     s = opts.scale
@@ -155,7 +168,9 @@ def layout(opts: Options) -> Layout:
     wrap_x: float | None = None
     if opts.whole_table:
         wrap_x = right + 6
-        right = wrap_x + 64 * s
+        # Room for the arrow and its note, whose lines start 4 px right of it.
+        note = max(text_width(line, WRAP_NOTE_SIZE * s) for line in wrap_note(opts))
+        right = wrap_x + max(64 * s, 4 + note + 4)
     piles_x: float | None = None
     width = right + MARGIN
     if opts.piles:
