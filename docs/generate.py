@@ -407,6 +407,7 @@ PUBLIC_MODULES = (
     "search",
     "policy",
     "simulate",
+    "analysis",
     "tournament",
     "table_view",
     "browser_table",
