@@ -353,3 +353,22 @@ def test_cli_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", "--config", "/nonexistent/config.json"]) == 2
     err = capsys.readouterr().err
     assert err.count("allegra-rules: error:") == 5
+
+
+def test_cli_reads_a_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = RuleConfig(knocking="never", row_match="adjacent")
+    path = tmp_path / "rules.json"
+    path.write_text(config.to_json(), encoding="utf-8")
+    out = tmp_path / "out.json"
+    argv = ["analyze", "--config", str(path), "--players", "3", "--games", "2"]
+    assert main([*argv, "--json", str(out), "--no-progress"]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    table = data["tables"][0]
+    assert table["rules"]["config_fingerprint"] == config.fingerprint
+    assert table["rules"]["preset"] is None
+    assert data["command"].startswith(f"allegra-rules analyze --config {path}")
+    assert table["report"]["rules"]["knock_windows"] == 0
+    capsys.readouterr()
+    path.write_text('{"knocking": "sometimes"}', encoding="utf-8")
+    assert main([*argv, "--no-progress"]) == 2
+    assert "--config" in capsys.readouterr().err
