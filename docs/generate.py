@@ -15,6 +15,10 @@ git-ignored folders, and the pages include it:
     public names (``docs/api/index.md``; each module has its page, ``docs/api/<module>.md``,
     written by hand and checked by the tests against ``PUBLIC_MODULES``), and the
     replay viewer.
+``docs/_generated/snippets/option-effects.md``, ``analysis-<preset>.md``, ``img/analysis/``
+    The option-effects table of the variants page, the figures of the preset pages
+    (``docs/presets/<preset>.md``) and their charts, drawn by ``docs/analysis_docs.py``
+    from the committed ``allegra-rules analyze`` output in ``docs/assets/analysis/``.
 ``docs/_generated/img/*.svg``
     The pictures: ``render_svg`` drawings of the states of ``docs/scenes.py``; in
     ``img/narrow/`` each again for a phone (``render_svg_stacked``: the seats one under
@@ -79,6 +83,7 @@ if str(ROOT / "src") not in sys.path:
 if str(DOCS) not in sys.path:
     sys.path.insert(0, str(DOCS))
 
+import analysis_docs  # noqa: E402
 import attrs  # noqa: E402
 import charts as charts_module  # noqa: E402
 import play_site  # noqa: E402
@@ -407,6 +412,7 @@ PUBLIC_MODULES = (
     "search",
     "policy",
     "simulate",
+    "analysis",
     "tournament",
     "table_view",
     "browser_table",
@@ -983,6 +989,12 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
     _write(SNIPPETS / "traceability.md", traceability_table())
     _write(SNIPPETS / "state-keys.md", state_keys_table())
     _write(SNIPPETS / "api-index.md", api_index())
+    # ---- the preset pages and the option effects, from docs/assets/analysis/*.json
+    _write(SNIPPETS / "option-effects.md", analysis_docs.effects_snippet())
+    for name in analysis_docs.PRESET_PAGES:
+        _write(SNIPPETS / f"analysis-{name}.md", analysis_docs.preset_snippet(name))
+    for name, svg in analysis_docs.charts().items():
+        _write(OUT / "img" / "analysis" / name, svg)
     _write(OUT / "img" / "layers.svg", layers_svg())
     drawn = pictures()
     for name, svg in drawn.items():
@@ -1014,6 +1026,7 @@ def generate(*, build: bool = True, only: str | None = None) -> None:
         # Every language's tables, so that a page never includes a missing snippet.
         _write(SNIPPETS / t.lang / "options-table.md", options_table(t.lang))
         _write(SNIPPETS / t.lang / "presets-table.md", presets_table(t.lang))
+        _write(SNIPPETS / t.lang / "option-effects.md", analysis_docs.effects_link(t.lang))
     for t in langs:
         generated = t.docs_dir / "_generated"
         _fresh(generated)

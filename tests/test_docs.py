@@ -159,13 +159,13 @@ def test_retired_hook_markers_are_refused(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def all_pages() -> list[Path]:
-    pages = sorted(DOCS.glob("*.md"))
+    pages = sorted(DOCS.glob("*.md")) + sorted((DOCS / "presets").glob("*.md"))
     for lang in LANGS:
         pages += sorted((I18N / lang).glob("*.md"))
     return pages
 
 
-TRANSLATED_SNIPPETS = {"options-table.md", "presets-table.md"}
+TRANSLATED_SNIPPETS = {"options-table.md", "presets-table.md", "option-effects.md"}
 """The snippets the generator also writes in every translation's language."""
 
 
@@ -173,6 +173,7 @@ def snippet_names() -> set[str]:
     names = {"options-table.md", "presets-table.md", "traceability.md", "api-index.md"}
     names |= {"state-keys.md"}
     names |= {f"ambiguity-{a.lower()}.md" for a in gen().ambiguity_ids()}
+    names |= {"option-effects.md"} | {f"analysis-{p}.md" for p in PRESETS}
     return names | {"replay.md"}
 
 
@@ -603,3 +604,95 @@ def test_the_readme_links_pages_that_exist_and_names_every_search_level() -> Non
         assert f"`{name}`" in readme, name
     joined = " ".join(readme.split()).lower()
     assert not re.search(r"\b(two|three|four) (search )?levels\b", joined)
+
+
+# ------------------------------------------------------------ what the variants do
+
+
+def analysis() -> ModuleType:
+    gen()  # puts docs/ on the path
+    return _load("_allegra_docs_analysis", DOCS / "analysis_docs.py")
+
+
+def test_every_preset_has_a_page_drawn_from_committed_json_of_its_own_rules() -> None:
+    from allegra_rules import preset
+
+    a = analysis()
+    assert sorted(a.PRESET_PAGES) == sorted(PRESETS)
+    nav = str(yaml_config(ROOT / "mkdocs.yml")["nav"])
+    for name in a.PRESET_PAGES:
+        page = page_text(DOCS / "presets" / f"{name}.md")
+        assert f'--8<-- "docs/_generated/snippets/analysis-{name}.md"' in page
+        assert f"presets/{name}.md" in nav
+        data = a.load(a.data_for(name))
+        # The committed figures were made with the preset's rules as they are today.
+        for table in data["tables"]:
+            assert table["rules"]["config_fingerprint"] == preset(name).fingerprint
+            assert table["report"]["games"] == data["games"]
+        assert [t["rules"]["players"] for t in data["tables"]] == [2, 3, 4, 5, 6]
+        snippet = a.preset_snippet(name)
+        # The page names the command, the seed and the game count that made it.
+        assert f"`{data['command']}`" in snippet
+        assert f"--seed {data['seed']}" in data["command"]
+        assert f"--games {data['games']}" in data["command"]
+        assert f"seed {data['seed']}, {data['games']:,} games per table" in snippet
+        assert "GreedyBot" in snippet
+
+
+def test_the_option_effects_table_has_a_row_per_alternative_of_every_option() -> None:
+    from allegra_rules import preset
+    from allegra_rules.analysis import holm, option_variants
+
+    a = analysis()
+    data = a.load("options")
+    options = data["options"]
+    expected = [(o, v) for o, v, _ in option_variants(preset("published"))]
+    assert [(v["option"], v["value"]) for v in options["variants"]] == expected
+    assert options["base"]["config_fingerprint"] == preset("published").fingerprint
+    rows = options["comparisons"]
+    assert [r["p_holm"] for r in rows] == pytest.approx(holm([r["p"] for r in rows]), rel=1e-4)
+    table = a.effects_snippet()
+    body = [line for line in table.splitlines() if line.startswith("| [`")]
+    assert len(body) == len(expected)
+    for (option, value), line in zip(expected, body, strict=True):
+        assert line.startswith(f"| [`{option}`](#options) |") and str(value) in line
+        found = [r for r in rows if (r["option"], r["value"]) == (option, value)]
+        significant = [r for r in found if r["significant"]]
+        assert ("no significant change" in line) == (not significant), line
+        for r in significant:
+            assert r["words"] in line
+    assert f"`{data['command']}`" in table and "Holm" in table
+    assert "--options" in data["command"]
+
+
+def test_every_language_links_its_variants_page_to_the_option_effects() -> None:
+    a = analysis()
+    english = page_text(DOCS / "variants.md")
+    assert '--8<-- "docs/_generated/snippets/option-effects.md"' in english
+    assert "variants.md#what-each-option-does" in page_text(DOCS / "how-to-play.md")
+    for lang in LANGS:
+        page = page_text(I18N / lang / "variants.md")
+        assert f'--8<-- "docs/_generated/snippets/{lang}/option-effects.md"' in page
+        assert "variants.md#what-each-option-does" in page_text(I18N / lang / "how-to-play.md")
+        link = a.effects_link(lang)
+        assert "/variants/#what-each-option-does" in link
+        for name in a.PRESET_PAGES:
+            assert f"(/presets/{name}/)" in link
+
+
+def test_the_analysis_charts_read_on_a_phone() -> None:
+    """Drawn 360 units wide, shown at most 358 px wide on a 390 px phone: the smallest
+    text is at least 11 px high there, as the narrow drawings' is."""
+    a = analysis()
+    charts = a.charts()
+    assert sorted(charts) == sorted(
+        f"{kind}-{name}.svg" for name in a.data_files() for kind in ("flow", "seats")
+    )
+    for name, svg in charts.items():
+        root = parse(svg)
+        width = float(root.get("viewBox", "").split()[2])
+        sizes = [float(el.get("font-size", "0")) for el in root.iter() if el.get("font-size")]
+        assert width == 360 and min(sizes) * 358 / width >= 11, name
+        assert f"_generated/img/analysis/{name}" in "".join(
+            a.preset_snippet(p) for p in a.PRESET_PAGES
+        )

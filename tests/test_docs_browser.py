@@ -334,9 +334,12 @@ PHONE_PAGES = (
     "server/",
     "cli/",
     "integrations/",
+    "presets/seeds/",
+    "presets/published/",
 )
 """The pages read on a phone most: the players' pages in every language, the bots',
-the server's, the command line's and the integrations' (with the PPO curve)."""
+the server's, the command line's, the integrations' (with the PPO curve) and two preset
+pages (their figures' tables and charts)."""
 
 SCROLLING = """(() => {
     const W = window.innerWidth;

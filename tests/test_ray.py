@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 ray = pytest.importorskip("ray")
 
 from allegra_rules import preset
+from allegra_rules.analysis import analyze
 from allegra_rules.cli import main
 from allegra_rules.cli._ray import ray_runner
 from allegra_rules.simulate import simulate
@@ -57,3 +59,20 @@ def test_cli_simulate_ray_output_equals_local(capsys: pytest.CaptureFixture[str]
     local = json.loads(capsys.readouterr().out)
     assert main([*argv, "--ray"]) == 0
     assert json.loads(capsys.readouterr().out) == local
+
+
+def test_analyze_on_ray_equals_local() -> None:
+    config = preset("fr")
+    local = analyze(3, games=5, config=config, seed=6, bots=["greedy"] * 3, jobs=1)
+    with ray_runner(None) as (runner, _):
+        remote = analyze(
+            3, games=5, config=config, seed=6, bots=["greedy"] * 3, jobs=2, runner=runner
+        )
+    assert remote == local
+
+
+def test_cli_analyze_ray_json_equals_local(tmp_path: Path) -> None:
+    argv = ["analyze", "--players", "2-3", "--games", "3", "--seed", "4", "--no-progress"]
+    assert main([*argv, "--json", str(tmp_path / "local.json")]) == 0
+    assert main([*argv, "--ray", "--json", str(tmp_path / "ray.json")]) == 0
+    assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()

@@ -10,6 +10,8 @@ Public names:
 * [`bot_seed`][allegra_rules.simulate.bot_seed]: the seed of the bot at a seat of a game.
 * [`GameStats`][allegra_rules.simulate.GameStats] and
   [`play_game`][allegra_rules.simulate.play_game]: one game between bots, measured.
+* [`removed_by_settling`][allegra_rules.simulate.removed_by_settling]: the cards one action's
+  triples removed from the grids.
 * [`simulate`][allegra_rules.simulate.simulate]: ``N`` games, in one process or in ``J`` worker
   processes; [`default_jobs`][allegra_rules.simulate.default_jobs] is the number of CPUs available.
 * [`Summary`][allegra_rules.simulate.Summary], [`SeatSummary`][allegra_rules.simulate.SeatSummary]
@@ -76,6 +78,7 @@ __all__ = [
     "default_jobs",
     "game_seed",
     "play_game",
+    "removed_by_settling",
     "simulate",
     "summarize",
 ]
@@ -153,8 +156,10 @@ def _gaps(cells: Sequence[int | None]) -> int:
     return sum(value is None for value in cells)
 
 
-def _removed_by_settling(before: GameState, after: GameState) -> int:
+def removed_by_settling(before: GameState, after: GameState) -> int:
     """How many cards the triples found while settling ``before -> after`` removed.
+
+    ``after`` is ``apply(before, action)``; 0 when no triple left the grids.
 
     Gaps only ever come from triples (a knock exchange's gap is filled in the same
     turn), so the new gaps of a settled table are the removed cards; the pending
@@ -218,7 +223,7 @@ def play_game(
             knocks += 1
         elif isinstance(action, Give):
             exchanges += 1
-        cleared = _removed_by_settling(state, after)
+        cleared = removed_by_settling(state, after)
         if cleared:
             triples += 1
             removed += cleared

@@ -11,6 +11,9 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
                            [--no-progress]
     allegra-rules play     [--players N] [--seat SEAT] [--preset P] [--seed S] [--bots B,...]
                            [--save FILE] [--max-turns T] [--auto-pass] [--resume FILE]
+    allegra-rules analyze  [--preset P | --config FILE] [--players K] [--bots B,...] [--games N]
+                           [--seed S] [--jobs J] [--ray [ADDRESS]] [--options] [--json FILE]
+                           [--no-progress]
     allegra-rules rules    [--preset P] [--json]
     allegra-rules replay   [--summary] FILE
     allegra-rules verify   RECORD [--commitment HEX]
@@ -22,10 +25,11 @@ Subcommands (each has ``--help``; ``allegra-rules --version`` prints the version
 
 ``demo`` narrates one seeded game between bots; ``simulate`` plays many and prints statistics
 ([`allegra_rules.simulate`][allegra_rules.simulate]); ``tournament`` plays round robins between
-bots and rates them ([`allegra_rules.tournament`][allegra_rules.tournament]); ``play`` lets a
-person play one seat in the terminal; ``rules`` lists the rule options and the presets; ``replay``
-narrates a saved game record (written by ``--save``); ``verify`` checks that a table
-server's game record was dealt as committed before the game and replays from that deal
+bots and rates them ([`allegra_rules.tournament`][allegra_rules.tournament]); ``analyze``
+measures what a variant does to a game ([`allegra_rules.analysis`][allegra_rules.analysis]);
+``play`` lets a person play one seat in the terminal; ``rules`` lists the rule options and the
+presets; ``replay`` narrates a saved game record (written by ``--save``); ``verify`` checks that
+a table server's game record was dealt as committed before the game and replays from that deal
 (``allegra_rules.cli._verify``); ``serve`` runs the table server
 ([`allegra_rules.server`][allegra_rules.server], extra ``server``).
 
@@ -61,6 +65,7 @@ import attrs
 
 from allegra_rules.actions import Action
 from allegra_rules.bot_kinds import BOT_KINDS
+from allegra_rules.cli._analyze import add_analyze_parser
 from allegra_rules.cli._common import (
     PROG,
     CommandError,
@@ -443,6 +448,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     verify.set_defaults(handler=_cmd_verify)
     _serve_parser(commands)
+    add_analyze_parser(commands, _epilog)
     add_train_parser(commands)
     return parser
 
