@@ -87,7 +87,10 @@ def test_resume_takes_the_seat_and_the_bots_from_the_save(tmp_path: Path) -> Non
     old = tmp_path / "old.json"
     old.write_text(_record(None).to_json() + "\n")
     out = ok("play", "--resume", str(old), "--seat", "1", "--bots", "random", stdin="q\n")
-    assert "you are Player 2 of 3 (--seat 1)" in out and "Player 1 (Random bot), Player 2 (you), Player 3 (Random bot)" in out
+    assert (
+        "you are Player 2 of 3 (--seat 1)" in out
+        and "Player 1 (Random bot), Player 2 (you), Player 3 (Random bot)" in out
+    )
 
 
 def test_a_resumed_game_keeps_the_schema_version_of_its_save(tmp_path: Path) -> None:
