@@ -21,6 +21,7 @@ import os
 import random
 from collections.abc import Callable
 from functools import cache
+from importlib.util import find_spec
 from typing import Any
 
 import attrs
@@ -298,6 +299,11 @@ def test_every_public_name_answers_junk_with_value_error(target: str, data: st.D
         result = func(*args, **kwargs)
     except ValueError:
         return
+    except ModuleNotFoundError as error:
+        # Without the policy extra, PolicyBot says which install it needs, whatever it is given.
+        if target == "PolicyBot" and error.name == "numpy" and find_spec("numpy") is None:
+            return
+        raise AssertionError(f"{target} raised {error!r}") from error
     except OSError as error:
         # A weights path that names no readable file: the operating system's own error, as
         # open() raises it, naming the path. Only where a path was asked for.

@@ -150,8 +150,22 @@ def play_to_the_end(browser: Browser, rng: random.Random) -> int:
             browser.wait_until(f"!({REVEAL_OPEN})")
             continue
         version = browser.evaluate("page.view.version")
-        count = browser.evaluate(f"document.querySelectorAll('{CLICKABLE}').length")
-        click(browser, f"document.querySelectorAll('{CLICKABLE}')[{rng.randrange(count)}]")
+        # Chosen and measured in one step: the page may answer for the person meanwhile,
+        # and then there is nothing to click: look again.
+        spot = browser.evaluate(
+            f"(() => {{ const all = document.querySelectorAll('{CLICKABLE}');"
+            " if (!all.length) return null;"
+            f" const el = all[{rng.randrange(1 << 16)} % all.length];"
+            " el.scrollIntoView({block: 'center'}); const r = el.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        if spot is None:
+            continue
+        for kind in ("mousePressed", "mouseReleased"):
+            browser.send(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": spot[0], "y": spot[1], "button": "left", "clickCount": 1},
+            )
         clicks += 1
         assert clicks < 300
         browser.wait_until(f"page.view.version > {version}", timeout=30)
@@ -375,3 +389,62 @@ def test_the_pile_labels_are_two_nouns_apart_in_every_language(
             )
             assert badge in drawn and badge != browser.evaluate("t('playerN', {n: 2})"), badge
         save_screenshot(browser, f"play-piles-{width}-fr")
+
+
+IN_VIEW = ("#status", "#seats", "#actions", "#picture svg", "#piles")
+"""What a person needs at once: the status, the seats, the buttons, the table, the piles."""
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_at_1280x800_the_whole_table_is_in_view_without_scrolling(
+    browser: Browser, site: tuple[str, list[str]], players: int
+) -> None:
+    """On the docs' play page, the frame and, inside it, every seat, your zone with its
+    buttons and the piles fit a 1280x800 window together: nothing to scroll to play."""
+    base, _ = site
+    browser.load(f"{base}play/", width=1280, height=800)
+    frame = "document.querySelector('.allegra-play iframe')"
+    inner = f"{frame}.contentWindow"
+    browser.wait_until(
+        f"{frame}.contentDocument && {frame}.contentDocument.getElementById('loading')"
+        f" && {frame}.contentDocument.getElementById('loading').hidden"
+        f" && !{frame}.contentDocument.getElementById('create-button').disabled",
+        timeout=90,
+    )
+    browser.evaluate(
+        f"(() => {{ const d = {frame}.contentDocument;"
+        f" d.getElementById('players').value = '{players}';"
+        " d.getElementById('players').dispatchEvent(new Event('change'));"
+        " d.getElementById('create-button').click(); })()"
+    )
+    browser.wait_until(
+        f"{frame}.contentDocument.querySelector('#picture svg') !== null", timeout=60
+    )
+    browser.evaluate(f"{frame}.scrollIntoView({{block: 'start'}})")
+    outer = browser.evaluate(
+        f"(() => {{ const r = {frame}.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })()"
+    )
+    assert outer[0] >= 0 and outer[1] >= 0 and outer[2] <= 1280 and outer[3] <= 800, outer
+    boxes = browser.evaluate(
+        f"(() => {{ const w = {inner}; const d = w.document;"
+        f" return {list(IN_VIEW)!r}.map(q => {{"
+        " const r = d.querySelector(q).getBoundingClientRect();"
+        " return [q, r.left, r.top, r.right, r.bottom, r.width * r.height]; }); })()"
+    )
+    width, height, scrolled = browser.evaluate(
+        f"[{inner}.innerWidth, {inner}.innerHeight, {inner}.scrollY]"
+    )
+    save_screenshot(browser, f"play-page-1280x800-{players}")
+    assert scrolled == 0
+    for name, left, top, right, bottom, area in boxes:
+        assert area > 0, name
+        assert left >= 0 and top >= 0 and right <= width + 1 and bottom <= height + 1, (
+            name,
+            [left, top, right, bottom],
+            [width, height],
+        )
+    # Nothing inside scrolls sideways either.
+    assert browser.evaluate(
+        f"{inner}.document.documentElement.scrollWidth <= {inner}.innerWidth + 1"
+    )
