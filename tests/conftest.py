@@ -76,6 +76,27 @@ and its browser (``site``). The groups are handed out first, the largest first, 
 other tests one by one after them.
 """
 
+TEST_GROUPS = {
+    "tests/test_train.py::test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume": (
+        "train-best"
+    ),
+    **dict.fromkeys(
+        (
+            "tests/test_train.py::test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring",
+            "tests/test_train.py::test_a_run_with_the_greedy_input_writes_weights_of_format_3",
+            "tests/test_train.py::test_a_network_of_the_greedy_hint_plays_in_policybot_as_in_jax",
+        ),
+        "train-hint",
+    ),
+}
+"""Tests of a ``GROUPS`` module that another worker runs, in a group of their own.
+
+Each compiles programs of its own (a network of another size, the greedy input), so
+it shares little with the rest of its module, and its module's group alone would keep
+one worker busy for most of the run. What it compiles in common with its module, the
+persistent compilation cache shares between the workers.
+"""
+
 RUN_FOLDER = "ALLEGRA_TEST_RUN_FOLDER"
 """The variable naming the folder that the processes of one run share."""
 
@@ -165,7 +186,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             scope: str = super()._split_scope(nodeid)
             if scope != nodeid:  # an xdist_group marker that took effect
                 return scope
-            return GROUPS.get(nodeid.split("::", 1)[0], nodeid)
+            test = nodeid.split("[", 1)[0]  # a parametrized test's cases stay together
+            return TEST_GROUPS.get(test) or GROUPS.get(nodeid.split("::", 1)[0], nodeid)
 
     return ByModule(config, log)
 

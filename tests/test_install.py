@@ -207,3 +207,16 @@ def test_a_bare_install_runs_green_with_skips(tmp_path: Path) -> None:
         assert re.search(r"SKIPPED \[\d+\] \S+: \S", line), line
     for module in ("test_adapters_pettingzoo.py", "test_adapters_openspiel.py"):
         assert any(module in line for line in skipped), module
+
+
+def test_the_worker_groups_name_tests_that_exist() -> None:
+    """A renamed or moved test would silently leave its group (``tests/conftest.py``)."""
+    from conftest import GROUPS, TEST_GROUPS
+
+    for module in GROUPS:
+        assert (ROOT / module).is_file(), module
+    for nodeid in TEST_GROUPS:
+        module, name = nodeid.split("::")
+        assert module in GROUPS, nodeid  # only a grouped module's tests are moved out
+        source = (ROOT / module).read_text(encoding="utf-8")
+        assert re.search(rf"^def {re.escape(name)}\(", source, re.MULTILINE), nodeid

@@ -166,12 +166,16 @@ def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int
             continue
         if browser.evaluate("document.querySelectorAll('#log li').length"):
             seen["log"] += 1
-        if not seen["knock"] and browser.evaluate(
-            "document.querySelector('#actions button[data-action=\"knock\"]') !== null"
-        ):
-            seen["knock"] += 1  # the knock window: Knock and Pass, the sentence said once
-            status = browser.evaluate("document.getElementById('status').textContent")
-            banner = browser.evaluate("document.getElementById('knock').textContent")
+        # The knock window (Knock and Pass, the sentence said once), read in one step: the
+        # page may answer it for the person a moment later.
+        window = browser.evaluate(
+            "document.querySelector('#actions button[data-action=\"knock\"]') === null ? null"
+            " : [document.getElementById('status').textContent,"
+            " document.getElementById('knock').textContent]"
+        )
+        if not seen["knock"] and window is not None:
+            seen["knock"] += 1
+            status, banner = window
             assert "may knock" not in banner and "drew the" in status
             screenshot(browser, f"knock-window-{width}")
         version = browser.evaluate("page.view.version")
