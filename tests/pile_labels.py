@@ -53,3 +53,18 @@ def check_piles(browser: Browser, lang: str) -> list[dict[str, Any]]:
     assert draw["value"].strip() in lines and discard["name"].strip() in lines, together
     assert re.search(r"\d", draw["value"]), draw  # the draw pile's count
     return [draw, discard]
+
+
+def check_bot_named_as_its_badge(browser: Browser) -> None:
+    """The picture names the bot at seat 1 as its badge does (not "Player 2"), once the
+    page has drawn the picture in its language."""
+    badge = browser.evaluate("seatName(1)")
+    browser.wait_until(
+        "[...document.querySelectorAll('#picture svg')].some((s) =>"
+        f" s.textContent.includes({badge!r}))",
+        timeout=30,
+    )
+    drawn = browser.evaluate(
+        "[...document.querySelectorAll('#picture svg')].map((s) => s.textContent).join()"
+    )
+    assert badge in drawn and badge != browser.evaluate("t('playerN', {n: 2})"), badge

@@ -356,7 +356,7 @@ def test_play_from_here_opens_the_position(
 def test_the_pile_labels_are_two_nouns_apart_in_every_language(
     browser: Browser, site: tuple[str, list[str]]
 ) -> None:
-    from pile_labels import check_piles
+    from pile_labels import check_bot_named_as_its_badge, check_piles
 
     base, _ = site
     browser.load(f"{base}{PLAY}index.html?lang=de", width=1280, height=900)
@@ -376,18 +376,7 @@ def test_the_pile_labels_are_two_nouns_apart_in_every_language(
                 "document.getElementById('lang').dispatchEvent(new Event('change'));"
             )
             check_piles(browser, lang)
-            # The picture names the bot seat as its badge does (not "Player 2"), once
-            # the page has the picture in its new language.
-            badge = browser.evaluate("seatName(1)")
-            browser.wait_until(
-                "[...document.querySelectorAll('#picture svg')].some((s) =>"
-                f" s.textContent.includes({badge!r}))",
-                timeout=30,
-            )
-            drawn = browser.evaluate(
-                "[...document.querySelectorAll('#picture svg')].map((s) => s.textContent).join()"
-            )
-            assert badge in drawn and badge != browser.evaluate("t('playerN', {n: 2})"), badge
+            check_bot_named_as_its_badge(browser)
         save_screenshot(browser, f"play-piles-{width}-fr")
 
 

@@ -62,12 +62,17 @@ from typing import Any
 import attrs
 
 from allegra_rules.actions import DrawDeck, Give, Knock
-from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.config import OPTION_CHOICES, RuleConfig
 from allegra_rules.presets import PRESETS
 from allegra_rules.records import preset_id_of
 from allegra_rules.round_end import ROUNDS
-from allegra_rules.simulate import Runner, bot_seed, chunk_bounds, game_seed, removed_by_settling
+from allegra_rules.simulate import (
+    Runner,
+    chunk_bounds,
+    game_seed,
+    removed_by_settling,
+    seated_bots,
+)
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions, new_game
 from allegra_rules.views import PlayerView, observe
@@ -401,12 +406,7 @@ def measure_game(
         >>> tally.games, tally.rounds, ends
         (1, 3, 3)
     """
-    if len(bots) != num_players:
-        raise ValueError(f"bots must name {num_players} bots; got {len(bots)}")
-    unknown = [name for name in bots if name not in BOT_KINDS]
-    if unknown:
-        raise ValueError(f"unknown bot {unknown[0]!r}; known bots: {', '.join(BOT_KINDS)}")
-    players = [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bots)]
+    players = seated_bots(num_players, seed, bots)
     state = new_game(num_players, config=config, seed=seed)
     out = Tally(num_players) if tally is None else tally
     counts = dict.fromkeys(

@@ -62,6 +62,7 @@ import attrs
 
 from allegra_rules.actions import Give, Knock
 from allegra_rules.bot_kinds import BOT_KINDS
+from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
 from allegra_rules.records import preset_id_of
 from allegra_rules.state import GameState, Phase
@@ -79,6 +80,7 @@ __all__ = [
     "game_seed",
     "play_game",
     "removed_by_settling",
+    "seated_bots",
     "simulate",
     "summarize",
 ]
@@ -176,6 +178,24 @@ def removed_by_settling(before: GameState, after: GameState) -> int:
     return _gaps(settled) - _gaps(before.cells) + pending
 
 
+def seated_bots(num_players: int, seed: int, bots: Sequence[str]) -> list[Bot]:
+    """The bots of game ``seed``: ``bots[p]`` at seat ``p``, seeded ``bot_seed(seed, p)``.
+
+    Raises:
+        ValueError: ``bots`` does not name ``num_players`` bots, or names an unknown one.
+
+    Examples:
+        >>> [type(bot).__name__ for bot in seated_bots(2, 5, ["greedy", "random"])]
+        ['GreedyBot', 'RandomBot']
+    """
+    if len(bots) != num_players:
+        raise ValueError(f"bots must name {num_players} bots; got {len(bots)}")
+    unknown = [name for name in bots if name not in BOT_KINDS]
+    if unknown:
+        raise ValueError(f"unknown bot {unknown[0]!r}; known bots: {', '.join(BOT_KINDS)}")
+    return [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bots)]
+
+
 def play_game(
     num_players: int,
     config: RuleConfig,
@@ -205,12 +225,7 @@ def play_game(
         >>> stats.seed, len(stats.totals), len(stats.rounds)
         (5, 2, 3)
     """
-    if len(bots) != num_players:
-        raise ValueError(f"bots must name {num_players} bots; got {len(bots)}")
-    unknown = [name for name in bots if name not in BOT_KINDS]
-    if unknown:
-        raise ValueError(f"unknown bot {unknown[0]!r}; known bots: {', '.join(BOT_KINDS)}")
-    players = [BOT_KINDS[name](bot_seed(seed, seat)) for seat, name in enumerate(bots)]
+    players = seated_bots(num_players, seed, bots)
     state = new_game(num_players, config=config, seed=seed)
     rounds: list[RoundStats] = []
     knocks = exchanges = triples = removed = 0
