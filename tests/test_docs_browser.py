@@ -36,7 +36,7 @@ pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip insta
 ROOT = Path(__file__).resolve().parent.parent
 
 
-from cdp import Browser, require_chromium, save_screenshot
+from cdp import Browser, BrowserError, require_chromium, save_screenshot
 
 CHROMIUM = require_chromium()
 from helpers import thorough_run
@@ -307,8 +307,15 @@ def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
     langs = {url.split("/")[0] for url in urls if url[:3] in ("de/", "pl/", "fr/")}
     assert langs == {"de", "pl", "fr"}
     pictures_seen = 0
+    took: dict[str, float] = {}
     for url in urls:
-        browser.load(site + url, width=390, height=844)
+        began = time.monotonic()
+        try:
+            browser.load(site + url, width=390, height=844)
+        except BrowserError as error:  # name the page; one more try, as a reader reloads
+            print(f"{url}: {error} after {time.monotonic() - began:.0f} s; loading it again")
+            browser.load(site + url, width=390, height=844)
+        took[url] = time.monotonic() - began
         browser.wait_until(PICTURES_READY)
         assert browser.evaluate(OVERFLOWING) == [], url
         assert browser.evaluate("document.documentElement.scrollWidth") <= 390, url
@@ -324,6 +331,8 @@ def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
             browser.wait_until(PICTURES_READY)
             screenshot(browser, (url.strip("/").replace("/", "-") or "home") + "-1280")
     assert pictures_seen >= 4 * 13  # the guide's pictures in every language, at least
+    slowest = sorted(took.items(), key=lambda item: -item[1])[:3]
+    print("slowest loads at 390 px:", ", ".join(f"{u or '/'} {t:.1f} s" for u, t in slowest))
 
 
 # ------------------------------------------------------- pictures and tables, phone
