@@ -43,6 +43,10 @@ FLAGS = (
 KEY_CODES = {"ArrowLeft": 37, "ArrowRight": 39, "Home": 36, "End": 35, "Escape": 27, "Enter": 13}
 
 
+NAVIGATED = ("Inspected target navigated or closed", "Execution context was destroyed")
+"""What Chromium answers to an evaluation that the page's navigation interrupted."""
+
+
 class BrowserError(RuntimeError):
     """Chromium answered a command with an error, or did not answer in time."""
 
@@ -172,9 +176,19 @@ class Browser:
         return result["result"].get("value")
 
     def wait_until(self, condition: str, timeout: float = 10.0) -> None:
-        """Poll until the JavaScript ``condition`` is true."""
+        """Poll until the JavaScript ``condition`` is true.
+
+        A poll that the page's own navigation cut short (the page went to another
+        address meanwhile) is asked again of the new page.
+        """
         deadline = time.monotonic() + timeout
-        while not self.evaluate(f"Boolean({condition})"):
+        while True:
+            try:
+                if self.evaluate(f"Boolean({condition})"):
+                    return
+            except BrowserError as error:
+                if not any(cut in str(error) for cut in NAVIGATED):
+                    raise
             if time.monotonic() > deadline:
                 raise BrowserError(f"timed out waiting for {condition}")
             time.sleep(0.05)
