@@ -54,8 +54,6 @@ Examples:
 from __future__ import annotations
 
 import math
-import multiprocessing
-import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -72,6 +70,7 @@ from allegra_rules.simulate import (
     game_seed,
     removed_by_settling,
     seated_bots,
+    worker_pool,
 )
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions, new_game
@@ -460,10 +459,6 @@ def _run_chunk(chunk: _Chunk) -> tuple[int, Tally]:
     return end - first, tally
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def analyze(
     num_players: int,
     *,
@@ -521,14 +516,7 @@ def analyze(
     elif workers <= 1:
         _merge_all(tally, map(_run_chunk, chunks), on_games)
     else:
-        context: multiprocessing.context.BaseContext
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            server = multiprocessing.get_context("forkserver")
-            server.set_forkserver_preload(["allegra_rules.analysis"])
-            context = server
-        else:
-            context = multiprocessing.get_context("spawn")
-        with context.Pool(workers, initializer=_ignore_sigint) as pool:
+        with worker_pool(workers, "allegra_rules.analysis") as pool:
             _merge_all(tally, pool.imap_unordered(_run_chunk, chunks), on_games)
     return tally
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 import hashlib
 import math
 import multiprocessing
+import multiprocessing.pool
 import os
 import signal
 import statistics
@@ -83,6 +84,7 @@ __all__ = [
     "seated_bots",
     "simulate",
     "summarize",
+    "worker_pool",
 ]
 
 
@@ -289,6 +291,24 @@ def _run_chunk(chunk: _Chunk) -> list[GameStats]:
     ]
 
 
+def worker_pool(workers: int, preload: str) -> multiprocessing.pool.Pool:
+    """A pool of ``workers`` fresh processes for seeded games, which ignore Ctrl-C.
+
+    Fresh processes: never a fork of this one, which may run a progress bar's thread,
+    but forked from a server that has imported ``preload`` once (spawned where there is
+    no fork server). Leaving the pool's ``with`` block (Ctrl-C included) terminates the
+    workers at once.
+    """
+    context: multiprocessing.context.BaseContext
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        server = multiprocessing.get_context("forkserver")
+        server.set_forkserver_preload([preload])
+        context = server
+    else:
+        context = multiprocessing.get_context("spawn")
+    return context.Pool(workers, initializer=_ignore_sigint)
+
+
 def _ignore_sigint() -> None:
     # Workers leave Ctrl-C to the parent, which stops the pool (and prints no
     # traceback per worker).
@@ -393,18 +413,8 @@ def simulate(
         (num_players, config, seed, names, first, end)
         for first, end in chunk_bounds(games, workers)
     ]
-    # Fresh worker processes (never a fork of this one, which may run a progress
-    # bar's thread), forked from a server that has imported the engine once. imap
-    # yields the chunks in order, so the results are the same for any ``jobs``;
-    # leaving the ``with`` block (Ctrl-C included) terminates the workers at once.
-    context: multiprocessing.context.BaseContext
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        server = multiprocessing.get_context("forkserver")
-        server.set_forkserver_preload(["allegra_rules.simulate"])
-        context = server
-    else:
-        context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_ignore_sigint) as pool:
+    # imap yields the chunks in order, so the results are the same for any ``jobs``.
+    with worker_pool(workers, "allegra_rules.simulate") as pool:
         for chunk in pool.imap(_run_chunk, chunks):
             for game in chunk:
                 collect(game)
