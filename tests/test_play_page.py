@@ -409,16 +409,6 @@ def test_at_1280x800_the_whole_table_is_in_view_without_scrolling(
     browser.wait_until(
         f"{frame}.contentDocument.querySelector('#picture svg') !== null", timeout=60
     )
-    # Past the setup (its cards are clicked in the picture), to a draw: Draw and Take buttons.
-    doc = f"{frame}.contentDocument"
-    for _ in range(20):
-        if browser.evaluate(f"{doc}.querySelector('#actions button:not([disabled])') !== null"):
-            break
-        browser.evaluate(
-            f"(() => {{ const c = {doc}.querySelector('#picture g.card.highlighted');"
-            " if (c) c.dispatchEvent(new MouseEvent('click', {bubbles: true})); })()"
-        )
-        time.sleep(0.5)
     # The page scrolled to the frame, just below the theme's header (which stays on top).
     browser.evaluate(
         f"window.scrollBy(0, {frame}.getBoundingClientRect().top"
@@ -433,12 +423,26 @@ def test_at_1280x800_the_whole_table_is_in_view_without_scrolling(
         outer,
         header,
     )
-    boxes = browser.evaluate(
-        f"(() => {{ const w = {inner}; const d = w.document;"
-        f" return {list(IN_VIEW)!r}.map(q => {{"
-        " const r = d.querySelector(q).getBoundingClientRect();"
-        " return [q, r.left, r.top, r.right, r.bottom, r.width * r.height]; }); })()"
-    )
+    # Past the setup (its cards are clicked in the picture), to a screen with buttons,
+    # measured in the same step as the buttons are seen: the page may answer for the
+    # person (or a bot move) a moment later.
+    doc = f"{frame}.contentDocument"
+    boxes = None
+    deadline = time.monotonic() + 60
+    while boxes is None:
+        assert time.monotonic() < deadline, "no screen with buttons came"
+        boxes = browser.evaluate(
+            f"(() => {{ const d = {doc};"
+            " if (d.querySelector('#actions button:not([disabled])') === null) {"
+            " const c = d.querySelector('#picture g.card.highlighted');"
+            " if (c) c.dispatchEvent(new MouseEvent('click', {bubbles: true}));"
+            " return null; }"
+            f" return {list(IN_VIEW)!r}.map(q => {{"
+            " const r = d.querySelector(q).getBoundingClientRect();"
+            " return [q, r.left, r.top, r.right, r.bottom, r.width * r.height]; }); })()"
+        )
+        if boxes is None:
+            time.sleep(0.3)
     width, height, scrolled = browser.evaluate(
         f"[{inner}.innerWidth, {inner}.innerHeight, {inner}.scrollY]"
     )
