@@ -59,6 +59,21 @@ def _limit_open_files(limit: int) -> Any:
     return limit_files
 
 
+def _listening_sockets(port: int) -> set[str]:
+    """The inodes of the sockets listening on TCP ``port`` (Linux: ``/proc/net/tcp``)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":
+                found.add(fields[9])
+    return found
+
+
 class ServerProcess:
     """One server process serving the SQLite file ``db`` or the PostgreSQL URL ``db``.
 
@@ -75,6 +90,24 @@ class ServerProcess:
         open_files: int | None = None,
     ) -> None:
         self.db = db
+        self._args = args
+        self._log_given = log
+        self._env = env
+        self._open_files = open_files
+        # free_port() may hand another test's server (another xdist worker) the same port
+        # before this one binds it: a server that finds its port taken, or another
+        # process answering on it, starts again on a new port.
+        for _ in range(5):
+            self._launch()
+            if self._wait_ready():
+                return
+            self.stop()
+        raise RuntimeError("the server found its port taken five times running")
+
+    def _launch(self) -> None:
+        db, args, log, env, open_files = (
+            self.db, self._args, self._log_given, self._env, self._open_files,
+        )  # fmt: skip
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
@@ -122,20 +155,45 @@ class ServerProcess:
                 env=env,
                 preexec_fn=None if open_files is None else _limit_open_files(open_files),
             )
-        self._wait_ready()
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self) -> bool:
+        """Wait until this process listens on its port; False: the port was taken."""
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                if "address already in use" in self.log_text().lower():
+                    return False
                 raise RuntimeError(f"the server exited: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.base + "/", timeout=2):
-                    return
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.1)
+            listeners = _listening_sockets(self.port)
+            if listeners and not listeners & self._sockets():
+                # Something else listens on the port: not this server.
+                return False
+            if listeners:
+                try:
+                    with urllib.request.urlopen(self.base + "/", timeout=2):
+                        return True
+                except (urllib.error.URLError, OSError):
+                    pass
+            time.sleep(0.1)
         self.stop()
         raise RuntimeError("the server did not start within 30 s")
+
+    def _sockets(self) -> set[str]:
+        """The socket inodes the server process holds open (Linux: ``/proc``)."""
+        found = set()
+        folder = Path(f"/proc/{self.process.pid}/fd")
+        try:
+            fds = list(folder.iterdir())
+        except (FileNotFoundError, PermissionError):
+            return found
+        for fd in fds:
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                found.add(target[len("socket:[") : -1])
+        return found
 
     def log_text(self) -> str:
         """Everything the server wrote so far."""
