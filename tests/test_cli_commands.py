@@ -831,7 +831,7 @@ def test_demo_save_then_replay_narrates_the_same_game(tmp_path: Path) -> None:
     # Long lines wrap at other places: compare the words.
     told = as_demo(" ".join(" ".join(body(replay_lines)[:-1]).split()))
     assert " ".join(" ".join(body(demo_lines)[:-1]).split()) == told
-    assert demo_lines[-1].replace(" (greedy)", "") == replay_lines[-1]
+    assert demo_lines[-1].replace(" (Greedy bot)", "") == replay_lines[-1]
     from_stdin = ok("replay", "-", stdin=path.read_text())
     assert body(from_stdin.splitlines()) == body(replay_lines)
     assert from_stdin.startswith("Allegra replay of standard input: ")

@@ -188,17 +188,26 @@ def players_line(kinds: Sequence[str | None], you: int | None = None) -> str:
         >>> players_line([None, "greedy", "search-easy"], you=0)
         'Players: Player 1 (you), Player 2 (Greedy bot), Player 3 (Search bot, search-easy).'
     """
-    parts = []
-    for seat, kind in enumerate(kinds):
-        if seat == you:
-            who = "you"
-        elif kind is None:
-            who = "a person"
-        else:
-            who = wording.seat_name(seat, bots={seat: kind})
-            who += f", {kind}" if kind.startswith("search") else ""
-        parts.append(f"Player {seat + 1} ({who})")
-    return "Players: " + ", ".join(parts) + "."
+    return "Players: " + ", ".join(player_named(s, k, you) for s, k in enumerate(kinds)) + "."
+
+
+def player_named(seat: int, kind: str | None, you: int | None = None) -> str:
+    """One seat as [`players_line`][allegra_rules.cli._common.players_line] says it.
+
+    Examples:
+        >>> player_named(2, "search-easy")
+        'Player 3 (Search bot, search-easy)'
+        >>> player_named(0, None, you=0)
+        'Player 1 (you)'
+    """
+    if seat == you:
+        who = "you"
+    elif kind is None:
+        who = "a person"
+    else:
+        who = wording.seat_name(seat, bots={seat: kind})
+        who += f", {kind}" if kind.startswith("search") else ""
+    return f"Player {seat + 1} ({who})"
 
 
 def terminal_size() -> tuple[int, int]:
@@ -402,9 +411,13 @@ class Narrator:
         self._turn = []
 
     def _seat(self, seat: int) -> str:
-        if self.names is None:
+        """"Player N", with who plays it as the "Players:" line says it."""
+        if self.names is None or not self.names[seat]:
             return f"Player {seat + 1}"
-        return f"Player {seat + 1} ({self.names[seat]})"
+        name = self.names[seat]
+        if name == "you":
+            return player_named(seat, None, you=seat)
+        return player_named(seat, name if name in BOT_KINDS else None)
 
     def game_over(self, state: GameState) -> None:
         """The closing lines: every round's scores, the totals and the winners."""
