@@ -459,3 +459,49 @@ def test_at_1280x800_the_whole_table_is_in_view_without_scrolling(
     assert browser.evaluate(
         f"{inner}.document.documentElement.scrollWidth <= {inner}.innerWidth + 1"
     )
+
+
+def test_on_a_phone_the_table_is_readable_and_its_first_move_on_the_first_screen(
+    browser: Browser, site: tuple[str, list[str]]
+) -> None:
+    """At 390x844 the lobby's button and, in a game of three, the first thing to click
+    are on the first screen; nothing scrolls sideways and no label is under 11 px."""
+    base, _ = site
+    browser.enable_touch()
+    browser.load(f"{base}{PLAY}index.html?lang=en", width=390, height=844)
+    browser.wait_until("document.getElementById('loading').hidden", timeout=60)
+    button = "document.getElementById('create-button').getBoundingClientRect()"
+    assert browser.evaluate(f"{button}.bottom") <= 844
+    browser.evaluate(
+        "document.getElementById('players').value = '3';"
+        "document.getElementById('players').dispatchEvent(new Event('change'));"
+    )
+    click(browser, "document.getElementById('create-button')")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
+    # Measured in one step with the element seen: the page may answer for the person.
+    found = None
+    deadline = time.monotonic() + 60
+    while found is None:
+        assert time.monotonic() < deadline, "nothing to click came"
+        found = browser.evaluate(
+            "(() => { window.scrollTo(0, 0);"
+            # A picture's text is drawn at its font size times the picture's scale.
+            " const scale = (l) => { const svg = l.closest('svg');"
+            " const box = svg && svg.viewBox.baseVal;"
+            " return box && box.width ? svg.getBoundingClientRect().width / box.width : 1; };"
+            f" const e = document.querySelector('{CLICKABLE}');"
+            " if (e === null || page.busy) return null;"
+            " const labels = [...document.querySelectorAll("
+            "'#picture text, #seats span, .pile span, #actions button, #status')]"
+            ".filter(l => l.getBoundingClientRect().width > 0)"
+            ".map(l => parseFloat(getComputedStyle(l).fontSize) * scale(l));"
+            " return [e.getBoundingClientRect().bottom, Math.min(...labels),"
+            " document.documentElement.scrollWidth - document.documentElement.clientWidth]; })()"
+        )
+        if found is None:
+            time.sleep(0.3)
+    save_screenshot(browser, "play-table-390-3")
+    bottom, smallest, sideways = found
+    assert bottom <= 844, bottom
+    assert smallest >= 11, smallest
+    assert sideways <= 1, sideways

@@ -1059,7 +1059,19 @@ function render(view) {
   renderLog(view, before);
   renderScores(view);
   refreshInfo();
+  fitPicture();
 }
+
+// On a wide screen the table stays within the window's height (style.css): the picture
+// takes the height that the status, the seats, a banner and the buttons above it leave,
+// however many lines they take at this moment.
+function fitPicture() {
+  const board = $("board");
+  if (board.hidden || $("table").hidden) return;
+  const top = board.getBoundingClientRect().top + window.scrollY;
+  document.documentElement.style.setProperty("--picture-top", `${Math.round(top)}px`);
+}
+window.addEventListener("resize", fitPicture);
 
 // "Ask me only when the card could help me": a knock window whose card could not help
 // the person (view.knock_could_help, allegra_rules.hints.knock_reason) is passed for them,
