@@ -44,6 +44,7 @@ def script(
     numbers_every: int = 0,
     auto_pass: bool = False,
     state: GameState | None = None,
+    person: str | None = None,
 ) -> tuple[list[Turn], GameState]:
     """The person's decisions of a whole game, with what to type, and the final state.
 
@@ -52,12 +53,14 @@ def script(
     windows that ``play --auto-pass`` answers by itself are passed, and the draws it
     makes by itself are drawn, without a line.
     ``state`` continues a game from there (the bots must not have used their
-    generators yet: the greedy bot only does on ties).
+    generators yet: the greedy bot only does on ties). ``person``: a bot of
+    ``BOT_KINDS`` that chooses the person's moves (default: a random legal move).
     """
     rng = random.Random(pick_seed)
     players = {
         seat: BOT_KINDS[bots](bot_seed(seed, seat)) for seat in range(num_players) if seat != you
     }
+    chooser = None if person is None else BOT_KINDS[person](pick_seed)
     if state is None:
         state = new_game(num_players, config=config, seed=seed)
     turns: list[Turn] = []
@@ -73,7 +76,10 @@ def script(
             state = apply(state, DrawDeck())
             continue
         if seat == you:
-            action = rng.choice(legal_actions(state))
+            if chooser is None:
+                action = rng.choice(legal_actions(state))
+            else:
+                action = chooser.choose(state)
             typed = move_text(state, action, you)
             if numbers_every and len(turns) % numbers_every == numbers_every - 1:
                 typed = str(move_number(state, action, you))

@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from allegra_rules import preset
 from allegra_rules.cli._play import run_play
 from allegra_rules.state import GameState, Phase
 from play_script import script, short_config
@@ -22,18 +23,26 @@ PROMPT = "Your move (h help, l list, v table, q quit): "
 
 
 class _Person(io.StringIO):
-    """Standard input that answers a pause with Enter and a prompt with the next move."""
+    """Standard input that answers a pause with Enter and a prompt with the next move.
+
+    ``answers`` counts every line the person gives: the moves, the confirmations and
+    the Enter of each pause, by the number of the scripted line that came next.
+    """
 
     def __init__(self, out: io.StringIO, lines: list[str]) -> None:
         super().__init__()
         self.out = out
         self.lines = lines
+        self.given = 0
+        self.answers: list[int] = []
 
     def readline(self, size: int | None = -1) -> str:
         """The answer to what the game just asked."""
+        self.answers.append(self.given)
         last = self.out.getvalue().rsplit("\n", 1)[-1]
         if last.startswith("-- ") and last.rstrip().endswith("--"):
             return "\n"
+        self.given += 1
         return self.lines.pop(0) + "\n" if self.lines else ""
 
 
@@ -100,3 +109,32 @@ def test_six_seats_at_80x24_show_every_turn_since_your_last_move(
         if len(others) >= 5:
             full_loops += 1
     assert full_loops >= 1  # the person's draw after every other seat had a whole turn
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_six_seat_round_takes_at_most_45_inputs(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whole games of the ``seeds`` rules at six seats, the person playing as the greedy
+    bot would with the knock windows asked only when the card could help (the default):
+    every line typed in a round, the moves, the confirmations and the pauses' Enter,
+    counts, and no round takes more than 45."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+    config = preset("seeds")
+    turns, final = script(6, 0, seed, config, person="greedy", pick_seed=seed, auto_pass=True)
+    lines = [line for turn in turns for line in turn.typed]
+    rounds = [turn.state.round for turn in turns for _ in turn.typed]
+    out = io.StringIO()
+    person = _Person(out, list(lines))
+    result = run_play(
+        6, 0, "seeds", seed, ["greedy"] * 5, person, out,
+        echo=True, config=config, auto_pass=True, pauses=True,
+    )  # fmt: skip
+    assert result.state == final and not person.lines
+    per_round = [0] * len(final.round_scores)
+    for next_line in person.answers:
+        per_round[rounds[min(next_line, len(rounds) - 1)] - 1] += 1
+    print(f"inputs per round at six seats (seed {seed}): {per_round}")
+    assert sum(per_round) == len(person.answers) > len(lines)
+    assert max(per_round) <= 45, per_round
