@@ -24,7 +24,7 @@ pytest.importorskip("uvicorn", reason="the server extra is not installed")
 httpx = pytest.importorskip("httpx")
 
 from allegra_rules import GameRecord
-from cdp import Browser, require_chromium, save_screenshot
+from cdp import Browser, BrowserError, require_chromium, save_screenshot
 
 CHROMIUM = require_chromium()
 from server_process import Databases, ServerProcess
@@ -140,7 +140,7 @@ def check_reveal(browser: Browser) -> None:
 def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int]:
     """Play to the end by random clicks (taps below 600 px); returns what was seen."""
     press = tap if width < 600 else click
-    seen = {"clicks": 0, "knock": 0, "reveals": 0, "log": 0}
+    seen = {"clicks": 0, "knock": 0, "reveals": 0, "log": 0, "missed": 0}
     deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline, "the game did not end in time"
@@ -194,7 +194,14 @@ def play_game(browser: Browser, width: int, rng: random.Random) -> dict[str, int
         press_at(browser, width, spot)
         seen["clicks"] += 1
         assert seen["clicks"] < 200
-        browser.wait_until(f"page.view.version > {version} && !page.busy", timeout=15)
+        try:
+            browser.wait_until(f"page.view.version > {version} && !page.busy", timeout=15)
+        except BrowserError:
+            # The page moved on between the measure and the press (a bot's move, or an
+            # answer for the person), and the press met no button: look again.
+            assert browser.evaluate("!page.busy"), "a move took more than 15 s"
+            seen["missed"] += 1
+            assert seen["missed"] <= 3
 
 
 @pytest.mark.installed

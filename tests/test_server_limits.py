@@ -273,9 +273,10 @@ def test_the_wal_file_stays_under_its_limit(tmp_path: Path) -> None:
 
 
 def wal_stays_under_its_limit(server: ServerProcess, client: httpx.Client) -> None:
-    config = biggest_config()
+    # Rounds of at most 30 turns: some 600 moves a table, some 15 MB of states each.
+    config = {**biggest_config(), "max_turns_per_round": 30}
     body = {"players": MAX_SEATS, "config": config, "bots": dict.fromkeys("012345", "greedy")}
-    tables = [created(client.post("/api/tables", json=body))["table"] for _ in range(4)]
+    tables = [created(client.post("/api/tables", json=body))["table"] for _ in range(2)]
     wal = Path(f"{server.db}-wal")
     largest = 0
 
@@ -287,7 +288,7 @@ def wal_stays_under_its_limit(server: ServerProcess, client: httpx.Client) -> No
 
     wait_for(all_over, 120)
     moves = sum(client.get(f"/api/tables/{t}").json()["version"] for t in tables)
-    assert moves > 200  # some 5 MB of states went through the WAL
+    assert moves > 1000  # some 25 MB of states went through the WAL
     print(f"{moves} moves; largest -wal file {largest / 1024:.0f} kB")
     # Between two checks the WAL grows by the moves of a busy moment: 2.4 MB were seen on a loaded
     # machine; without the checkpoints it passes 5 MB.

@@ -1063,13 +1063,20 @@ function render(view) {
 }
 
 // On a wide screen the table stays within the window's height (style.css): the picture
-// takes the height that the status, the seats, a banner and the buttons above it leave,
-// however many lines they take at this moment.
+// takes the height that the status, the seats, a banner and the buttons above it leave.
+// It keeps the lowest top seen at this window size, so that it does not grow and shrink
+// from one move to the next as a banner comes and goes (a target moving under the mouse).
+const fit = { top: 0, width: 0, height: 0 };
 function fitPicture() {
   const board = $("board");
   if (board.hidden || $("table").hidden) return;
-  const top = board.getBoundingClientRect().top + window.scrollY;
-  document.documentElement.style.setProperty("--picture-top", `${Math.round(top)}px`);
+  if (fit.width !== window.innerWidth || fit.height !== window.innerHeight) {
+    Object.assign(fit, { top: 0, width: window.innerWidth, height: window.innerHeight });
+  }
+  const top = Math.round(board.getBoundingClientRect().top + window.scrollY);
+  if (top <= fit.top) return;
+  fit.top = top;
+  document.documentElement.style.setProperty("--picture-top", `${top}px`);
 }
 window.addEventListener("resize", fitPicture);
 
