@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -295,18 +296,22 @@ QUICK_API_PAGES = ("api/", "api/serialize/", "api/adapters.openspiel/")
 """The API pages the default run checks on a phone (``--thorough``: every one)."""
 
 
-def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
-    browser: Browser, site: str, built: Path
-) -> None:
-    """At 390 px, on every page of every language: nothing is wider than the screen
-    unless it scrolls in a box of its own, and no picture's text is under 11 px."""
+@pytest.fixture(scope="module")
+def on_a_phone(browser: Browser, site: str, built: Path) -> dict[str, dict[str, Any]]:
+    """Every page of every language loaded once at 390x844, and what the phone tests
+    below read of it, by its path from the site's root.
+
+    For each page: ``overflowing`` (``OVERFLOWING``), ``width`` (the document's scroll
+    width), ``pictures`` (``SHOWN_PICTURES``), ``scrolling`` (``SCROLLING``) and
+    ``stacked`` (the tables read row by row). The default run reads three of the API
+    pages (``QUICK_API_PAGES``, all alike), ``--thorough`` every one.
+    """
     urls = every_page(built)
     assert len(urls) >= 30
-    if not thorough_run():  # the default run: three of the API pages, all alike
+    if not thorough_run():
         urls = [u for u in urls if not u.startswith("api/") or u in QUICK_API_PAGES]
-    langs = {url.split("/")[0] for url in urls if url[:3] in ("de/", "pl/", "fr/")}
-    assert langs == {"de", "pl", "fr"}
-    pictures_seen = 0
+    assert set(PHONE_PAGES) <= set(urls)
+    read: dict[str, dict[str, Any]] = {}
     took: dict[str, float] = {}
     for url in urls:
         began = time.monotonic()
@@ -317,22 +322,43 @@ def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
             browser.load(site + url, width=390, height=844)
         took[url] = time.monotonic() - began
         browser.wait_until(PICTURES_READY)
-        assert browser.evaluate(OVERFLOWING) == [], url
-        assert browser.evaluate("document.documentElement.scrollWidth") <= 390, url
-        for path, shown in browser.evaluate(SHOWN_PICTURES):
-            width, font = smallest_text(built / path.lstrip("/"))
-            assert font * shown / width >= 11, (
-                f"{url}: {path}'s smallest text is {font * shown / width:.1f} px high"
-            )
-            pictures_seen += 1
+        read[url] = {
+            "overflowing": browser.evaluate(OVERFLOWING),
+            "width": browser.evaluate("document.documentElement.scrollWidth"),
+            "pictures": browser.evaluate(SHOWN_PICTURES),
+            "scrolling": browser.evaluate(SCROLLING),
+            "stacked": browser.evaluate(
+                "document.querySelectorAll('[data-allegra-stacked]').length"
+            ),
+        }
         screenshot(browser, (url.strip("/").replace("/", "-") or "home") + "-390")
         if os.environ.get("ALLEGRA_SCREENSHOTS"):
             browser.load(site + url, width=1280, height=900)
             browser.wait_until(PICTURES_READY)
             screenshot(browser, (url.strip("/").replace("/", "-") or "home") + "-1280")
-    assert pictures_seen >= 4 * 13  # the guide's pictures in every language, at least
     slowest = sorted(took.items(), key=lambda item: -item[1])[:3]
     print("slowest loads at 390 px:", ", ".join(f"{u or '/'} {t:.1f} s" for u, t in slowest))
+    return read
+
+
+def test_on_a_phone_nothing_overflows_and_picture_text_is_readable(
+    on_a_phone: dict[str, dict[str, Any]], built: Path
+) -> None:
+    """At 390 px, on every page of every language: nothing is wider than the screen
+    unless it scrolls in a box of its own, and no picture's text is under 11 px."""
+    langs = {url.split("/")[0] for url in on_a_phone if url[:3] in ("de/", "pl/", "fr/")}
+    assert langs == {"de", "pl", "fr"}
+    pictures_seen = 0
+    for url, read in on_a_phone.items():
+        assert read["overflowing"] == [], url
+        assert read["width"] <= 390, url
+        for path, shown in read["pictures"]:
+            width, font = smallest_text(built / path.lstrip("/"))
+            assert font * shown / width >= 11, (
+                f"{url}: {path}'s smallest text is {font * shown / width:.1f} px high"
+            )
+            pictures_seen += 1
+    assert pictures_seen >= 4 * 13  # the guide's pictures in every language, at least
 
 
 # ------------------------------------------------------- pictures and tables, phone
@@ -378,7 +404,7 @@ reaches past the screen or its box."""
 
 
 def test_on_a_phone_no_picture_and_no_table_scrolls_sideways(
-    browser: Browser, site: str, built: Path
+    browser: Browser, site: str, built: Path, on_a_phone: dict[str, dict[str, Any]]
 ) -> None:
     """At 390 px every picture and table of those pages fits the screen without a
     scroll bar (tables too wide for it are read row by row), and every picture's text
@@ -386,16 +412,14 @@ def test_on_a_phone_no_picture_and_no_table_scrolls_sideways(
     the wide drawings, and no table is stacked."""
     tables = pictures = 0
     for url in PHONE_PAGES:
-        browser.load(site + url, width=390, height=844)
-        browser.wait_until(PICTURES_READY)
-        scrolling = browser.evaluate(SCROLLING)
-        assert scrolling == [], f"{url or 'the home page'}: {scrolling}"
-        for path, shown in browser.evaluate(SHOWN_PICTURES):
+        read = on_a_phone[url]
+        assert read["scrolling"] == [], f"{url or 'the home page'}: {read['scrolling']}"
+        for path, shown in read["pictures"]:
             width, font = smallest_text(built / path.lstrip("/"))
             px = font * shown / width
             assert px >= 11, f"{url}: {path}'s smallest text is {px:.1f} px high"
             pictures += 1
-        tables += browser.evaluate("document.querySelectorAll('[data-allegra-stacked]').length")
+        tables += read["stacked"]
     # The guide's and the home page's pictures in every language, and the two charts.
     assert pictures >= 4 * 14 + 2, pictures
     assert tables >= 20, tables  # the wide tables are read row by row
