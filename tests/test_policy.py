@@ -46,6 +46,7 @@ from allegra_rules.policy import (
     cannot_play,
     guided_search,
 )
+from allegra_rules.presets import preset_names
 from allegra_rules.search import GUIDED_LEVEL, SearchBot, SearchGuide, guided_level
 from allegra_rules.simulate import simulate
 from test_bots import _sample_states, hidden_variants
@@ -754,3 +755,25 @@ def test_policybot_imports_from_the_top_level_as_the_other_bots_do() -> None:
         "assert 'numpy' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@shipped
+def test_asking_what_the_shipped_policy_plays_reads_its_meta_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``cannot_play`` answers for the shipped weights without loading their networks
+    (a page lists the bots of every preset and seat count at its start), and answers as
+    the loaded policy does."""
+    monkeypatch.setattr(policy_module, "_CACHE", {})
+    policy_module._shipped_meta.cache_clear()
+    configs = [preset(name) for name in preset_names()]
+    configs.append(attrs.evolve(SEEDS, max_turns_per_round=3))
+    asked = {(c, n): cannot_play(c, n) for c in configs for n in range(2, 7)}
+    assert policy_module._CACHE == {}  # nothing loaded
+    PolicyBot(0)  # loads the shipped networks
+    assert policy_module._CACHE
+    assert {(c, n): cannot_play(c, n) for c in configs for n in range(2, 7)} == asked
+    played = {(c.fingerprint, n) for (c, n), reason in asked.items() if reason is None}
+    meta = PolicyBot(0).meta
+    assert {n for _, n in played} == set(meta["seat_counts"])
+    assert (SEEDS.fingerprint, 2) in played and (preset("fr").fingerprint, 2) not in played

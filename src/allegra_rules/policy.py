@@ -53,6 +53,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import io
@@ -163,7 +164,10 @@ def cannot_play(
         if missing is not None:
             return missing
     try:
-        policy = _load(weights)
+        # The shipped weights are asked by their meta alone (their networks are checked
+        # when they load): a page or a server lists the bots of every preset and seat
+        # count at its start, and the whole file is most of a second in the browser.
+        policy = _shipped_loaded_or_meta() if weights is None else _load(weights)
     except (ImportError, OSError, ValueError) as exc:
         return str(exc)
     if not policy.accepts(config):
@@ -593,6 +597,49 @@ def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:
     except (ValueError, IndexError):
         return None
     return config if config.fingerprint == fingerprint else None
+
+
+class _Meta:
+    """What a weights file's ``meta`` says of the games its policy plays."""
+
+    def __init__(self, meta: dict[str, Any], where: str) -> None:
+        counts = meta.get("seat_counts")
+        fingerprint = meta.get("config_fingerprint")
+        if not isinstance(counts, list) or not all(type(n) is int for n in counts):
+            raise ValueError(f"{where}: meta['seat_counts'] must be a list of seat counts")
+        if not isinstance(fingerprint, str):
+            raise ValueError(f"{where}: meta['config_fingerprint'] is missing")
+        self.fingerprint = fingerprint
+        self.preset = str(meta.get("preset", "?"))
+        self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
+        config = _preset_config(self.preset, fingerprint)
+        self.trained_turns = None if config is None else config.max_turns_per_round
+
+    def accepts(self, config: RuleConfig) -> bool:
+        """As ``_Policy.accepts``: the trained config, up to the turn cap."""
+        trained = self.trained_turns
+        same = config if trained is None else attrs.evolve(config, max_turns_per_round=trained)
+        return same.fingerprint == self.fingerprint
+
+
+def _shipped_loaded_or_meta() -> _Policy | _Meta:
+    """The shipped policy when it is loaded already, else its meta alone."""
+    backend = "plain " if _plain_python() else ""
+    loaded = _CACHE.get(backend + f"allegra_rules/{SHIPPED_WEIGHTS}")
+    return _shipped_meta() if loaded is None else loaded[1]
+
+
+@functools.cache
+def _shipped_meta() -> _Meta:
+    """The shipped weights' meta, read without their networks (no NumPy needed)."""
+    where = f"allegra_rules/{SHIPPED_WEIGHTS}"
+    data = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).read_bytes()
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            raw = _read_npy(archive.read("meta.npy"))
+    except (zipfile.BadZipFile, ValueError, KeyError, SyntaxError, struct.error) as exc:
+        raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
+    return _Meta(_meta({"meta": raw}, where), where)
 
 
 _GREEDY = GreedyBot(0)
