@@ -418,12 +418,10 @@ def _matrix(shapes: dict[str, tuple[int, ...]], name: str, where: str) -> tuple[
     return shape[0], shape[1]
 
 
-class _Policy:
-    """A weights file, read and checked: its meta and one network per seat count."""
+class _Meta:
+    """What a weights file's ``meta`` says of the games its policy plays (checked)."""
 
-    def __init__(self, np: Any, arrays: dict[str, Any], where: str) -> None:
-        """``np``: NumPy, or ``None`` for networks in plain Python (``arrays`` of ``_Plain``)."""
-        meta = _meta(arrays, where)
+    def __init__(self, meta: dict[str, Any], where: str) -> None:
         counts = meta.get("seat_counts")
         if (
             not isinstance(counts, list)
@@ -434,11 +432,35 @@ class _Policy:
         fingerprint = meta.get("config_fingerprint")
         if not isinstance(fingerprint, str):
             raise ValueError(f"{where}: meta['config_fingerprint'] is missing")
-        self.where = where
-        self.meta = meta
         self.fingerprint = fingerprint
         self.preset = str(meta.get("preset", "?"))
         self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
+        self.trained_config = _preset_config(self.preset, fingerprint)
+        """The trained rules when they are a known preset's, else ``None``."""
+        config = self.trained_config
+        self.trained_turns = None if config is None else config.max_turns_per_round
+        """The trained rules' turn cap (``None``: rules of no known preset)."""
+
+    def accepts(self, config: RuleConfig) -> bool:
+        """Whether ``config`` is the config the policy was trained for.
+
+        Up to ``max_turns_per_round``: a cap on a round's turns (a table's setting for a
+        short game) changes none of the features the network reads.
+        """
+        trained = self.trained_turns
+        same = config if trained is None else attrs.evolve(config, max_turns_per_round=trained)
+        return same.fingerprint == self.fingerprint
+
+
+class _Policy(_Meta):
+    """A weights file, read and checked: its meta and one network per seat count."""
+
+    def __init__(self, np: Any, arrays: dict[str, Any], where: str) -> None:
+        """``np``: NumPy, or ``None`` for networks in plain Python (``arrays`` of ``_Plain``)."""
+        meta = _meta(arrays, where)
+        super().__init__(meta, where)
+        self.where = where
+        self.meta = meta
         self.networks: dict[int, _Network | _PlainNetwork] = {}
         version = meta["format"]
         for n in self.seat_counts:
@@ -470,24 +492,16 @@ class _Policy:
                     )
         self.encoders: dict[int, Encoder] = {}
         self._configs: dict[RuleConfig, bool] = {}
-        config = _preset_config(self.preset, fingerprint)
-        self.trained_turns = None if config is None else config.max_turns_per_round
-        """The trained rules' turn cap (``None``: rules of no known preset)."""
+        config = self.trained_config
         if config is not None:  # a known preset: check the input sizes now
             for n in self.seat_counts:
                 self.encoder(config, n)
 
     def accepts(self, config: RuleConfig) -> bool:
-        """Whether ``config`` is the config the policy was trained for.
-
-        Up to ``max_turns_per_round``: a cap on a round's turns (a table's setting for a
-        short game) changes none of the features the network reads.
-        """
+        """Whether ``config`` is the config the policy was trained for (remembered)."""
         known = self._configs.get(config)
         if known is None:
-            trained = self.trained_turns
-            same = config if trained is None else attrs.evolve(config, max_turns_per_round=trained)
-            known = self._configs[config] = same.fingerprint == self.fingerprint
+            known = self._configs[config] = super().accepts(config)
         return known
 
     def encoder(self, config: RuleConfig, n: int) -> Encoder:
@@ -597,29 +611,6 @@ def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:
     except (ValueError, IndexError):
         return None
     return config if config.fingerprint == fingerprint else None
-
-
-class _Meta:
-    """What a weights file's ``meta`` says of the games its policy plays."""
-
-    def __init__(self, meta: dict[str, Any], where: str) -> None:
-        counts = meta.get("seat_counts")
-        fingerprint = meta.get("config_fingerprint")
-        if not isinstance(counts, list) or not all(type(n) is int for n in counts):
-            raise ValueError(f"{where}: meta['seat_counts'] must be a list of seat counts")
-        if not isinstance(fingerprint, str):
-            raise ValueError(f"{where}: meta['config_fingerprint'] is missing")
-        self.fingerprint = fingerprint
-        self.preset = str(meta.get("preset", "?"))
-        self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
-        config = _preset_config(self.preset, fingerprint)
-        self.trained_turns = None if config is None else config.max_turns_per_round
-
-    def accepts(self, config: RuleConfig) -> bool:
-        """As ``_Policy.accepts``: the trained config, up to the turn cap."""
-        trained = self.trained_turns
-        same = config if trained is None else attrs.evolve(config, max_turns_per_round=trained)
-        return same.fingerprint == self.fingerprint
 
 
 def _shipped_loaded_or_meta() -> _Policy | _Meta:
