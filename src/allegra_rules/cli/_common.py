@@ -411,7 +411,7 @@ class Narrator:
         self._turn = []
 
     def _seat(self, seat: int) -> str:
-        """"Player N", with who plays it as the "Players:" line says it."""
+        """The seat as "Player N", with who plays it as the "Players:" line says it."""
         if self.names is None or not self.names[seat]:
             return f"Player {seat + 1}"
         name = self.names[seat]
