@@ -106,6 +106,9 @@ _MATRICES = ("w0", "w1", "pi_w", "v_w")
 SHIPPED_WEIGHTS = "data/policy.npz"
 """The shipped weights, a resource of the ``allegra_rules`` package (``weights=None``)."""
 
+_SHIPPED_WHERE = f"allegra_rules/{SHIPPED_WEIGHTS}"
+"""How messages name the shipped weights, and their key in ``_CACHE``."""
+
 _INSTALL_HINT = '(in a clone of the repository: pip install ".[policy]")'
 
 _LAYERS = ("w0", "b0", "w1", "b1", "pi_w", "pi_b", "v_w", "v_b")
@@ -139,7 +142,7 @@ def shipped_missing() -> str | None:
     if importlib.util.find_spec("numpy") is None and not _plain_python():
         return f"PolicyBot needs NumPy, the extra 'policy' {_INSTALL_HINT}"
     if not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
-        return f"this installation has no shipped policy (allegra_rules/{SHIPPED_WEIGHTS})"
+        return f"this installation has no shipped policy ({_SHIPPED_WHERE})"
     return None
 
 
@@ -616,14 +619,14 @@ def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:
 def _shipped_loaded_or_meta() -> _Policy | _Meta:
     """The shipped policy when it is loaded already, else its meta alone."""
     backend = "plain " if _plain_python() else ""
-    loaded = _CACHE.get(backend + f"allegra_rules/{SHIPPED_WEIGHTS}")
+    loaded = _CACHE.get(backend + _SHIPPED_WHERE)
     return _shipped_meta() if loaded is None else loaded[1]
 
 
 @functools.cache
 def _shipped_meta() -> _Meta:
     """The shipped weights' meta, read without their networks (no NumPy needed)."""
-    where = f"allegra_rules/{SHIPPED_WEIGHTS}"
+    where = _SHIPPED_WHERE
     data = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).read_bytes()
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -645,7 +648,7 @@ def _load(weights: str | os.PathLike[str] | None) -> _Policy:
     backend = "plain " if np is None else ""  # each backend keeps its own networks
     stamp: object
     if weights is None:
-        where = f"allegra_rules/{SHIPPED_WEIGHTS}"
+        where = _SHIPPED_WHERE
         key = backend + where
         stamp = None
         cached = _CACHE.get(key)
