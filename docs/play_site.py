@@ -15,11 +15,18 @@ show:
   since a download started by the page is not one the worker could use;
 - ``pyodide/``: CPython for the browser, from the npm package ``pyodide`` pinned in
   ``package.json`` and ``package-lock.json`` at the repository root (``npm ci``
-  installs it into ``node_modules/``);
+  installs it into ``node_modules/``), with its standard library split in two and the
+  part the game imports compiled (``python_stdlib.zip`` and ``python_stdlib_rest.zip``,
+  see ``docs/play_bytecode.py``);
 - ``wheels/``: the wheel of this repository, built now (or the wheel file that
-  ``ALLEGRA_PLAY_WHEEL`` names: CI gives the very wheel it tested), and the pure wheel
+  ``ALLEGRA_PLAY_WHEEL`` names: CI gives the very wheel it tested), the pure wheel
   of its one dependency, attrs (the npm package carries no Python packages), at the
-  version installed here, downloaded once by pip into ``build/play-wheels/``.
+  version installed here, downloaded once by pip into ``build/play-wheels/``, and
+  ``bytecode.zip``, the compiled modules of both that the game imports.
+
+The compiling runs the page's own Pyodide under Node.js (``docs/play_bytecode.mjs``):
+Pyodide ships its standard library as source, and compiling what a game imports took
+most of the page's start.
 
 Without ``node_modules/pyodide`` the page is written with no game in it (it says so);
 ``ALLEGRA_REQUIRE_PLAY=1`` (set by CI) makes that an error instead.
@@ -49,10 +56,16 @@ PYODIDE_FILES = (
     "pyodide.mjs",
     "pyodide.asm.mjs",
     "pyodide.asm.wasm",
-    "python_stdlib.zip",
     "pyodide-lock.json",
 )
-"""What ``loadPyodide`` fetches for a page that loads no package of Pyodide's own."""
+"""What ``loadPyodide`` fetches for a page that loads no package of Pyodide's own, but
+``python_stdlib.zip``, which :func:`compile_ahead` writes."""
+
+STDLIB_FILES = ("python_stdlib.zip", "python_stdlib_rest.zip")
+"""The page's standard library: what the game imports, compiled; the rest, as source."""
+
+BYTECODE = "bytecode.zip"
+"""The compiled modules of the wheels that the game imports (in ``wheels/``)."""
 
 CSP = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
@@ -126,10 +139,46 @@ def attrs_wheel(out: Path) -> Path:
     return Path(shutil.copy2(cached[0], out / cached[0].name))
 
 
+def compile_ahead(out: Path, wheels: list[Path]) -> dict[str, int]:
+    """Write the page's compiled standard library and ``bytecode.zip`` into ``out``.
+
+    Runs ``docs/play_bytecode.mjs`` with Node.js (which ``npm ci`` needed) on the
+    Pyodide of ``node_modules/``; ``out`` gets ``pyodide/python_stdlib.zip``,
+    ``pyodide/python_stdlib_rest.zip`` and ``wheels/bytecode.zip``.
+
+    Returns:
+        What ``docs/play_bytecode.py`` counted: the standard library's modules
+        compiled and left as source, and the wheels' modules compiled.
+
+    Raises:
+        SystemExit: Node.js is not installed, or the compiling failed.
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise SystemExit("the play page needs Node.js (it came with npm for `npm ci`)")
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            [node, str(DOCS / "play_bytecode.mjs"), str(PYODIDE), tmp, *map(str, wheels)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            # Node prints the whole minified Pyodide on a failure: keep the Python part.
+            lines = [line for line in done.stderr.splitlines() if len(line) < 400]
+            raise SystemExit("docs/play_bytecode.mjs failed:\n" + "\n".join(lines[-30:]))
+        for name in STDLIB_FILES:
+            shutil.copyfile(Path(tmp) / name, out / "pyodide" / name)
+        shutil.copyfile(Path(tmp) / BYTECODE, out / "wheels" / BYTECODE)
+        summary: dict[str, int] = json.loads((Path(tmp) / "summary.json").read_text())
+    return summary
+
+
 def page_html(wheels: list[str]) -> str:
     """The server's ``index.html`` as the play page: relative paths, the CSP, the wheels.
 
-    The wheels are named in ``data-wheels``; the worker downloads them.
+    The wheels (and ``bytecode.zip``) are named in ``data-wheels``, in the order the
+    worker unpacks them; the worker downloads them.
     """
     text = (STATIC / "index.html").read_text(encoding="utf-8")
     replacements = {
@@ -184,8 +233,10 @@ def build_play(out: Path) -> bool:
     for name in PYODIDE_FILES:
         shutil.copy2(PYODIDE / name, out / "pyodide" / name)
     ours = given_wheel(out / "wheels") or build_wheel(out / "wheels")
-    wheels = [attrs_wheel(out / "wheels").name, ours.name]
-    (out / "index.html").write_text(page_html(wheels), encoding="utf-8")
+    wheels = [attrs_wheel(out / "wheels"), ours]
+    compile_ahead(out, wheels)
+    names = [wheel.name for wheel in wheels] + [BYTECODE]
+    (out / "index.html").write_text(page_html(names), encoding="utf-8")
     return True
 
 

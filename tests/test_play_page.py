@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import random
 import subprocess
 import sys
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +43,7 @@ from cdp import Browser, BrowserError, require_chromium, save_screenshot
 
 CHROMIUM = require_chromium()
 
+ROOT = Path(__file__).resolve().parent.parent
 PLAY = "_generated/play/"
 CLICKABLE = "#actions button:not([disabled]), #picture g.card.highlighted"
 REVEAL_OPEN = "!document.getElementById('reveal').hidden"
@@ -264,6 +267,132 @@ def test_a_whole_game_in_the_page_with_no_server(
     assert fetched and all(url.startswith(base) or url.startswith("blob:") for url in fetched)
     assert any(path.endswith("pyodide.asm.wasm") for path in requests)
     assert any("/wheels/allegra_rules-" in path for path in requests)
+
+
+COMPILED = """
+import importlib.util, json, sys
+std, from_source, ours, valid = [], [], [], 0
+for name, module in sorted(sys.modules.items()):
+    file = getattr(module, "__file__", None) or ""
+    if file.startswith("/lib/python3") and module.__spec__.origin != "frozen":
+        std.append(name)
+        if not file.endswith(".pyc"):
+            from_source.append(name)
+    elif name.split(".")[0] in ("allegra_rules", "attr", "attrs") and file.endswith(".py"):
+        ours.append(name)
+        with open(module.__cached__, "rb") as f:
+            pyc = f.read()
+        with open(file, "rb") as f:
+            # A checked hash-based .pyc (flags 3) made from this very source.
+            valid += pyc[4] == 3 and pyc[8:16] == importlib.util.source_hash(f.read())
+json.dumps({"std": std, "from_source": from_source, "ours": len(ours), "valid": valid})
+"""
+"""What the page's Python imported, and whether it ran compiled code (``docs/play_bytecode.py``)."""
+
+PROBE = """
+try:
+    import numpy
+    answer = "numpy"
+except ModuleNotFoundError:
+    answer = "no numpy"
+answer
+"""
+"""An import of a module in neither part of the page's standard library."""
+
+REST = """
+import json, statistics, email.message, importlib.metadata, xml.dom.minidom
+json.dumps([
+    statistics.median([3, 1, 2]),
+    type(email.message.EmailMessage()).__name__,
+    callable(importlib.metadata.version),
+    xml.dom.minidom.parseString("<a/>").documentElement.tagName,
+])
+"""
+"""Imports of the standard library that a game never makes (``docs/play_stdlib_rest.py``):
+a module, a package's module, and a module of a package the game imported."""
+
+
+def test_the_page_runs_compiled_python_and_fetches_the_rest_of_the_stdlib_on_demand(
+    browser: Browser, site: tuple[str, list[str]]
+) -> None:
+    base, requests = site
+    requests.clear()
+    browser.load(f"{base}{PLAY}index.html?lang=en", width=1280, height=900)
+    browser.evaluate(
+        "document.getElementById('players').value = '2';"
+        "document.getElementById('players').dispatchEvent(new Event('change'));"
+        "document.getElementById('max-turns').value = '2';"
+        "document.getElementById('seat-1').value = 'search-easy';"
+    )
+    click(browser, "document.getElementById('create-button')")
+    browser.wait_until("document.querySelector('#picture svg') !== null", timeout=60)
+    play_to_the_end(browser, random.Random(8))
+    answer = json.loads(browser.evaluate(f"localPython({json.dumps(COMPILED)})"))
+    # Pyodide's start, the engine and a game with a search bot: every module of the
+    # standard library came compiled, and every module of the wheels from its .pyc.
+    assert len(answer["std"]) > 100 and "json" in answer["std"] and "random" in answer["std"]
+    assert answer["from_source"] == []
+    assert answer["ours"] > 40 and answer["valid"] == answer["ours"]
+    rest = [path for path in requests if path.endswith("/python_stdlib_rest.zip")]
+    assert rest == [], "a game fetched the rest of the standard library"
+
+    # A module in neither part fetches nothing; the rest is fetched once, on the first
+    # import of one of its modules.
+    assert browser.evaluate(f"localPython({json.dumps(PROBE)})") == "no numpy"
+    assert not [path for path in requests if path.endswith("/python_stdlib_rest.zip")]
+    answers = json.loads(browser.evaluate(f"localPython({json.dumps(REST)})"))
+    assert answers == [2, "EmailMessage", True, "a"]
+    assert browser.evaluate(f"localPython({json.dumps(REST)})") == json.dumps(answers)
+    rest = [path for path in requests if path.endswith("/python_stdlib_rest.zip")]
+    assert len(rest) == 1
+
+
+def test_the_pages_standard_library_is_pyodides_split_in_two(built: Path) -> None:
+    """Each file of Pyodide's ``python_stdlib.zip`` is in one part, a module compiled
+    (``.pyc``) or as it was, and ``bytecode.zip`` holds compiled modules of the wheels."""
+    original = ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
+    if not (built / PLAY / "pyodide" / "pyodide.mjs").is_file() or not original.is_file():
+        pytest.skip("the site was built without the game (run npm ci; see docs/play_site.py)")
+    folder = built / PLAY / "pyodide"
+    with (
+        zipfile.ZipFile(original) as source,
+        zipfile.ZipFile(folder / "python_stdlib.zip") as core,
+        zipfile.ZipFile(folder / "python_stdlib_rest.zip") as rest,
+    ):
+        wanted = set(source.namelist())
+        in_core, in_rest = set(core.namelist()), set(rest.namelist())
+        assert in_core.isdisjoint(in_rest)
+        # The finder of the rest, and every other file a file of Pyodide's.
+        assert "_allegra_stdlib_rest.pyc" in in_core
+        in_core.discard("_allegra_stdlib_rest.pyc")
+        compiled = {name for name in in_core if name.endswith(".pyc")}
+        assert {name[:-1] for name in compiled} | (in_core - compiled) | in_rest == wanted
+        assert not {name[:-1] for name in compiled} & (in_core | in_rest)
+        assert len(compiled) > 100 and "json/__init__.pyc" in compiled
+        assert "email/message.py" in in_rest and "statistics.py" in in_rest
+        for name in in_core - compiled:
+            assert core.read(name) == source.read(name)
+        for name in in_rest:
+            assert rest.read(name) == source.read(name)
+        # A folder of a package that only the rest holds would make that package a
+        # namespace package at start: every folder at start is one of a compiled package.
+        for name in in_core:
+            if name.endswith("/"):
+                assert f"{name}__init__.pyc" in in_core or f"{name}__init__.py" in in_core
+        for part in (core, rest):
+            assert {info.date_time for info in part.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    sources: set[str] = set()
+    for wheel in (built / PLAY / "wheels").glob("*.whl"):
+        with zipfile.ZipFile(wheel) as opened:
+            sources |= set(opened.namelist())
+    with zipfile.ZipFile(built / PLAY / "wheels" / "bytecode.zip") as bytecode:
+        names = bytecode.namelist()
+    assert len(names) > 40
+    assert any(name.startswith("allegra_rules/__pycache__/state.cpython-3") for name in names)
+    for name in names:
+        # allegra_rules/__pycache__/state.cpython-314.pyc <- allegra_rules/state.py
+        folder, _, file = name.partition("/__pycache__/")
+        assert file.endswith(".pyc") and f"{folder}/{file.split('.')[0]}.py" in sources, name
 
 
 def test_the_page_installs_the_wheel_it_was_given(built: Path) -> None:

@@ -5,7 +5,8 @@
 //
 // Messages from the page:
 //   {kind: "load", base, wheels}   load Pyodide from `base` (the "pyodide/" folder's
-//                                  address) and install the wheels (their addresses);
+//                                  address) and unpack the wheels and zip archives
+//                                  (their addresses, in order);
 //                                  answered {kind: "loaded", bots, offers, marks} or
 //                                  {kind: "failed", message}.
 //   {kind: "call", id, name, args} one call of the page's table (see GLUE); answered
@@ -60,7 +61,11 @@ async function load(base, wheels) {
   mark("pyodide");
   const py = await loadPyodide({ indexURL: base });
   mark("python");
-  (await downloads).forEach((data) => py.unpackArchive(data, "wheel"));
+  // The page's standard library holds what the game imports, compiled; the first import
+  // of any other module fetches the rest (docs/play_stdlib_rest.py).
+  const rest = new URL("python_stdlib_rest.zip", new URL(base, self.location.href)).href;
+  py.runPython(`import _allegra_stdlib_rest; _allegra_stdlib_rest.install(${JSON.stringify(rest)})`);
+  (await downloads).forEach((data, k) => py.unpackArchive(data, wheels[k].endsWith(".whl") ? "wheel" : "zip"));
   mark("wheels");
   py.runPython(GLUE);
   mark("ready");
