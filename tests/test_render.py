@@ -154,25 +154,36 @@ def test_seats_are_drawn_from_the_highest_down_and_column_three_is_bracketed() -
         assert left_of_seat1 in row
 
 
-def test_zone_brackets_span_five_columns_and_meet_on_the_shared_columns() -> None:
+def test_zone_brackets_cover_their_five_columns_and_overlap_on_the_shared_ones() -> None:
     state = _after_setup()
     text = render_table(state)
     lines = text.splitlines()
     row = _rows(text)[0]
-    bracket_line = next(line for line in lines if " Player 1 " in line and "+" in line)
-    # Middles of the bracketed column-3 cells (and of the repeated one at the far left).
-    middles = [m.start() + 2 for m in re.finditer(r"[\[(]", row)]
-    assert len(middles) == 4
-    assert [i for i, ch in enumerate(bracket_line) if ch == "+"] == middles
-    # Zones appear left to right as zone 2, zone 1, zone 0, each between two '+'.
-    spans = re.findall(r"\+-+ Player (\d) -+(?=\+)", bracket_line)
-    assert spans == ["3", "2", "1"]
-    # Under each zone: its face-up sum and its count of face-down cards.
+    # The first and last character of each bracketed column-4 cell (and of the repeated
+    # one at the far left).
+    cells = [(m.start(), m.end() - 1) for m in re.finditer(r"[\[(][^\])]*[\])]", row)]
+    assert len(cells) == 4
+    first = next(i for i, line in enumerate(lines) if "+" in line and " Player " in line)
+    rails = lines[first : first + 2]
+    spans = sorted(
+        (m.start(), m.end() - 1, m[1], k)
+        for k, rail in enumerate(rails)
+        for m in re.finditer(r"\+-+ Player (\d) -+\+", rail)
+    )
+    # Zones left to right: zone 2, zone 1, zone 0, each from the first character of a
+    # shared column to the last of the next one; neighbours take turns on two lines.
+    assert [(a, b) for a, b, *_ in spans] == [(cells[k][0], cells[k + 1][1]) for k in range(3)]
+    assert [zone for _, _, zone, _ in spans] == ["3", "2", "1"]
+    assert [line for _, _, _, line in spans] == [0, 1, 0]
+    # Under the brackets: each zone's face-up sum and its count of face-down cards.
     # Zone 0 = seat 0's grid (9 and 10 up) + seat 1's column 3 (all down): 19 + 13 down.
-    sums = lines[lines.index(bracket_line) + 1]
-    downs = lines[lines.index(bracket_line) + 2]
-    assert re.findall(r"sum (\d+)(?!,)", sums) == ["11", "21", "19"]
-    assert re.findall(r"(\d+) face-down", downs) == ["13", "13", "13"]
+    notes = lines[first + 2]
+    assert re.findall(r"sum (\d+), (\d+) ##", notes) == [("11", "13"), ("21", "13"), ("19", "13")]
+    # Each note sits under its own bracket.
+    for (a, b, *_), note in zip(spans, re.finditer(r"sum \d+, \d+ ##", notes), strict=True):
+        assert a < note.start() and note.end() <= b
+    legend = " ".join(text.split())
+    assert "Brackets span the zones (neighbours' overlap on a [4])" in legend
 
 
 def test_legend_explains_zones_in_words_for_a_spectator_and_for_a_seat() -> None:
@@ -525,20 +536,22 @@ def test_the_compact_legend_explains_notes_symbols_and_far_left_in_two_lines(
     assert "far left: PK (4) = Player K's [4]" in legend[1]
     if viewer is not None:
         assert legend[1].startswith(f"Your zone = your grid + Player {viewer + 2}'s [4]")
-    # Two bands, the column labels above the first only, each zone's note inside its
-    # bracket, no "Held: nothing": 2 + 6 + 5 lines, then the legend.
+    # Two bands, the column labels above the first only, each zone's note on one line
+    # under the band, no "Held: nothing": 2 + 6 + 5 lines, then the legend.
     assert bare.count("( 4)   1  2  3 [ 4]") == 1 and bare.count("\n") + 1 == 13
     assert "Held:" not in bare and "Held: nothing" in render_table(state, max_width=80)
-    brackets = [line for line in bare.split("\n") if line.lstrip().startswith("+")]
-    assert len(brackets) == 2 and all(line.count("sum 0, 15 ##") == 3 for line in brackets)
+    # No brackets: each zone's note alone, centred under its five columns.
+    notes = [line for line in bare.split("\n") if line.lstrip().startswith("sum ")]
+    assert len(notes) == 2 and all(line.count("sum 0, 15 ##") == 3 for line in notes)
+    assert "+" not in bare
     assert render_table(state, max_width=80).count("( 4)   1  2  3 [ 4]") == 2
 
 
 def test_the_full_legend_names_the_far_left_column_of_each_band() -> None:
     two = " ".join(render_table(new_game(2, seed=3), viewer=0).split())
     assert "At the far left, P1 (4) repeats your column 4, where it closes Player 2's zone." in two
-    assert "Under each zone: the sum of its face-up cards (sum), then how many" in two
-    assert "## is a face-down card, . a gap." in two
+    assert "under them, each zone's face-up sum and face-down cards (##)" in two
+    assert "a . is a gap." in two
     six = " ".join(render_table(new_game(6, seed=3), viewer=2, max_width=80).split())
     assert (
         "At the far left of each band, P1 (4) repeats column 4 of Player 1, where it "

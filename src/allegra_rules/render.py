@@ -168,8 +168,11 @@ def _grid_lines(
     into two bands, one above the other; each band starts with a repeated column 3
     (in parentheses) of the seat drawn just left of it, so every zone stays five
     consecutive columns. ``labels_once`` writes the column labels above the first
-    band only; ``inline_notes`` writes each zone's (one-line) note inside its bracket,
-    in place of the zone's name, so that a band takes one line less.
+    band only. Under the rows, each zone's bracket covers its five columns, neighbours'
+    brackets taking turns on two lines (they overlap on the [4] they share), with the
+    zone's notes under them; ``inline_notes`` writes instead each zone's (one-line)
+    note alone, centred under its five columns, on one line: a band takes three lines
+    less.
     """
     out: list[str] = []
     for k, band in enumerate(_bands(num_players, width, max_width)):
@@ -202,9 +205,16 @@ def _band_lines(
         pos += grid_width + len(_SEP)
     total = pos - len(_SEP)
     bracket_offset = (COLS - 1) * (width + 1)
-    # The middle of each bracketed column 3, and of the repeated one at the far left.
-    middle = {seat: starts[seat] + bracket_offset + ghost_width // 2 for seat in band}
-    ghost_middle = len(_MARGIN) + ghost_width // 2
+    # Each zone's bracket spans its five columns: from the first character of the [4]
+    # just left of the grid (the repeated one at the far left) to the last of the
+    # grid's own [4].
+    spans = {
+        seat: (
+            len(_MARGIN) if k == 0 else starts[band[k - 1]] + bracket_offset,
+            starts[seat] + bracket_offset + ghost_width - 1,
+        )
+        for k, seat in enumerate(band)
+    }
 
     def blank() -> list[str]:
         return [" "] * total
@@ -236,21 +246,28 @@ def _band_lines(
             ]
             put(line, starts[seat], " ".join(tokens[:-1]) + f" [{tokens[-1]}]")
         out.append("".join(line).rstrip())
-    brackets = blank()
-    depth = 0 if inline_notes else max(len(zone_notes[seat]) for seat in band)
-    notes = [blank() for _ in range(depth)]
+    if inline_notes:
+        # Compact: each zone's note alone, centred under the zone's five columns (the
+        # seat is named above its grid); the legend says what a note counts.
+        line = blank()
+        for seat in band:
+            a, b = spans[seat]
+            note = " ".join(zone_notes[seat])[: b - a + 1]
+            put(line, a + (b - a + 1 - len(note)) // 2, note)
+        out.append("".join(line).rstrip())
+        return out
+    # Neighbours share a [4], so their brackets overlap there: they take turns on two
+    # lines, and each bracket covers whole columns.
+    brackets = [blank(), blank()]
+    notes = [blank() for _ in range(max(len(zone_notes[seat]) for seat in band))]
     for k, seat in enumerate(band):
-        a = ghost_middle if k == 0 else middle[band[k - 1]]
-        b = middle[seat]
-        put(brackets, a, "+" + "-" * (b - a - 1) + "+")
+        a, b = spans[seat]
+        put(brackets[k % 2], a, "+" + "-" * (b - a - 1) + "+")
         label = " your zone " if seat == viewer else f" {_player(seat)} "
-        if inline_notes:  # the seat is named above its grid; the note fills the bracket
-            label = " ".join(zone_notes[seat])[: b - a - 1]
-            label = f" {label} " if len(label) + 2 <= b - a - 1 else label
-        put(brackets, a + 1 + (b - a - 1 - len(label)) // 2, label)
+        put(brackets[k % 2], a + 1 + (b - a - 1 - len(label)) // 2, label)
         for line, note in zip(notes, zone_notes[seat], strict=False):
             put(line, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
-    out.append("".join(brackets).rstrip())
+    out += ["".join(line).rstrip() for line in brackets if "".join(line).strip()]
     out += ["".join(line).rstrip() for line in notes]
     return out
 
@@ -271,11 +288,13 @@ def _legend(
     *,
     bands: Sequence[Sequence[int]] | None = None,
     face_down: bool = True,
+    brackets: bool = True,
 ) -> list[str]:
     """The legend in words: the zones, the far-left column, the notes and the symbols.
 
     ``bands`` are the seats of each band of grids as drawn (one band by default);
-    ``face_down`` says whether the notes under the zones may count face-down cards.
+    ``face_down`` says whether the notes under the zones may count face-down cards;
+    ``brackets`` whether the zones are drawn with brackets (else each note alone).
     """
     ghosts = _ghosts(n, bands or [list(range(n - 1, -1, -1))])
     far = []
@@ -303,13 +322,14 @@ def _legend(
         )
         if len(ghosts) > 1:
             text += " " + far_left
-    if face_down:
-        text += (
-            " Under each zone: the sum of its face-up cards (sum), then how many of its "
-            "cards lie face down. ## is a face-down card, . a gap."
-        )
+    if brackets:
+        text += " Brackets span the zones (neighbours' overlap on a [4]); under them,"
     else:
-        text += " Under each zone: the sum of its cards."
+        text += " Under the zones,"
+    if face_down:
+        text += " each zone's face-up sum and face-down cards (##), as sum 7, 13 ##; a . is a gap."
+    else:
+        text += " each zone's sum."
     return textwrap.wrap(text, max_width or 80)
 
 
@@ -347,7 +367,8 @@ def _compact_legend(
     return [part for line in lines for part in wrap_words(line, max_width, "  ")]
 
 
-def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
+def _zone_note(state: GameState, seat: int) -> list[str]:
+    """The note under a zone: its face-up sum, and how many of its cards lie face down."""
     shown = 0
     hidden = 0
     cells = state.cells
@@ -359,11 +380,7 @@ def _zone_note(state: GameState, seat: int, compact: bool = False) -> list[str]:
             hidden += 1
         else:
             shown += value
-    if not hidden:
-        return [f"sum {shown}"]
-    if compact:
-        return [f"sum {shown}, {hidden} ##"]
-    return [f"sum {shown}", f"{hidden} face-down"]
+    return [f"sum {shown}, {hidden} ##" if hidden else f"sum {shown}"]
 
 
 # ------------------------------------------------------------------ the header
@@ -588,9 +605,11 @@ def render_table(
     The first lines give the round, what the game waits for (whose turn, and the
     phase), the pile sizes, the discard pile's top, the held card, a knocker's hand
     card and the totals. Then every seat's 3x4 grid, seats from ``n - 1`` down to
-    ``0`` left to right, so that each zone is five consecutive columns, a ``+-- zone
-    p --+`` bracket under each zone, and under it the zone's face-up sum and its
-    count of face-down cards in words (``sum 28`` / ``+ 10 face-down``). The seat to
+    ``0`` left to right, so that each zone is five consecutive columns, a
+    ``+--- Player p ----+`` bracket under each zone's five columns (neighbours'
+    brackets take turns on two lines, overlapping on the ``[4]`` they share), and
+    under them each zone's face-up sum and its count of face-down cards
+    (``sum 28, 10 ##``). The seat to
     act is marked ``*seat p*``. A legend in words closes the drawing: the zones, the
     far-left column of each band, the notes under the zones and the symbols.
 
@@ -608,8 +627,9 @@ def render_table(
             wider, and long header lines are wrapped. ``None`` never wraps.
         compact: leave out the totals and the ``Held:`` line where the status line
             already says what is held (or nothing is), write each zone's sum and
-            face-down count on one line inside its bracket (``+ sum 16, 12 ## +``, the
-            seat being named above its grid), the column labels above the first band
+            face-down count on one line centred under its five columns
+            (``sum 16, 12 ##``, the seat being named above its grid; no brackets), the
+            column labels above the first band
             only, and the legend in two short lines (at 80 columns) that explain the
             notes, ``##`` and ``.``, the zone of ``viewer`` and the far-left column: a
             screen of six seats on 80x24 keeps its legend, and leaves room for the
@@ -640,7 +660,7 @@ def render_table(
         name = "You" if s == viewer else f"{_player(s)}"
         headers.append(f"*{name}*" if s == who else name)
     compact = compact is True
-    notes = [_zone_note(state, s, compact) for s in range(n)]
+    notes = [_zone_note(state, s) for s in range(n)]
     held = [_held(state, viewer)]
     if compact and state.phase in _HELD_IN_STATUS:  # the status line says it already
         held = []
@@ -708,9 +728,13 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
     headers = [f"{_player(s)}" for s in range(n)]
     notes = [[f"sum {sums[s]}"] for s in range(n)]
     lines = [f"Round {result.round} is over: every card is turned up.", ""]
-    lines += _grid_lines(n, result.cells, 0, width, headers, notes, max_width)
+    # Cut into bands (six seats on 80 columns), each zone's sum alone under its five
+    # columns, as on the compact table: the report fits 24 lines.
+    bands = _bands(n, width, max_width)
+    inline = len(bands) > 1
+    lines += _grid_lines(n, result.cells, 0, width, headers, notes, max_width, inline_notes=inline)
     if legend:
-        lines += _legend(n, None, max_width, bands=_bands(n, width, max_width), face_down=False)
+        lines += _legend(n, None, max_width, bands=bands, face_down=False, brackets=not inline)
     lines.append("")
     ender = result.ender
     if ender is None:
