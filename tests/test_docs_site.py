@@ -88,6 +88,13 @@ NOTICE = re.compile(
 )
 
 
+def test_the_site_carries_none_of_the_docs_build_scripts(built_site: Path) -> None:
+    """``docs/`` holds the build's Python and Node scripts: ``exclude_docs`` keeps them out."""
+    scripts = [p.name for p in (ROOT / "docs").iterdir() if p.suffix in (".py", ".mjs")]
+    assert "play_site.py" in scripts and "play_bytecode.mjs" in scripts
+    assert [name for name in scripts if (built_site / name).exists()] == []
+
+
 def test_no_page_shows_a_notice_of_the_theme(built_site: Path) -> None:
     """Material for MkDocs prints its end-of-life notice at every build; none reaches a page
     (nor an announcement banner). The contributing and changelog pages, which explain the
