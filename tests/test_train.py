@@ -118,23 +118,24 @@ def test_the_greedy_hint_is_greedybots_scores_as_the_network_reads_them(players:
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring(players: int) -> None:
     tr = trainer(players, TINY_HINT)
-    # 4 batches of 16 tables met while GreedyBot's rule plays every seat.
+    # 4 batches of 16 tables met while GreedyBot's rule plays every seat (25 steps
+    # apart: the imitation program of the greedy-input run's test, compiled once).
     run = tr.imitation_init(tr.init(jax.random.key(2)).params, jax.random.key(8))
     batches = []
     for _ in range(4):
-        run, _ = tr.imitate(run, 9)
+        run, _ = tr.imitate(run, 25)
         batches.append(run.env)
     env = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *batches)
-    obs, scores = tr._read(env)
+    # Compiled once each (run op by op, these took most of the test's time).
+    obs, scores = jax.jit(tr._read)(env)
     assert scores is not None
-    np.testing.assert_array_equal(np.asarray(obs), np.asarray(tr.input(env)))
+    np.testing.assert_array_equal(np.asarray(obs), np.asarray(jax.jit(tr.input)(env)))
+    greedy = jax.jit(tr._greedy)
+    alone = jax.jit(jax.vmap(lambda s, k: greedy_action(tr.tables, s, k)))
     for seed in range(3):
         key = jax.random.key(seed)
-        shared = np.asarray(tr._greedy(env, key, scores))
-        alone = jax.vmap(lambda s, k: greedy_action(tr.tables, s, k))(
-            env, jax.random.split(key, 64)
-        )
-        np.testing.assert_array_equal(shared, np.asarray(alone))
+        shared = np.asarray(greedy(env, key, scores))
+        np.testing.assert_array_equal(shared, np.asarray(alone(env, jax.random.split(key, 64))))
         assert np.asarray(env.legal_action_mask)[np.arange(64), shared].all()
     # Without the hint the input is the features alone and nothing is scored ahead.
     plain_obs, plain_scores = trainer(players, TINY)._read(env)
@@ -313,7 +314,9 @@ def _moved(before: object, after: object) -> list[bool]:
 def test_the_critic_updates_move_the_value_head_alone() -> None:
     tr = trainer(2, dataclasses.replace(TINY, critic_updates=2))
     start = tr.init(jax.random.key(7))
-    fitted, _ = tr.run(start, 2)
+    # Update by update (one compiled program): the first two fit the value head alone.
+    fitted, _ = tr.run(tr.run(start, 1)[0], 1)
+    assert int(fitted.update) == 2
     held = ("hidden_0", "hidden_1", "policy")
     for name in held:
         assert not any(_moved(start.params["params"][name], fitted.params["params"][name])), name
