@@ -140,7 +140,7 @@ def own_games(n: int, config: RuleConfig, seed: int, tables: int, steps: int) ->
     env = env_for(n, config)
     vstep = jax.jit(jax.vmap(env.step))
     key = jax.random.key(seed)
-    states = jax.vmap(env.init)(jax.random.split(key, tables))
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(key, tables))
     checked = 0
     for t in range(steps):
         key, k_act, k_step = jax.random.split(key, 3)
@@ -268,10 +268,11 @@ def test_bad_arguments_raise_value_error() -> None:
         env.from_state("state")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"allegra_rules\.jax\.State"):
         env.to_state("state")  # type: ignore[arg-type]
+    table = jax.jit(env.init)(jax.random.key(0))
     for player in (2, -1, True):
         with pytest.raises(ValueError, match="seat"):
-            env.observe(env.init(jax.random.key(0)), player)
-    batch = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
+            env.observe(table, player)
+    batch = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), 2))
     with pytest.raises(ValueError, match="one table"):
         env.to_state(batch)
 
@@ -289,7 +290,7 @@ def test_auto_reset_and_terminated_steps() -> None:
 
     run = jax.jit(jax.vmap(auto_reset_step))
     key = jax.random.key(3)
-    states = jax.vmap(env.init)(jax.random.split(key, tables))
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(key, tables))
     resets = 0
     auto = jax.jit(jax.vmap(env.step_auto_reset))
     for _ in range(120):
@@ -317,7 +318,7 @@ def test_auto_reset_and_terminated_steps() -> None:
         s = apply(s, rng.choice(legal_actions(s)))
     over = env.from_state(s)
     assert bool(over.terminated) and not np.asarray(over.legal_action_mask).any()
-    after = env.step(over, 0, jax.random.key(0))
+    after = jax.jit(env.step)(over, 0, jax.random.key(0))  # compiled, not op by op
     assert env.to_state(after) == s
     assert not np.asarray(after.rewards).any()
 
@@ -327,7 +328,7 @@ def test_illegal_action_ends_the_game_at_the_worst_return() -> None:
     s = new_game(2, seed=4)
     js = env.from_state(s)
     bad = int(np.flatnonzero(~np.asarray(js.legal_action_mask))[0])
-    out = env.step(js, bad, jax.random.key(0))
+    out = jax.jit(env.step)(js, bad, jax.random.key(0))
     assert bool(out.terminated)
     np.testing.assert_allclose(np.asarray(out.rewards), [-1.0, 0.0])
     with pytest.raises(ValueError, match="illegal"):
@@ -402,7 +403,7 @@ def test_batched_steps_equal_single_table_steps(n: int, config: RuleConfig, step
         lambda s, a, k: jax.lax.map(lambda table: env.step_auto_reset(*table), (s, a, k))
     )
     key = jax.random.key(21)
-    states = jax.vmap(env.init)(jax.random.split(key, tables))
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(key, tables))
     seen = {"round ends": 0, "refills": 0}
     for _ in range(steps):
         key, k_act, k_step = jax.random.split(key, 3)
@@ -431,7 +432,7 @@ def test_nested_vmap_equals_one_batch() -> None:
     env = env_for(3, SHORT)
     outer, inner = 2, 12
     keys = jax.random.split(jax.random.key(4), outer * inner)
-    states = jax.vmap(env.init)(keys)
+    states = jax.jit(jax.vmap(env.init))(keys)
     nested = jax.jit(jax.vmap(jax.vmap(env.step_auto_reset)))
     flat = jax.jit(jax.vmap(env.step_auto_reset))
     key = jax.random.key(5)
