@@ -614,7 +614,8 @@ def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProc
 
 def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
     # The search bot thinks in a worker process; its moves are stored like any other.
-    table = new_table(client, players=2, bots={"1": "search"}, seed=5, max_turns=4)
+    # (Its easy level: the levels differ only in their budget of simulations.)
+    table = new_table(client, players=2, bots={"1": "search-easy"}, seed=5, max_turns=4)
     token = claim(client, table, 0)
     rng = random.Random(5)
     other = new_table(client, players=2)
