@@ -545,6 +545,10 @@ def test_at_1280x800_the_whole_table_is_in_view_without_scrolling(
     browser.wait_until(
         f"{frame}.contentDocument.querySelector('#picture svg') !== null", timeout=60
     )
+    # The picture is fitted to the window's height at the frame after it is drawn.
+    browser.wait_until(
+        f"{frame}.contentDocument.documentElement.style.getPropertyValue('--picture-top')"
+    )
     # The page scrolled to the frame, just below the theme's header (which stays on top).
     browser.evaluate(
         f"window.scrollBy(0, {frame}.getBoundingClientRect().top"

@@ -535,11 +535,27 @@ const local = {
   worker: null, ready: null, table: false, pause: 400, next: 0, waiting: new Map(), bots: false,
 };
 
+// The page paints its lobby first: the worker's start (a megabyte of JavaScript to
+// compile, then the WebAssembly) would otherwise share the CPU with the page's first
+// layout, one task of the page's thread. A page out of sight paints no frame: then the
+// timer starts it.
+function afterFirstPaint() {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 100);
+    requestAnimationFrame(() => { setTimeout(resolve, 0); });
+  });
+}
+
 function localLoad() {
   if (local.ready) return local.ready;
+  local.ready = afterFirstPaint().then(startWorker);
+  return local.ready;
+}
+
+function startWorker() {
   const worker = new Worker(new URL("play_worker.js", document.baseURI), { type: "module" });
   local.worker = worker;
-  local.ready = new Promise((resolve, reject) => {
+  const ready = new Promise((resolve, reject) => {
     worker.onmessage = (event) => {
       const message = event.data;
       if (message.kind === "answer") {
@@ -569,7 +585,7 @@ function localLoad() {
     base: new URL("pyodide/", document.baseURI).href,
     wheels: wheels.map((name) => new URL(`wheels/${name}`, document.baseURI).href),
   });
-  return local.ready;
+  return ready;
 }
 
 function localSend(message) {
@@ -1059,14 +1075,19 @@ function render(view) {
   renderLog(view, before);
   renderScores(view);
   refreshInfo();
-  fitPicture();
+  // Measured at the next frame, with the frame's own layout: measuring here would force
+  // a layout inside this task and make it one long task of the page's thread.
+  if (!fit.pending) {
+    fit.pending = true;
+    requestAnimationFrame(() => { fit.pending = false; fitPicture(); });
+  }
 }
 
 // On a wide screen the table stays within the window's height (style.css): the picture
 // takes the height that the status, the seats, a banner and the buttons above it leave.
 // It keeps the lowest top seen at this window size, so that it does not grow and shrink
 // from one move to the next as a banner comes and goes (a target moving under the mouse).
-const fit = { top: 0, width: 0, height: 0 };
+const fit = { top: 0, width: 0, height: 0, pending: false };
 function fitPicture() {
   const board = $("board");
   if (board.hidden || $("table").hidden) return;
