@@ -155,7 +155,7 @@ def _grid_lines(
     face_down: int,
     width: int,
     headers: Sequence[str],
-    zone_notes: Sequence[Sequence[str]],
+    zone_notes: Sequence[str],
     max_width: int | None = None,
     labels_once: bool = False,
     viewer: int | None = None,
@@ -163,7 +163,7 @@ def _grid_lines(
 ) -> list[str]:
     """The table drawing: seat headers, column labels, 3 rows, zone brackets, notes.
 
-    ``headers[s]`` is written above seat ``s``'s grid, the lines of ``zone_notes[s]``
+    ``headers[s]`` is written above seat ``s``'s grid, ``zone_notes[s]`` (one line)
     under seat ``s``'s zone. When the drawing is wider than ``max_width`` it is cut
     into two bands, one above the other; each band starts with a repeated column 3
     (in parentheses) of the seat drawn just left of it, so every zone stays five
@@ -190,7 +190,7 @@ def _band_lines(
     face_down: int,
     width: int,
     headers: Sequence[str],
-    zone_notes: Sequence[Sequence[str]],
+    zone_notes: Sequence[str],
     viewer: int | None = None,
     inline_notes: bool = False,
 ) -> list[str]:
@@ -252,23 +252,23 @@ def _band_lines(
         line = blank()
         for seat in band:
             a, b = spans[seat]
-            note = " ".join(zone_notes[seat])[: b - a + 1]
+            note = zone_notes[seat][: b - a + 1]
             put(line, a + (b - a + 1 - len(note)) // 2, note)
         out.append("".join(line).rstrip())
         return out
     # Neighbours share a [4], so their brackets overlap there: they take turns on two
     # lines, and each bracket covers whole columns.
     brackets = [blank(), blank()]
-    notes = [blank() for _ in range(max(len(zone_notes[seat]) for seat in band))]
+    notes = blank()
     for k, seat in enumerate(band):
         a, b = spans[seat]
         put(brackets[k % 2], a, "+" + "-" * (b - a - 1) + "+")
         label = " your zone " if seat == viewer else f" {_player(seat)} "
         put(brackets[k % 2], a + 1 + (b - a - 1 - len(label)) // 2, label)
-        for line, note in zip(notes, zone_notes[seat], strict=False):
-            put(line, a + 1 + max(0, (b - a - 1 - len(note)) // 2), note[: b - a - 1])
+        note = zone_notes[seat][: b - a - 1]
+        put(notes, a + 1 + (b - a - 1 - len(note)) // 2, note)
     out += ["".join(line).rstrip() for line in brackets if "".join(line).strip()]
-    out += ["".join(line).rstrip() for line in notes]
+    out.append("".join(notes).rstrip())
     return out
 
 
@@ -367,7 +367,7 @@ def _compact_legend(
     return [part for line in lines for part in wrap_words(line, max_width, "  ")]
 
 
-def _zone_note(state: GameState, seat: int) -> list[str]:
+def _zone_note(state: GameState, seat: int) -> str:
     """The note under a zone: its face-up sum, and how many of its cards lie face down."""
     shown = 0
     hidden = 0
@@ -380,7 +380,7 @@ def _zone_note(state: GameState, seat: int) -> list[str]:
             hidden += 1
         else:
             shown += value
-    return [f"sum {shown}, {hidden} ##" if hidden else f"sum {shown}"]
+    return f"sum {shown}, {hidden} ##" if hidden else f"sum {shown}"
 
 
 # ------------------------------------------------------------------ the header
@@ -688,8 +688,8 @@ def render_table(
     )
     bands = _bands(n, width, max_width)
     if legend and compact:
-        mine = notes[0 if viewer is None else viewer][0]
-        example = next((note[0] for note in notes if note[0].endswith("##")), mine)
+        mine = notes[0 if viewer is None else viewer]
+        example = next((note for note in notes if note.endswith("##")), mine)
         lines += _compact_legend(n, viewer, max_width, bands, mine if "##" in mine else example)
     elif legend:
         lines += _legend(n, viewer, max_width, bands=bands)
@@ -726,7 +726,7 @@ def render_round_end(state: GameState, *, legend: bool = True, max_width: int | 
     width = _width(state.config.deck_cards())
     sums = result.zone_sums
     headers = [f"{_player(s)}" for s in range(n)]
-    notes = [[f"sum {sums[s]}"] for s in range(n)]
+    notes = [f"sum {sums[s]}" for s in range(n)]
     lines = [f"Round {result.round} is over: every card is turned up.", ""]
     # Cut into bands (six seats on 80 columns), each zone's sum alone under its five
     # columns, as on the compact table: the report fits 24 lines.
