@@ -26,7 +26,9 @@ by the next run.
 
 from __future__ import annotations
 
+import compileall
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -72,8 +74,8 @@ GROUPS = {
 
 A group's tests share what is costly to make in one process: the compiled programs of
 the batched engine's Envs (``jax``) and of the trainers (``train``), the built docs site
-and its browser (``site``). The groups are handed out first, the largest first, and the
-other tests one by one after them.
+and its browser (``site``). The groups are handed out first (in the order of ``FIRST``),
+and the other tests one by one after them.
 """
 
 TEST_GROUPS = {
@@ -96,6 +98,34 @@ it shares little with the rest of its module, and its module's group alone would
 one worker busy for most of the run. What it compiles in common with its module, the
 persistent compilation cache shares between the workers.
 """
+
+FIRST = (
+    "jax",
+    "train",
+    "site",
+    "train-hint",
+    "train-best",
+    "tests/test_server_processes.py::test_ten_thousand_conflicting_moves_across_two_processes_are_each_stored_once",
+    "tests/test_docs.py::test_python_blocks_run_and_print_their_output",
+    "tests/test_ray.py::test_tournament_on_ray_equals_local",
+    "tests/test_server_limits.py::test_thousands_of_views_of_the_largest_tables_keep_memory_bounded",
+    "tests/test_growing_saves.py::test_the_batched_engine_agrees_on_the_field_in_lock_step",
+)
+"""The work units handed out first, in this order: the longest (measured), so that no
+long unit starts near the end of a run while the other workers have nothing left.
+
+A unit is a group of ``GROUPS`` or ``TEST_GROUPS``, or one test with all its cases. The
+other units follow in the order pytest collects them. The three workers start on the
+first three groups; the next two go to the first workers done (the site's, then the
+batched engine's), and the long single tests after them.
+"""
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work that a test belongs to: its group, or the test with its cases."""
+    test = nodeid.split("[", 1)[0]  # a parametrized test's cases stay together
+    return TEST_GROUPS.get(test) or GROUPS.get(nodeid.split("::", 1)[0], test)
+
 
 RUN_FOLDER = "ALLEGRA_TEST_RUN_FOLDER"
 """The variable naming the folder that the processes of one run share."""
@@ -144,6 +174,25 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = Path(tempfile.mkdtemp(prefix="allegra-run-"))
         config.stash[_RUN_KEY] = folder
         os.environ[RUN_FOLDER] = str(folder)
+        _compile_the_package()
+
+
+def _compile_the_package() -> None:
+    """Write the bytecode of the package under test, once, before any process imports it.
+
+    The workers and the hundreds of processes the tests start (servers, their bots'
+    worker processes, the command line) each import ``allegra_rules``. Where
+    ``PYTHONDONTWRITEBYTECODE`` is set, none of them writes its bytecode, so each one
+    compiled the package again from its sources (0.13 s of CPU for a server's imports).
+    Python still reads bytecode it finds, as pip's install writes it for an installed
+    package, so the run writes the checkout's once, into the usual (git-ignored)
+    ``__pycache__`` folders. Nothing is written for a package installed elsewhere.
+    """
+    spec = importlib.util.find_spec("allegra_rules")
+    package = ROOT / "src" / "allegra_rules"
+    if spec is None or spec.origin is None or Path(spec.origin).parent != package:
+        return
+    compileall.compile_dir(package, quiet=1)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -181,13 +230,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadGroupScheduling
 
+    # The units go out in the order of the collection (pytest_collection_modifyitems puts
+    # FIRST first), not reordered by their number of tests: a group of two long tests
+    # would otherwise wait behind every unit of many quick ones.
+    config.option.loadscopereorder = False
+
     class ByModule(LoadGroupScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             scope: str = super()._split_scope(nodeid)
             if scope != nodeid:  # an xdist_group marker that took effect
                 return scope
-            test = nodeid.split("[", 1)[0]  # a parametrized test's cases stay together
-            return TEST_GROUPS.get(test) or GROUPS.get(nodeid.split("::", 1)[0], nodeid)
+            return work_unit(nodeid)
 
     return ByModule(config, log)
 
@@ -206,7 +259,8 @@ def shared(name: str) -> Iterator[Path]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the ``slow`` tests unless thorough, the ``install_check`` ones unless asked."""
+    """Deselect the ``slow`` tests unless thorough, the ``install_check`` ones unless asked;
+    the ``FIRST`` units go first."""
     skip_markers = []
     if not thorough_run():
         skip_markers.append("slow")
@@ -218,7 +272,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (keep if wanted else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
+    # The FIRST units first (in its order), then the others as collected.
+    rank = {unit: i for i, unit in enumerate(FIRST)}
+    items[:] = sorted(keep, key=lambda item: rank.get(work_unit(item.nodeid), len(FIRST)))
 
 
 @cache
