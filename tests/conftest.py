@@ -116,8 +116,9 @@ long unit starts near the end of a run while the other workers have nothing left
 
 A unit is a group of ``GROUPS`` or ``TEST_GROUPS``, or one test with all its cases. The
 other units follow in the order pytest collects them. The three workers start on the
-first three groups; the next two go to the first workers done (the site's, then the
-batched engine's), and the long single tests after them.
+first three groups; the two smaller training groups then go to the first worker near
+its end (the site's: pytest-xdist sends a worker more when two of its tests or fewer
+are left), and the long single tests to the next ones.
 """
 
 
