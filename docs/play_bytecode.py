@@ -154,10 +154,7 @@ def main(finder_source: str, out: str) -> dict[str, int]:
     ours = sorted(
         file
         for module in list(sys.modules.values())
-        if (file := module_file(module))
-        and file.startswith(root + "/")
-        and file.endswith(".py")
-        and not file.startswith(STDLIB)
+        if (file := module_file(module)) and file.startswith(root + "/") and file.endswith(".py")
     )
     with zipfile.ZipFile(f"{out}/bytecode.zip", "w") as bytecode:
         for file in ours:
