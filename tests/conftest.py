@@ -78,24 +78,20 @@ and its browser (``site``). The groups are handed out first (in the order of ``F
 and the other tests one by one after them.
 """
 
-TEST_GROUPS = {
-    "tests/test_train.py::test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume": (
-        "train-best"
+TEST_GROUPS = dict.fromkeys(
+    (
+        "tests/test_train.py::test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring",
+        "tests/test_train.py::test_a_run_with_the_greedy_input_writes_weights_of_format_3",
+        "tests/test_train.py::test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume",
+        "tests/test_train.py::test_a_network_of_the_greedy_hint_plays_in_policybot_as_in_jax",
     ),
-    **dict.fromkeys(
-        (
-            "tests/test_train.py::test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring",
-            "tests/test_train.py::test_a_run_with_the_greedy_input_writes_weights_of_format_3",
-            "tests/test_train.py::test_a_network_of_the_greedy_hint_plays_in_policybot_as_in_jax",
-        ),
-        "train-hint",
-    ),
-}
+    "train-hint",
+)
 """Tests of a ``GROUPS`` module that another worker runs, in a group of their own.
 
-Each compiles programs of its own (a network of another size, the greedy input), so
-it shares little with the rest of its module, and its module's group alone would keep
-one worker busy for most of the run. What it compiles in common with its module, the
+They train and play networks that read the greedy input, so they share their compiled
+programs with each other and little with the rest of their module, whose group alone
+would keep one worker busy for most of the run. What it compiles in common with its module, the
 persistent compilation cache shares between the workers.
 """
 
@@ -104,7 +100,6 @@ FIRST = (
     "train",
     "site",
     "train-hint",
-    "train-best",
     "tests/test_server_processes.py::test_ten_thousand_conflicting_moves_across_two_processes_are_each_stored_once",
     "tests/test_docs.py::test_python_blocks_run_and_print_their_output",
     "tests/test_ray.py::test_tournament_on_ray_equals_local",
@@ -116,7 +111,7 @@ long unit starts near the end of a run while the other workers have nothing left
 
 A unit is a group of ``GROUPS`` or ``TEST_GROUPS``, or one test with all its cases. The
 other units follow in the order pytest collects them. The three workers start on the
-first three groups; the two smaller training groups then go to the first worker near
+first three groups; the smaller training group then goes to the first worker near
 its end (the site's: pytest-xdist sends a worker more when two of its tests or fewer
 are left), and the long single tests to the next ones.
 """
