@@ -223,12 +223,13 @@ def _count(sums: dict[str, int], name: str, value: int = 1) -> None:
     sums[name] = sums.get(name, 0) + value
 
 
-def _known(view: PlayerView) -> int:
-    """The cards on the table whose value ``view`` shows: grid cells, held card, hand."""
-    shown = sum(1 for value in view.cells if value is not None)
-    if view.held is not None:
-        shown += 1
-    return shown + sum(1 for _, card in view.in_hand if card is not None)
+def _in_hand(view: PlayerView) -> int:
+    """The cards off the grid whose value ``view`` shows: the held card and the hand."""
+    shown = 0 if view.held is None else 1
+    for _, card in view.in_hand:
+        if card is not None:
+            shown += 1
+    return shown
 
 
 @attrs.define(eq=True)
@@ -330,14 +331,23 @@ class Tally:
         row[2] += options * options
         row[3] = max(row[3], options)
         public = observe(state, None)
-        hidden = sum(public.face_down)
+        # Every view shows the same grid cells (``observe``): they are counted once.
+        cells = public.cells
+        on_grid = len(cells) - cells.count(None)
         turn = 0 if state.phase is Phase.SETUP else state.turns_played
         flow = self.flow.setdefault(turn, [0] * (3 + self.num_players))
         flow[0] += 1
-        flow[1] += _known(public)
-        flow[2] += hidden
-        for seat in range(self.num_players):
-            flow[3 + seat] += _known(observe(state, seat))
+        shown = on_grid + _in_hand(public)
+        flow[1] += shown
+        flow[2] += public.face_down.count(True)
+        if public.held_hidden or any(card is None for _, card in public.in_hand):
+            for seat in range(self.num_players):
+                flow[3 + seat] += on_grid + _in_hand(observe(state, seat))
+        else:
+            # A seat's view shows what the public view shows, and what that hides:
+            # with nothing hidden, every seat knows what the public view shows.
+            for seat in range(self.num_players):
+                flow[3 + seat] += shown
 
     def round_end(self, state: GameState, counts: Mapping[str, int]) -> None:
         """Count a finished round: ``state`` is the first state after it was scored."""
