@@ -91,8 +91,8 @@ TEST_GROUPS = dict.fromkeys(
 
 They train and play networks that read the greedy input, so they share their compiled
 programs with each other and little with the rest of their module, whose group alone
-would keep one worker busy for most of the run. What it compiles in common with its module, the
-persistent compilation cache shares between the workers.
+would keep one worker busy for most of the run. What they compile in common with the
+rest of their module, the persistent compilation cache shares between the workers.
 """
 
 FIRST = (
