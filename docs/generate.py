@@ -400,6 +400,7 @@ PUBLIC_MODULES = (
     "records",
     "encoding",
     "features",
+    "network_input",
     "render",
     "wording",
     "glossary",

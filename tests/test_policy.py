@@ -29,6 +29,7 @@ from allegra_rules import (
     Action,
     GameState,
     GreedyBot,
+    RuleConfig,
     apply,
     legal_actions,
     new_game,
@@ -39,6 +40,7 @@ from allegra_rules import policy as policy_module
 from allegra_rules.bot_kinds import BOT_KINDS
 from allegra_rules.encoding import action_to_id, num_distinct_actions
 from allegra_rules.features import Encoder
+from allegra_rules.network_input import CARD_SLOTS, RULE_INPUTS, SLOT_LOW, NetworkInput
 from allegra_rules.policy import (
     POLICY_FORMAT,
     SHIPPED_WEIGHTS,
@@ -68,17 +70,19 @@ def write_weights(
     eight_bit: bool = False,
     hint: bool = False,
     hint_value: float | None = None,
+    rules_input: bool = False,
 ) -> Path:
     """A random network per seat count, in the weights file format (``policy.npz``).
 
     ``eight_bit``: the matrices are random int8 with random scales per column (format 2).
     ``hint``: the network reads the greedy hint (format 3): ``w0`` has a row per action id
     after the features' rows, and ``"n/hint"`` holds random weights (all ``hint_value``
-    when given).
+    when given). ``rules_input``: the network reads the deck-free ``NetworkInput`` and plays
+    every config (format 4; with ``hint``, it reads the hint after it).
     """
     rng = np.random.default_rng(seed)
     info: dict[str, Any] = {
-        "format": 3 if hint else 2 if eight_bit else 1,
+        "format": 4 if rules_input else 3 if hint else 2 if eight_bit else 1,
         "preset": "seeds",
         "config_fingerprint": SEEDS.fingerprint,
         "seat_counts": list(seat_counts),
@@ -87,11 +91,21 @@ def write_weights(
         "command": "tests/test_policy.py write_weights (random)",
         "seed": seed,
     }
+    if rules_input:
+        info.update(
+            greedy_input=hint,
+            card_slots=CARD_SLOTS,
+            slot_low=SLOT_LOW,
+            rule_inputs=[[name, list(choices)] for name, choices in RULE_INPUTS],
+        )
+        del info["config_fingerprint"]
     info.update(meta or {})
     arrays: dict[str, Any] = {"meta": np.array(json.dumps(info))}
     h1, h2 = hidden
     for n in seat_counts:
         size, actions = Encoder(SEEDS, n).size, num_distinct_actions(n)
+        if rules_input:
+            size = NetworkInput(SEEDS, n).size
         if hint:
             size += actions
             weights = rng.uniform(0.0, 3.0 * scale, actions).astype(np.float32)
@@ -146,6 +160,7 @@ def _arrays(path: Path, n: int) -> dict[str, Any]:
                 out[k] = out[k] * data[f"{n}/{k}_scale"][np.newaxis, :]
         if f"{n}/hint" in data.files:  # format 3: the greedy hint's weights
             out["hint"] = data[f"{n}/hint"].astype(np.float32)
+        out["format"] = json.loads(str(data["meta"][()]))["format"]
         return out
 
 
@@ -165,7 +180,11 @@ def _reference_logits(path: Path, state: GameState) -> Any:
     pi_w, pi_b = w["pi_w"], w["pi_b"]
     seat = state.current_player
     assert seat is not None
-    x = np.array(Encoder(state.config, n).features(observe(state, seat)), dtype=np.float32)
+    view = observe(state, seat)
+    if w["format"] == 4:  # the deck-free input, the rules among it
+        x = np.array(NetworkInput(state.config, n).features(view), dtype=np.float32)
+    else:
+        x = np.array(Encoder(state.config, n).features(view), dtype=np.float32)
     if "hint" in w:
         x = np.concatenate([x, _reference_hint(state)])
     h = np.maximum(x @ w["w0"] + w["b0"], 0)
@@ -219,15 +238,42 @@ def weights_hint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
 
 
-@pytest.mark.parametrize("kind", ["float", "8-bit", "greedy hint"])
+@pytest.fixture(scope="module")
+def weights_rules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Random 8-bit weights of the deck-free input with the hint (format 4), 2 to 6 seats."""
+    return write_weights(
+        tmp_path_factory.mktemp("policy") / "rules.npz",
+        seat_counts=(2, 3, 4, 5, 6),
+        seed=5,
+        eight_bit=True,
+        hint=True,
+        rules_input=True,
+    )
+
+
+CUSTOM = RuleConfig(
+    deck={-20: 20, 0: 20, 3: 20, 40: 20},
+    knocking="never",
+    row_match="adjacent",
+    setup_reveals="simultaneous",
+    max_turns_per_round=60,
+)
+"""A config no preset has, its deck far outside the card slots' -2..13."""
+
+
+@pytest.mark.parametrize(
+    "kind", ["float", "8-bit", "greedy hint", "rules input", "rules input, custom"]
+)
 def test_policy_plays_the_networks_best_legal_move(
-    weights: Path, weights_8bit: Path, weights_hint: Path, kind: str
+    weights: Path, weights_8bit: Path, weights_hint: Path, weights_rules: Path, kind: str
 ) -> None:
-    weights = {"float": weights, "8-bit": weights_8bit, "greedy hint": weights_hint}[kind]
+    files = {"float": weights, "8-bit": weights_8bit, "greedy hint": weights_hint}
+    weights = files.get(kind, weights_rules)
+    config = CUSTOM if kind.endswith("custom") else SEEDS
     bot = PolicyBot(0, weights=weights)
     checked = 0
     for n, seed in ((2, 5), (4, 6)):
-        state = new_game(n, seed=seed)
+        state = new_game(n, seed=seed, config=config)
         greedy = [GreedyBot(p) for p in range(n)]
         while not state.is_terminal:
             legal = legal_actions(state)
@@ -282,13 +328,12 @@ def same_view_variants(state: GameState) -> list[GameState]:
     return [v for v in hidden_variants(state) if observe(v, seat) == view]
 
 
-@pytest.mark.parametrize("hint", [False, True])
+@pytest.mark.parametrize("kind", ["features", "hint", "rules input"])
 def test_policy_never_reads_face_down_cards_or_the_draw_pile(
-    weights: Path, weights_hint: Path, backend: str, hint: bool
+    weights: Path, weights_hint: Path, weights_rules: Path, backend: str, kind: str
 ) -> None:
     # With NumPy, and in plain Python as on the play page; with and without the hint.
-    if hint:
-        weights = weights_hint
+    weights = {"features": weights, "hint": weights_hint}.get(kind, weights_rules)
     states = _sample_states(250)
     assert {s.num_players for s in states} == {2, 3, 4, 5}
     compared = 0
@@ -372,6 +417,32 @@ def test_only_the_policy_bots_ask_the_policy(monkeypatch: pytest.MonkeyPatch) ->
         kinds.unavailable("nobody", SEEDS, 3)
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_a_rules_input_policy_plays_every_config_at_every_seat_count(
+    weights_rules: Path, n: int
+) -> None:
+    configs = [preset(name) for name in preset_names()] + [
+        CUSTOM,
+        RuleConfig(deck={7: 80}),
+        RuleConfig(deck=dict.fromkeys(range(-1000, 1001, 10), 3), max_turns_per_round=15),
+    ]
+    rng = random.Random(n)
+    for config in configs:
+        if n > config.most_players():
+            continue
+        assert cannot_play(config, n, weights=weights_rules) is None
+        state = new_game(n, seed=rng.randrange(1000), config=config)
+        bots = [PolicyBot(p, weights=weights_rules) for p in range(n)]
+        for _ in range(60 if config.deck_size > 500 else 400):
+            if state.is_terminal:
+                break
+            state = apply(state, bots[state.current_player or 0].choose(state))
+        assert state.turns_played > 0 or state.round > 1 or state.is_terminal
+    assert "plays 2, 3, 4, 5, 6 seats, not 7" in (
+        cannot_play(RuleConfig(max_players=8), 7, weights=weights_rules) or ""
+    )
+
+
 def test_other_rules_are_refused(weights: Path) -> None:
     bot = PolicyBot(0, weights=weights)
     with pytest.raises(ValueError, match=r"trained for preset 'seeds'"):
@@ -390,7 +461,12 @@ def test_a_finished_game_and_a_non_state_are_refused(weights: Path) -> None:
 
 
 WRONG_FILES = [
-    ({"meta": {"format": 4}}, "format 4; this version of allegra_rules reads formats 1, 2 and 3"),
+    ({"meta": {"format": 5}}, "format 5; this version of allegra_rules reads formats 1, 2, 3 and"),
+    ({"rules_input": True, "meta": {"card_slots": 12}}, "card_slots"),
+    ({"rules_input": True, "meta": {"rule_inputs": [["knocking", "never"]]}}, "rule_inputs"),
+    ({"rules_input": True, "meta": {"rule_inputs": 3}}, "rule_inputs"),
+    ({"rules_input": True, "reshape": "2/w0"}, "reads 776 inputs"),
+    ({"rules_input": True, "hint": True, "meta": {"greedy_input": False}}, "without greedy"),
     ({"meta": {"format": "2"}}, "format '2'"),
     ({"meta": {"format": 1}, "eight_bit": True}, "format 1 has no 8-bit matrices"),
     ({"meta": {"seat_counts": []}}, "seat_counts"),
@@ -491,26 +567,35 @@ def test_plain_python_reads_only_what_training_writes(tmp_path: Path, entry: str
 
 
 @pytest.mark.installed
-@pytest.mark.parametrize("which", ["random", "random 8-bit", "random with the hint", "shipped"])
+@pytest.mark.parametrize(
+    "which", ["random", "random 8-bit", "random with the hint", "random rules input", "shipped"]
+)
 def test_the_plain_python_network_plays_as_numpy_does(
     weights: Path,
     weights_8bit: Path,
     weights_hint: Path,
+    weights_rules: Path,
     which: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shipped = which == "shipped"
     if shipped and not resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).is_file():
         pytest.skip("this installation has no shipped weights")
-    files = {"random": weights, "random 8-bit": weights_8bit, "random with the hint": weights_hint}
+    files = {
+        "random": weights,
+        "random 8-bit": weights_8bit,
+        "random with the hint": weights_hint,
+        "random rules input": weights_rules,
+    }
     path = files.get(which)
     with_numpy = PolicyBot(7, weights=path)
     monkeypatch.setattr(policy_module, "_plain_python", lambda: True)
     plain = PolicyBot(7, weights=path)
     assert type(plain._policy.networks[2]).__name__ == "_PlainNetwork"
     decisions = 0
+    custom = which == "random rules input"
     for n, seed in ((2, 11), (4, 12)):
-        for state in _choice_states(n, seed, 60):
+        for state in _choice_states(n, seed, 60, CUSTOM if custom and n == 4 else None):
             legal, expected = with_numpy._legal_logits(state)
             legal_plain, values = plain._legal_logits(state)
             assert legal_plain == legal
@@ -591,9 +676,11 @@ class CountingGuide:
         return {a: (0.5 if k == len(legal) - 1 else rest) for k, a in enumerate(legal)}
 
 
-def _choice_states(n: int, seed: int, count: int) -> list[GameState]:
+def _choice_states(
+    n: int, seed: int, count: int, config: RuleConfig | None = None
+) -> list[GameState]:
     states: list[GameState] = []
-    state = new_game(n, seed=seed)
+    state = new_game(n, seed=seed, config=config)
     bots = [GreedyBot(p) for p in range(n)]
     while not state.is_terminal and len(states) < count:
         if len(legal_actions(state)) > 2:
@@ -684,10 +771,13 @@ def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
     assert len(_SHIPPED.read_bytes()) <= 2 * 1024 * 1024
     meta = PolicyBot(0).meta
     hint, eight_bit = meta.get("greedy_input", False), meta.get("precision") == "int8"
-    assert meta["format"] == (POLICY_FORMAT if hint else 2 if eight_bit else 1)
+    rules = "rule_inputs" in meta
+    assert meta["format"] == (POLICY_FORMAT if rules else 3 if hint else 2 if eight_bit else 1)
     assert ("--greedy-input" in meta["command"]) == hint
-    assert meta["preset"] == "seeds"
-    assert meta["config_fingerprint"] == SEEDS.fingerprint
+    assert ("--rules-input" in meta["command"]) == rules
+    if not rules:
+        assert meta["preset"] == "seeds"
+        assert meta["config_fingerprint"] == SEEDS.fingerprint
     assert {2, 4} <= set(meta["seat_counts"])
     assert meta["command"].startswith("allegra-rules train")
 

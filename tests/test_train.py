@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import pickle
@@ -20,12 +21,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from allegra_rules import GreedyBot, Phase, apply, legal_actions, new_game, observe, preset
+from allegra_rules import (
+    GreedyBot,
+    Phase,
+    RuleConfig,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    preset,
+)
 from allegra_rules.adapters.features import Encoder
 from allegra_rules.bots import SeatEstimate, deck_multiset
 from allegra_rules.cli import main
+from allegra_rules.config import draw_configs
 from allegra_rules.encoding import KNOCK_ID, action_to_id, num_distinct_actions
 from allegra_rules.jax import Env, State
+from allegra_rules.network_input import RULE_INPUTS, NetworkInput
 from allegra_rules.policy import PolicyBot
 from allegra_rules.train import (
     PPOConfig,
@@ -38,7 +50,7 @@ from allegra_rules.train import (
     train,
     write_weights,
 )
-from allegra_rules.train._ppo import TableState, trainer
+from allegra_rules.train._ppo import Rewrite, TableState, Trainer, trainer
 
 TINY = PPOConfig(
     num_envs=16,
@@ -124,13 +136,14 @@ def test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring(players: in
     batches = []
     for _ in range(4):
         run, _ = tr.imitate(run, 25)
-        batches.append(run.env)
+        (one,) = run.env  # one config: preset seeds
+        batches.append(one)
     env = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *batches)
     # Compiled once each (run op by op, these took most of the test's time).
-    obs, scores = jax.jit(tr._read)(env)
+    obs, (scores,) = jax.jit(tr._read)((env,))
     assert scores is not None
     np.testing.assert_array_equal(np.asarray(obs), np.asarray(jax.jit(tr.input)(env)))
-    greedy = jax.jit(tr._greedy)
+    greedy = jax.jit(functools.partial(tr._greedy, tr.groups[0]))
     alone = jax.jit(jax.vmap(lambda s, k: greedy_action(tr.tables, s, k)))
     for seed in range(3):
         key = jax.random.key(seed)
@@ -138,7 +151,7 @@ def test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring(players: in
         np.testing.assert_array_equal(shared, np.asarray(alone(env, jax.random.split(key, 64))))
         assert np.asarray(env.legal_action_mask)[np.arange(64), shared].all()
     # Without the hint the input is the features alone and nothing is scored ahead.
-    plain_obs, plain_scores = trainer(players, TINY)._read(env)
+    plain_obs, (plain_scores,) = trainer(players, TINY)._read((env,))
     assert plain_scores is None
     np.testing.assert_array_equal(np.asarray(plain_obs), np.asarray(env.observation))
 
@@ -288,7 +301,7 @@ def test_the_rollout_rewards_the_learner_with_the_relative_reward_and_the_bonus(
 
     def one(tables: TableState, key: jax.Array) -> tuple[TableState, dict[str, jax.Array]]:
         after, record = tr._step(ts.params, ts.pool, tables, key)
-        seen = {"rewards": after.env.rewards, "learner": tables.learner}
+        seen = {"rewards": after.env[0].rewards, "learner": tables.learner}
         return after, {**record, **seen}
 
     roll = jax.jit(lambda t, k: jax.lax.scan(one, t, jax.random.split(k, 600)))
@@ -337,6 +350,10 @@ def test_the_critic_updates_move_the_value_head_alone() -> None:
         (["--precision", "int4"], "invalid choice: 'int4'"),
         (["--relative", "1.5"], "--relative must be between 0 and 1; got 1.5"),
         (["--relative", "-0.1"], "--relative must be between 0 and 1; got -0.1"),
+        (["--rules", "fr"], "--rules needs --rules-input"),
+        (["--rules-input", "--rules", "random:0"], "random:K needs a count K of 1 or more"),
+        (["--rules-input", "--rules", "nope"], "--rules: "),
+        (["--rules-input", "--rules", "random:9", "--num-envs", "8"], "at least the number"),
     ],
 )
 def test_train_refuses_wrong_options_with_the_reason(
@@ -464,6 +481,84 @@ def test_the_command_line_passes_the_greedy_input_on(monkeypatch: pytest.MonkeyP
     for extra, wanted in (([], False), (["--greedy-input"], True)):
         assert main(["train", "--updates", "1", "--no-progress", *extra]) != 0  # Stop
         assert seen[-1].ppo.greedy_input is wanted
+    assert seen[-1].ppo.rules == () and not seen[-1].ppo.rules_input
+    main(["train", "--updates", "1", "--no-progress", "--rules-input"])
+    assert seen[-1].ppo.rules_input
+    assert seen[-1].ppo.rules == (preset("seeds"), preset("fr"), preset("published"))
+    drawn = ["--rules", "fr", "random:2", "--seed", "4"]
+    main(["train", "--updates", "1", "--no-progress", "--rules-input", *drawn])
+    assert seen[-1].ppo.rules == (preset("fr"), *draw_configs(4, 2))
+
+
+RULES_CUSTOM = RuleConfig(
+    deck={-5: 20, 0: 20, 4: 30, 30: 20}, knocking="never", setup_reveals="simultaneous"
+)
+"""Rules no preset has, on a deck whose values do not fit the card slots' -2..13."""
+
+TINY_RULES = dataclasses.replace(TINY, rules_input=True, rules=(preset("fr"), RULES_CUSTOM))
+
+
+def test_several_configs_need_the_rules_input_and_an_equal_share_of_tables() -> None:
+    with pytest.raises(ValueError, match="needs rules_input"):
+        Trainer(2, dataclasses.replace(TINY_RULES, rules_input=False))
+    with pytest.raises(ValueError, match="at least the number of configs"):
+        Trainer(2, dataclasses.replace(TINY_RULES, eval_envs=1))
+    odd = Trainer(2, dataclasses.replace(TINY_RULES, num_envs=15, eval_envs=9))
+    assert (odd.batch, odd.eval_batch, [g.size for g in odd.groups]) == (14, 8, [7, 7])
+
+
+@pytest.mark.parametrize("config", [RULES_CUSTOM, preset("fr")], ids=["custom", "fr"])
+def test_the_batched_input_is_network_input_in_lock_step(config: RuleConfig) -> None:
+    env, network_input = Env(3, config), NetworkInput(config, 3)
+    rewrite = jax.jit(Rewrite(network_input))
+    rng, state, checked = random.Random(2), new_game(3, seed=3, config=config), 0
+    while not state.is_terminal and checked < 120:
+        seat = state.current_player
+        want = network_input.features(observe(state, seat))
+        got = np.asarray(rewrite(env.observe(env.from_state(state), seat or 0)))
+        np.testing.assert_allclose(got, np.asarray(want, np.float32), atol=1e-6)
+        checked += 1
+        state = apply(state, rng.choice(legal_actions(state)))
+    assert checked == 120
+
+
+def test_a_run_of_several_configs_writes_format_4_that_plays_every_config(
+    tmp_path: Path,
+) -> None:
+    options = TrainOptions(
+        seats=(2,), ppo=TINY_RULES, seed=2, updates=1, chunk=1, command="x", imitate=5
+    )
+    options = dataclasses.replace(options, out=tmp_path / "r.npz", precision="float32")
+    result = train(options)
+    arrays = _load(tmp_path / "r.npz")
+    meta = json.loads(str(arrays.pop("meta")))
+    assert meta["format"] == 4 and "config_fingerprint" not in meta
+    assert meta["trained_on"] == ["fr", RULES_CUSTOM.to_dict()]
+    assert meta["rule_inputs"] == [[name, list(c)] for name, c in RULE_INPUTS]
+    assert meta["ppo"]["rules"] == [preset("fr").to_dict(), RULES_CUSTOM.to_dict()]
+    size = NetworkInput(RULES_CUSTOM, 2).size
+    assert arrays["2/w0"].shape == (size, 16)
+    # PolicyBot computes what the network computed in JAX, on a trained config...
+    tr = trainer(2, TINY_RULES)
+    bot = PolicyBot(0, weights=tmp_path / "r.npz")
+    apply_net = jax.jit(lambda table: tr.apply(result.params[2], tr.input(table, 1))[0])
+    env, state, compared = tr.groups[1].env, new_game(2, seed=8, config=RULES_CUSTOM), 0
+    while not state.is_terminal and compared < 40:
+        legal, logits = bot._legal_logits(state)
+        if len(legal) > 1:
+            ids = [action_to_id(a, 2) for a in legal]
+            want = np.asarray(apply_net(env.from_state(state)))[ids]
+            np.testing.assert_allclose(logits, want, rtol=1e-4, atol=1e-4)
+            compared += 1
+        state = apply(state, GreedyBot(compared).choose(state))
+    assert compared == 40
+    # ... and plays rules it never met, an extreme deck among them, to the end.
+    for config in (*draw_configs(9, 1), RuleConfig(deck={-900: 20, 0: 10, 800: 30})):
+        state = new_game(2, seed=1, config=config)
+        bots = [PolicyBot(p, weights=tmp_path / "r.npz") for p in range(2)]
+        while not state.is_terminal:
+            state = apply(state, bots[state.current_player or 0].choose(state))
+        assert len(state.round_scores) == 3
 
 
 def test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume(
@@ -521,7 +616,7 @@ def test_imitation_makes_the_network_choose_what_greedybot_chooses() -> None:
     batches = []
     for _ in range(8):
         held, _ = tr.imitate(held, 25)
-        batches.append(held.env)
+        batches.append(held.env[0])
     fixed = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *batches)
     run = tr.imitation_init(untrained, jax.random.key(4))
     for _ in range(12):

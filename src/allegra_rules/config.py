@@ -15,6 +15,7 @@ and [`RuleConfig.from_json`][allegra_rules.config.RuleConfig.from_json] accepts 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -476,3 +477,25 @@ def _make_deck_facts(config: RuleConfig) -> tuple[int, tuple[int, ...]]:
 
 
 _deck_facts = per_config(_make_deck_facts)
+
+
+def draw_configs(seed: int, count: int) -> tuple[RuleConfig, ...]:
+    """``count`` configs with every string option drawn at random, seeded by ``seed``.
+
+    Each option of [`OPTION_CHOICES`][allegra_rules.config.OPTION_CHOICES] is drawn
+    uniformly from its choices, in that dict's order; the deck, the seat range and the
+    turn cap stay the defaults. Training (``allegra-rules train --rules random:K``) and
+    the strength benchmark draw custom rules this way.
+
+    Examples:
+        >>> a, b = draw_configs(1, 2)
+        >>> a != b, draw_configs(1, 2) == (a, b)
+        (True, True)
+    """
+    if type(count) is not int or count < 0:
+        raise ValueError(f"count must be an int of 0 or more; got {count!r}")
+    rng = random.Random(seed)
+    return tuple(
+        RuleConfig(**{name: rng.choice(choices) for name, choices in OPTION_CHOICES.items()})  # type: ignore[arg-type]
+        for _ in range(count)
+    )

@@ -13,7 +13,8 @@ Public names:
 
 How it decides: it encodes the seat's view, ``observe(state, state.current_player)``, with
 the features [`Encoder`][allegra_rules.features.Encoder] (the vector the batched engine's
-``State.observation`` holds), runs the network of the table's seat count
+``State.observation`` holds; a network of format 4 reads them deck-free, followed by the
+rules), runs the network of the table's seat count
 (``relu(x @ w0 + b0)``, ``relu(h @ w1 + b1)``, ``h @ pi_w + pi_b``, in float32) and plays
 the legal action (ids of [`action_to_id`][allegra_rules.encoding.action_to_id]) with the
 highest logit; an exact tie goes to the bot's own seeded ``random.Random``. A network of
@@ -31,7 +32,12 @@ the training command that made it, and for each seat count ``n`` the arrays ``"n
 scale per column, ``"n/w0_scale"`` and so on: the weight is the integer times its column's
 scale (``allegra-rules train --precision int8``, half the file). Format 3 adds
 ``"n/hint"`` (one float per action id) and a row of ``"n/w0"`` per action id after the
-features' rows. Formats 1, 2 and 3 are all read.
+features' rows. Format 4 networks read the deck-free
+[`NetworkInput`][allegra_rules.network_input.NetworkInput] of the game's config in place
+of the features (the rules vector is its tail), so they play every ``RuleConfig``; their
+meta has ``rule_inputs`` (the options the network reads, with their choices),
+``card_slots`` and ``slot_low`` in place of ``config_fingerprint``, and ``greedy_input``
+says whether the hint follows. Formats 1 to 4 are all read.
 ``allegra-rules train`` writes it (the docs page "Train an agent").
 
 NumPy is the only package it needs (the extra ``policy``); it is imported when the first
@@ -76,6 +82,7 @@ from allegra_rules.bots import GreedyBot
 from allegra_rules.config import RuleConfig
 from allegra_rules.encoding import action_to_id, num_distinct_actions
 from allegra_rules.features import Encoder
+from allegra_rules.network_input import CARD_SLOTS, SLOT_LOW, NetworkInput
 from allegra_rules.presets import PRESETS, preset
 from allegra_rules.search import SearchBot, guided_level
 from allegra_rules.state import GameState
@@ -90,16 +97,18 @@ __all__ = [
     "shipped_missing",
 ]
 
-POLICY_FORMAT = 3
+POLICY_FORMAT = 4
 """The newest version of the weights file's layout that this module reads (``meta["format"]``).
 
-Formats 1 and 2 are read as well. Format 1 holds float weights; format 2 adds 8-bit
+Formats 1 to 3 are read as well. Format 1 holds float weights; format 2 adds 8-bit
 matrices with a scale per column; format 3 (``allegra-rules train --greedy-input``) adds
 the greedy hint: the network reads GreedyBot's score of every legal move beside the
-features.
+features. Format 4 (``allegra-rules train --rules-input``) reads the deck-free
+[`NetworkInput`][allegra_rules.network_input.NetworkInput], the rules among it, and so
+plays every ``RuleConfig``; it may have the hint too.
 """
 
-_FORMATS = (1, 2, POLICY_FORMAT)
+_FORMATS = (1, 2, 3, POLICY_FORMAT)
 
 _MATRICES = ("w0", "w1", "pi_w", "v_w")
 
@@ -421,6 +430,32 @@ def _matrix(shapes: dict[str, tuple[int, ...]], name: str, where: str) -> tuple[
     return shape[0], shape[1]
 
 
+def _rule_inputs(meta: dict[str, Any], where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A format 4 file's ``meta["rule_inputs"]`` (checked), and its card slots' layout."""
+    if meta.get("card_slots") != CARD_SLOTS or meta.get("slot_low") != SLOT_LOW:
+        raise ValueError(
+            f"{where}: meta['card_slots'] and meta['slot_low'] must be {CARD_SLOTS} and "
+            f"{SLOT_LOW} (this version's NetworkInput); got {meta.get('card_slots')!r} and "
+            f"{meta.get('slot_low')!r}"
+        )
+    raw = meta.get("rule_inputs")
+    shape = "a list of [option, [choice, ...]] pairs"
+    if not isinstance(raw, list):
+        raise ValueError(f"{where}: meta['rule_inputs'] must be {shape}")
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for entry in raw:
+        if (
+            not isinstance(entry, list)
+            or len(entry) != 2
+            or not isinstance(entry[0], str)
+            or not isinstance(entry[1], list)
+            or not all(isinstance(c, str) for c in entry[1])
+        ):
+            raise ValueError(f"{where}: meta['rule_inputs'] must be {shape}")
+        out.append((entry[0], tuple(entry[1])))
+    return tuple(out)
+
+
 class _Meta:
     """What a weights file's ``meta`` says of the games its policy plays (checked)."""
 
@@ -432,24 +467,32 @@ class _Meta:
             or any(type(n) is not int or n < 2 for n in counts)
         ):
             raise ValueError(f"{where}: meta['seat_counts'] must be a list of seat counts")
-        fingerprint = meta.get("config_fingerprint")
-        if not isinstance(fingerprint, str):
-            raise ValueError(f"{where}: meta['config_fingerprint'] is missing")
-        self.fingerprint = fingerprint
-        self.preset = str(meta.get("preset", "?"))
         self.seat_counts: tuple[int, ...] = tuple(sorted(set(counts)))
-        self.trained_config = _preset_config(self.preset, fingerprint)
-        """The trained rules when they are a known preset's, else ``None``."""
+        self.preset = str(meta.get("preset", "?"))
+        self.rule_inputs: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+        """The rule options a format 4 network reads; ``None``: it plays one config."""
+        if meta.get("format") == 4:
+            self.rule_inputs = _rule_inputs(meta, where)
+        fingerprint = meta.get("config_fingerprint")
+        if self.rule_inputs is None and not isinstance(fingerprint, str):
+            raise ValueError(f"{where}: meta['config_fingerprint'] is missing")
+        self.fingerprint = fingerprint if isinstance(fingerprint, str) else ""
+        self.trained_config = (
+            None if self.rule_inputs is not None else _preset_config(self.preset, self.fingerprint)
+        )
+        """The trained rules when they are a known preset's and the only ones, else ``None``."""
         config = self.trained_config
         self.trained_turns = None if config is None else config.max_turns_per_round
         """The trained rules' turn cap (``None``: rules of no known preset)."""
 
     def accepts(self, config: RuleConfig) -> bool:
-        """Whether ``config`` is the config the policy was trained for.
+        """Whether the policy plays ``config``: any config (format 4), or the trained one.
 
         Up to ``max_turns_per_round``: a cap on a round's turns (a table's setting for a
         short game) changes none of the features the network reads.
         """
+        if self.rule_inputs is not None:
+            return True
         trained = self.trained_turns
         same = config if trained is None else attrs.evolve(config, max_turns_per_round=trained)
         return same.fingerprint == self.fingerprint
@@ -466,15 +509,18 @@ class _Policy(_Meta):
         self.meta = meta
         self.networks: dict[int, _Network | _PlainNetwork] = {}
         version = meta["format"]
+        # Format 3 always reads the greedy hint; format 4 when its meta says so.
+        has_hint = version == 3 or (version == 4 and meta.get("greedy_input") is True)
         for n in self.seat_counts:
-            names = [*_LAYERS, "hint"] if version >= 3 else list(_LAYERS)
+            names = [*_LAYERS, "hint"] if has_hint else list(_LAYERS)
             missing = [name for name in names if f"{n}/{name}" not in arrays]
             if missing:
                 raise ValueError(f"{where}: no {', '.join(f'{n}/{m}' for m in missing)}")
-            if version < 3 and f"{n}/hint" in arrays:
-                raise ValueError(f"{where}: format {version} has no greedy hint ({n}/hint)")
+            if not has_hint and f"{n}/hint" in arrays:
+                which = f"format {version}" + (" without greedy_input" if version > 3 else "")
+                raise ValueError(f"{where}: {which} has no greedy hint ({n}/hint)")
             layers = _layers(np, arrays, n, where, version)
-            hint = None if version < 3 else _hint_weights(np, arrays[f"{n}/hint"], n, where)
+            hint = _hint_weights(np, arrays[f"{n}/hint"], n, where) if has_hint else None
             self.networks[n] = (
                 _PlainNetwork(layers, n, where, hint)
                 if np is None
@@ -494,9 +540,10 @@ class _Policy(_Meta):
                         f"{list(net.hidden)}"
                     )
         self.encoders: dict[int, Encoder] = {}
+        self._inputs: dict[tuple[RuleConfig, int], NetworkInput] = {}
         self._configs: dict[RuleConfig, bool] = {}
-        config = self.trained_config
-        if config is not None:  # a known preset: check the input sizes now
+        config = RuleConfig() if self.rule_inputs is not None else self.trained_config
+        if config is not None:  # a known preset, or any config: check the input sizes now
             for n in self.seat_counts:
                 self.encoder(config, n)
 
@@ -507,8 +554,27 @@ class _Policy(_Meta):
             known = self._configs[config] = super().accepts(config)
         return known
 
-    def encoder(self, config: RuleConfig, n: int) -> Encoder:
-        """The features encoder of ``n`` seats (checked against the network's input)."""
+    def encoder(self, config: RuleConfig, n: int) -> Encoder | NetworkInput:
+        """What the ``n``-seat network reads of a view (its size checked against the network).
+
+        The features ``Encoder`` of ``n`` seats, or for a format 4 file the
+        ``NetworkInput`` of ``config`` (the last few configs' are kept).
+        """
+        if self.rule_inputs is not None:
+            found = self._inputs.get((config, n))
+            if found is None:
+                found = NetworkInput(config, n, self.rule_inputs)
+                network = self.networks[n]
+                size = network.size - (0 if network.hint is None else network.actions)
+                if found.size != size:
+                    raise ValueError(
+                        f"{self.where}: the {n}-seat network reads {size} inputs; "
+                        f"NetworkInput of {n} seats has {found.size}"
+                    )
+                if len(self._inputs) >= _KEPT_INPUTS:
+                    self._inputs.pop(next(iter(self._inputs)))
+                self._inputs[(config, n)] = found
+            return found
         encoder = self.encoders.get(n)
         if encoder is None:
             encoder = Encoder(config, n)
@@ -521,6 +587,10 @@ class _Policy(_Meta):
                 )
             self.encoders[n] = encoder
         return encoder
+
+
+_KEPT_INPUTS = 32
+"""How many configs' ``NetworkInput`` a format 4 policy keeps (the oldest goes first)."""
 
 
 def _meta(arrays: dict[str, Any], where: str) -> dict[str, Any]:

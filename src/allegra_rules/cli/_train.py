@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from allegra_rules.cli._common import PROG, CommandError, Parser, UsageError
+from allegra_rules.config import RuleConfig, draw_configs
+from allegra_rules.presets import preset
 
 _EXAMPLES = (
     f"  {PROG} train --seats 2 4 --minutes 40 --out policy.npz --curve curve.svg\n"
@@ -62,6 +64,21 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "--greedy-input",
         action="store_true",
         help="let the network read GreedyBot's score of every legal move too (weights format 3)",
+    )
+    p.add_argument(
+        "--rules-input",
+        action="store_true",
+        help="let the network read a deck-free input with the rules, to play every config "
+        "(weights format 4)",
+    )
+    p.add_argument(
+        "--rules",
+        nargs="+",
+        default=None,
+        metavar="RULES",
+        help="the configs the tables play, each an equal share (with --rules-input): preset "
+        "names and random:K (K configs, every option drawn from --seed); default: seeds fr "
+        "published",
     )
     p.add_argument("--greedy-share", type=float, default=0.5, help="tables vs GreedyBot")
     p.add_argument("--pool-share", type=float, default=0.25, help="tables vs past selves")
@@ -119,6 +136,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--relative must be between 0 and 1; got {args.relative}")
     if args.num_envs < 8 or args.num_envs % 8:
         raise UsageError(f"--num-envs must be a multiple of 8, at least 8; got {args.num_envs}")
+    rules = _rules(args)
     try:
         from allegra_rules.train import IMITATE_STEPS, PPOConfig, TrainOptions, train
     except ImportError as exc:
@@ -148,6 +166,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         imitate_lr=args.imitate_lr,
         critic_updates=args.critic_updates,
         greedy_input=args.greedy_input,
+        rules_input=args.rules_input,
+        rules=rules,
     )
     command = " ".join([PROG, *map(shlex.quote, sys.argv[1:])]) if sys.argv else PROG
     options = TrainOptions(
@@ -190,6 +210,40 @@ def run_train_command(args: argparse.Namespace) -> int:
         if path is not None:
             print(f"{label}: {path}")
     return 0
+
+
+DEFAULT_RULES = ("seeds", "fr", "published")
+"""The presets a ``--rules-input`` run plays without ``--rules`` (``de`` and ``pl`` are
+``seeds``' rules)."""
+
+
+def _rules(args: argparse.Namespace) -> tuple[RuleConfig, ...]:
+    """The configs of ``--rules`` (checked), or () for preset seeds alone."""
+    if args.rules is not None and not args.rules_input:
+        raise UsageError("--rules needs --rules-input (a network of one config plays seeds)")
+    if not args.rules_input:
+        return ()
+    out: list[RuleConfig] = []
+    for spec in args.rules or DEFAULT_RULES:
+        if spec.startswith("random:"):
+            count = spec.removeprefix("random:")
+            if not count.isdigit() or int(count) < 1:
+                raise UsageError(f"--rules random:K needs a count K of 1 or more; got {spec!r}")
+            out += draw_configs(args.seed, int(count))
+            continue
+        try:
+            out.append(preset(spec))
+        except ValueError as exc:
+            raise UsageError(f"--rules: {exc}") from None
+    if min(args.num_envs, args.eval_envs) < len(out):
+        raise UsageError(
+            f"--num-envs ({args.num_envs}) and --eval-envs ({args.eval_envs}) must be at "
+            f"least the number of configs in --rules ({len(out)})"
+        )
+    for config in out:
+        if max(args.seats) > config.most_players():
+            raise UsageError(f"a config of --rules deals at most {config.most_players()} seats")
+    return tuple(out)
 
 
 def _progress(args: argparse.Namespace, stream: Any) -> tuple[Any, Any]:

@@ -34,6 +34,17 @@ logit. Its matrices are stored as format 1 or 2 stores them (int8 with
 formats 1 and 2 refuse such a file instead of playing it without the hint.
 """
 
+FORMAT_RULES = 4
+"""The format number of a weights file whose networks read the deck-free input and the rules.
+
+Written by a run with ``--rules-input`` (``PPOConfig.rules_input``), at any precision and
+with or without the hint: each network's ``"{n}/w0"`` has a row per entry of
+[`NetworkInput`][allegra_rules.network_input.NetworkInput] (then a row per action id
+with ``meta["greedy_input"]``), and ``meta`` names the rule options read
+(``rule_inputs``) and the card slots (``card_slots``, ``slot_low``) instead of one
+config's fingerprint. Versions of allegra_rules that read only formats 1 to 3 refuse it.
+"""
+
 PRECISIONS = ("float16", "float32", "int8")
 """How a weights file may store the weights (``--precision``; float16 by default)."""
 
@@ -41,13 +52,16 @@ _LAYERS = {"hidden_0": ("w0", "b0"), "hidden_1": ("w1", "b1")}
 _LAYERS.update({"policy": ("pi_w", "pi_b"), "value": ("v_w", "v_b")})
 
 
-def file_format(precision: str, hint: bool = False) -> int:
+def file_format(precision: str, hint: bool = False, rules: bool = False) -> int:
     """The format number of a weights file that stores its weights as ``precision``.
 
-    ``hint``: its networks read the greedy hint (``FORMAT_HINT`` at every precision).
+    ``hint``: its networks read the greedy hint (``FORMAT_HINT`` at every precision);
+    ``rules``: they read the deck-free input (``FORMAT_RULES``, with or without the hint).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+    if rules:
+        return FORMAT_RULES
     if hint:
         return FORMAT_HINT
     return FORMAT_8BIT if precision == "int8" else FORMAT
@@ -93,11 +107,13 @@ def write_weights(
 ) -> int:
     """Write the weights file (``numpy.savez_compressed``); returns its size in bytes.
 
-    ``meta["format"]`` and ``meta["precision"]`` are set from ``precision`` and from
-    whether the networks read the greedy hint (``FORMAT_HINT``).
+    ``meta["format"]`` and ``meta["precision"]`` are set from ``precision``, from whether
+    the networks read the greedy hint (``FORMAT_HINT``) and from whether ``meta`` names
+    the rule inputs (``FORMAT_RULES``).
     """
     hint = any("hint" in params["params"] for params in networks.values())
-    meta = {**meta, "format": file_format(precision, hint), "precision": precision}
+    rules = "rule_inputs" in meta
+    meta = {**meta, "format": file_format(precision, hint, rules), "precision": precision}
     arrays: dict[str, Any] = {"meta": np.array(json.dumps(meta))}
     for n, params in sorted(networks.items()):
         arrays.update(network_arrays(params, n, precision))

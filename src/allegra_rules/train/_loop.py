@@ -12,7 +12,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from allegra_rules.presets import preset
+from allegra_rules.config import RuleConfig
+from allegra_rules.network_input import CARD_SLOTS, RULE_INPUTS, SLOT_LOW
+from allegra_rules.presets import preset, preset_names
 from allegra_rules.train._export import (
     curve_svg,
     file_format,
@@ -348,9 +350,21 @@ def weights_meta(
     """The weights file's ``meta`` (``write_weights`` adds ``format`` and ``precision``)."""
     import allegra_rules
 
+    ppo = dataclasses.asdict(options.ppo)
+    ppo["rules"] = [config.to_dict() for config in options.ppo.rules]
+    if options.ppo.rules_input:
+        trained = options.ppo.rules or (preset("seeds"),)
+        rules: dict[str, Any] = {
+            "preset": "any",
+            "trained_on": [_config_name(config) for config in trained],
+            "rule_inputs": [[name, list(choices)] for name, choices in RULE_INPUTS],
+            "card_slots": CARD_SLOTS,
+            "slot_low": SLOT_LOW,
+        }
+    else:
+        rules = {"preset": "seeds", "config_fingerprint": preset("seeds").fingerprint}
     return {
-        "preset": "seeds",
-        "config_fingerprint": preset("seeds").fingerprint,
+        **rules,
         "seat_counts": list(options.seats),
         "hidden": list(options.ppo.hidden),
         "activation": "relu",
@@ -366,8 +380,16 @@ def weights_meta(
         "kept": result.kept,
         "keep_best": options.keep_best,
         "obs_size": {str(n): t.obs_size for n, t in trainers.items()},
-        "ppo": dataclasses.asdict(options.ppo),
+        "ppo": ppo,
     }
+
+
+def _config_name(config: RuleConfig) -> str | dict[str, Any]:
+    """A trained config as the weights file names it: its preset's name, or its options."""
+    for name in preset_names():
+        if preset(name) == config:
+            return name
+    return config.to_dict()
 
 
 def _write_curves(options: TrainOptions, history: list[dict[str, Any]]) -> None:

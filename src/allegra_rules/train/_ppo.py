@@ -35,11 +35,15 @@ from typing import Any, NamedTuple
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
+from allegra_rules.config import RuleConfig
 from allegra_rules.jax import Env, State
 from allegra_rules.jax._state import observe
 from allegra_rules.jax._tables import SETUP, StaticTables
+from allegra_rules.network_input import CARD_SLOTS, NetworkInput
+from allegra_rules.presets import preset
 from allegra_rules.train._greedy import (
     choice_of,
     greedy_action,
@@ -88,6 +92,14 @@ class PPOConfig:
             every legal action from the acting seat's view
             ([`greedy_hint`][allegra_rules.train._greedy.greedy_hint]): appended to the
             features, and added to each action's logit times a learned weight of its own.
+        rules_input: whether the network reads the deck-free
+            [`NetworkInput`][allegra_rules.network_input.NetworkInput] (the rules among it)
+            instead of the features, so that it plays every config (a weights file of
+            format 4).
+        rules: the configs the tables play, an equal share of the ``num_envs`` tables each
+            (empty: ``preset("seeds")``; with ``k`` configs, ``num_envs // k`` each, and
+            so for the evaluation's games). Each compiles its own engine program. More
+            than one needs ``rules_input``.
     """
 
     num_envs: int = 512
@@ -113,6 +125,8 @@ class PPOConfig:
     imitate_lr: float = 1e-3
     critic_updates: int = 0
     greedy_input: bool = False
+    rules_input: bool = False
+    rules: tuple[RuleConfig, ...] = ()
 
 
 HINT_WEIGHT = 10.0
@@ -168,19 +182,62 @@ def value_head_only(grads: Any, policy_on: jax.Array) -> Any:
     return jax.tree_util.tree_map_with_path(scale, grads)
 
 
-def learner_input(state: State, tables: StaticTables | None = None) -> jax.Array:
+class Rewrite:
+    """``NetworkInput``'s rewrite of the features as arrays: features in, network input out.
+
+    The deck-free input of [`NetworkInput`][allegra_rules.network_input.NetworkInput],
+    from the arrays of its ``blocks()``: the same numbers (a test holds them in lock-step).
+    """
+
+    def __init__(self, network_input: NetworkInput) -> None:
+        blocks = network_input.blocks()
+        self.pass_index = np.asarray(blocks["pass"], np.int32)
+        self.cards = np.asarray(blocks["cards"], np.int32).reshape(-1, len(blocks["slots"]))
+        self.counts = np.asarray(blocks["counts"], np.int32).reshape(-1, len(blocks["slots"]))
+        slots = np.asarray(blocks["slots"])
+        self.to_slots = (slots[:, None] == np.arange(CARD_SLOTS)[None, :]).astype(np.float32)
+        self.magnitudes = np.asarray(blocks["magnitudes"], np.float32)
+        self.count_weights = np.asarray(blocks["count_weights"], np.float32)
+        self.rules = np.asarray(blocks["rules"], np.float32)
+        self.size = network_input.size
+
+    def __call__(self, features: jax.Array) -> jax.Array:
+        """The network input of ``features`` (``(..., Encoder.size)`` floats)."""
+        lead = features.shape[:-1]
+        cards = features[..., self.cards]  # (..., blocks, k)
+        card_part = jnp.concatenate(
+            [cards @ self.to_slots, (cards @ self.magnitudes)[..., None]], axis=-1
+        )
+        counts = features[..., self.counts] * self.count_weights
+        return jnp.concatenate(
+            [
+                features[..., self.pass_index],
+                card_part.reshape(*lead, -1),
+                (counts @ self.to_slots).reshape(*lead, -1),
+                jnp.broadcast_to(self.rules, (*lead, self.rules.shape[0])),
+            ],
+            axis=-1,
+        )
+
+
+def learner_input(
+    state: State, tables: StaticTables | None = None, rewrite: Rewrite | None = None
+) -> jax.Array:
     """What the network reads of a (batched) state: the acting seat's features.
 
-    With ``tables`` (``PPOConfig.greedy_input``), the greedy hint of the acting seat
-    follows them ([`greedy_hint`][allegra_rules.train._greedy.greedy_hint]), which is
-    computed from that seat's view too. Nothing else of the state is read.
+    With ``rewrite`` (``PPOConfig.rules_input``) the features are rewritten deck-free with
+    the rules at their end. With ``tables`` (``PPOConfig.greedy_input``), the greedy hint
+    of the acting seat follows them
+    ([`greedy_hint`][allegra_rules.train._greedy.greedy_hint]), which is computed from
+    that seat's view too. Nothing else of the state is read.
     """
+    features = state.observation if rewrite is None else rewrite(state.observation)
     if tables is None:
-        return state.observation
+        return features
     hint = greedy_hint
     for _ in range(state.observation.ndim - 1):
         hint = jax.vmap(hint, in_axes=(None, 0))
-    return jnp.concatenate([state.observation, hint(tables, state)], axis=-1)
+    return jnp.concatenate([features, hint(tables, state)], axis=-1)
 
 
 def learner_reward(rewards: jax.Array, learner: jax.Array, relative: float) -> jax.Array:
@@ -209,11 +266,21 @@ def learner_reward(rewards: jax.Array, learner: jax.Array, relative: float) -> j
 
 
 class TableState(NamedTuple):
-    """The rollout's carry for the tables of one seat count."""
+    """The rollout's carry for the tables of one seat count (``env``: each config's tables)."""
 
-    env: State
+    env: tuple[State, ...]
     learner: jax.Array
     returns: jax.Array
+
+
+class _Joined:
+    """The fields a rollout step reads of every config's tables after a step, joined."""
+
+    def __init__(self, states: tuple[State, ...]) -> None:
+        self.rewards = jnp.concatenate([s.rewards for s in states])
+        self._phase = jnp.concatenate([s._phase for s in states])
+        self._round = jnp.concatenate([s._round for s in states])
+        self._setup_reveals = jnp.concatenate([s._setup_reveals for s in states])
 
 
 class TrainState(NamedTuple):
@@ -232,8 +299,29 @@ class ImitationState(NamedTuple):
 
     params: Any
     opt_state: Any
-    env: State
+    env: tuple[State, ...]
     key: jax.Array
+
+
+class Group:
+    """One config's tables in a ``Trainer``: its engine, its share of tables, its opponents.
+
+    Attributes:
+        env: the batched engine of the config (its own compiled program).
+        tables: its static tables.
+        size: its tables, an equal share of ``num_envs``.
+        num_greedy, num_pool: its first ``num_greedy`` tables' other seats play GreedyBot's
+            rule, the next ``num_pool`` the pool of past selves, the rest the current policy.
+        rewrite: the deck-free rewrite of its features (``rules_input``), or ``None``.
+    """
+
+    def __init__(self, num_players: int, rules: RuleConfig, config: PPOConfig, size: int) -> None:
+        self.env = Env(num_players, rules)
+        self.tables = self.env.tables
+        self.size = size
+        self.num_greedy = int(size * config.greedy_share)
+        self.num_pool = int(size * config.pool_share) // config.pool_size * config.pool_size
+        self.rewrite = Rewrite(NetworkInput(rules, num_players)) if config.rules_input else None
 
 
 class Trainer:
@@ -242,23 +330,43 @@ class Trainer:
     Args:
         num_players: the seat count.
         config: the hyper-parameters.
+
+    Raises:
+        ValueError: several ``config.rules`` without ``rules_input``, or fewer tables or
+            evaluation games than configs.
     """
 
     def __init__(self, num_players: int, config: PPOConfig) -> None:
         self.n = num_players
         self.config = config
-        self.env = Env(num_players)
+        rules = config.rules or (preset("seeds"),)
+        if len(rules) > 1 and not config.rules_input:
+            raise ValueError("training on several configs needs rules_input (--rules-input)")
+        if min(config.num_envs, config.eval_envs) < len(rules):
+            raise ValueError(
+                f"num_envs ({config.num_envs}) and eval_envs ({config.eval_envs}) must be at "
+                f"least the number of configs ({len(rules)})"
+            )
+        size = config.num_envs // len(rules)
+        self.batch = size * len(rules)
+        """The tables played at once: ``num_envs``, less what does not share out evenly."""
+        self.eval_batch = config.eval_envs // len(rules) * len(rules)
+        """The evaluation's games: ``eval_envs``, less what does not share out evenly."""
+        self.groups = [Group(num_players, r, config, size) for r in rules]
+        """The configs' tables, in ``config.rules``' order (the batch is theirs, in turn)."""
+        self.env = self.groups[0].env
+        """The first config's engine (every config has the same action ids)."""
         self.tables = self.env.tables
         self.network = PolicyNetwork(self.env.num_actions, config.hidden, config.greedy_input)
         self.obs_size = int(
             observe(self.tables, self.env.init(jax.random.key(0)), jnp.asarray(0)).shape[0]
         )
-        self.input_size = self.obs_size + (self.env.num_actions if config.greedy_input else 0)
-        """The network's input: the features, then the greedy hint (``greedy_input``)."""
-        b = config.num_envs
-        self.num_greedy = int(b * config.greedy_share)
-        pool = int(b * config.pool_share) // config.pool_size * config.pool_size
-        self.num_pool = pool
+        """The first config's features (``Encoder.size``)."""
+        rewrite = self.groups[0].rewrite
+        features = self.obs_size if rewrite is None else rewrite.size
+        self.input_size = features + (self.env.num_actions if config.greedy_input else 0)
+        """The network's input: the features (deck-free with ``rules_input``), then the
+        greedy hint (``greedy_input``)."""
         schedule = optax.linear_schedule(config.lr, config.lr * 0.1, config.total_updates)
         chain: list[optax.GradientTransformation] = [
             optax.clip_by_global_norm(config.max_grad_norm),
@@ -276,6 +384,13 @@ class Trainer:
 
     # ------------------------------------------------------------------ setup
 
+    def deal(self, key: jax.Array, per_group: int | None = None) -> tuple[State, ...]:
+        """New games at every table, each config's share from its own engine."""
+        return tuple(
+            jax.vmap(g.env.init)(jax.random.split(k, per_group or g.size))
+            for g, k in zip(self.groups, self._keys(key), strict=True)
+        )
+
     def init(self, key: jax.Array) -> TrainState:
         """A fresh training state: new weights, a pool of copies, tables dealt."""
         k_net, k_env, k_seat, key = jax.random.split(key, 4)
@@ -283,92 +398,144 @@ class Trainer:
         pool = jax.tree_util.tree_map(
             lambda x: jnp.broadcast_to(x, (self.config.pool_size, *x.shape)), params
         )
-        b = self.config.num_envs
-        env = jax.vmap(self.env.init)(jax.random.split(k_env, b))
+        b = self.batch
         learner = jax.random.randint(k_seat, (b,), 0, self.n)
-        tables = TableState(env, learner, jnp.zeros((b, self.n), F32))
+        tables = TableState(self.deal(k_env), learner, jnp.zeros((b, self.n), F32))
         return TrainState(
             params, self.optimizer.init(params), pool, tables, key, jnp.asarray(0, jnp.int32)
         )
 
-    def input(self, env: State) -> jax.Array:
-        """The network's input at every table of ``env`` (``learner_input``)."""
-        return learner_input(env, self.tables if self.config.greedy_input else None)
+    def input(self, env: State, group: int = 0) -> jax.Array:
+        """The network's input at every table of ``env``, tables of config ``group``."""
+        g = self.groups[group]
+        return learner_input(env, g.tables if self.config.greedy_input else None, g.rewrite)
 
-    def _read(self, env: State) -> tuple[jax.Array, jax.Array | None]:
+    def _read(self, envs: tuple[State, ...]) -> tuple[jax.Array, list[jax.Array | None]]:
         """The network's input at every table, and GreedyBot's scores when the input has them.
 
         With ``greedy_input`` the scores are computed once here, and both the hint and the
         greedy moves of that step (``_greedy``) are read from them; the input equals
-        ``input(env)``.
+        ``input(env)``, config by config.
         """
-        if not self.config.greedy_input:
-            return env.observation, None
-        scores = jax.vmap(greedy_scores, in_axes=(None, 0))(self.tables, env)
-        hint = jax.vmap(hint_of)(scores, env.legal_action_mask)
-        return jnp.concatenate([env.observation, hint], axis=-1), scores
+        inputs, all_scores = [], []
+        for g, env in zip(self.groups, envs, strict=True):
+            features = env.observation if g.rewrite is None else g.rewrite(env.observation)
+            scores = None
+            if self.config.greedy_input:
+                scores = jax.vmap(greedy_scores, in_axes=(None, 0))(g.tables, env)
+                hint = jax.vmap(hint_of)(scores, env.legal_action_mask)
+                features = jnp.concatenate([features, hint], axis=-1)
+            inputs.append(features)
+            all_scores.append(scores)
+        return jnp.concatenate(inputs), all_scores
 
-    def _greedy(self, env: State, key: jax.Array, scores: jax.Array | None) -> jax.Array:
-        """GreedyBot's move at every table of ``env``, from ``scores`` when given.
+    def _greedy(
+        self, group: Group, env: State, key: jax.Array, scores: jax.Array | None
+    ) -> jax.Array:
+        """GreedyBot's move at every table of ``env`` (config ``group``), from ``scores``.
 
         ``key`` is split into one key a table; the moves equal ``greedy_action``'s.
         """
         keys = jax.random.split(key, env.legal_action_mask.shape[0])
         if scores is None:
-            return jax.vmap(lambda s, k: greedy_action(self.tables, s, k))(env, keys)
+            return jax.vmap(lambda s, k: greedy_action(group.tables, s, k))(env, keys)
         out: jax.Array = jax.vmap(choice_of)(scores, env.legal_action_mask, keys)
         return out
+
+    def _greedy_all(
+        self, envs: tuple[State, ...], key: jax.Array, scores: list[jax.Array | None]
+    ) -> jax.Array:
+        """GreedyBot's move at every table of every config."""
+        return jnp.concatenate(
+            [
+                self._greedy(g, env, k, sc)
+                for g, env, k, sc in zip(self.groups, envs, self._keys(key), scores, strict=True)
+            ]
+        )
 
     def apply(self, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         """The network's logits and value."""
         out: tuple[jax.Array, jax.Array] = self.network.apply(params, obs)  # type: ignore[assignment]
         return out
 
+    @staticmethod
+    def _mask(envs: tuple[State, ...]) -> jax.Array:
+        return jnp.concatenate([env.legal_action_mask for env in envs])
+
     # ---------------------------------------------------------------- rollout
+
+    def _keys(self, key: jax.Array) -> list[jax.Array]:
+        """One key per config (``key`` itself when there is one)."""
+        if len(self.groups) == 1:
+            return [key]
+        return list(jax.random.split(key, len(self.groups)))
+
+    def _advance(
+        self, envs: tuple[State, ...], actions: jax.Array, key: jax.Array, auto_reset: bool
+    ) -> tuple[State, ...]:
+        """Every table one step on: ``actions`` in the batch's order, one key a table."""
+        keys = jax.random.split(key, actions.shape[0])
+        out, at = [], 0
+        for g, env in zip(self.groups, envs, strict=True):
+            size = env.legal_action_mask.shape[0]
+            step = g.env.step_auto_reset if auto_reset else g.env.step
+            out.append(jax.vmap(step)(env, actions[at : at + size], keys[at : at + size]))
+            at += size
+        return tuple(out)
 
     def _opponents(
         self,
         pool: Any,
-        env: State,
+        envs: tuple[State, ...],
         obs: jax.Array,
         key: jax.Array,
-        scores: jax.Array | None = None,
-    ) -> jax.Array:
-        """The opponents' action at every table (greedy, pool, then current slices).
+        scores: list[jax.Array | None],
+    ) -> tuple[jax.Array, jax.Array]:
+        """The opponents' action at every table, and where they play (greedy or pool).
 
-        ``scores``: GreedyBot's scores at every table when already computed (``_read``).
+        Each config's tables go greedy first, then the pool, then the current policy
+        (whose tables get no opponents' action: ``played`` is False there). ``scores``:
+        GreedyBot's scores of every config's tables when already computed (``_read``).
         """
-        g, p = self.num_greedy, self.num_pool
-        k_g, k_p = jax.random.split(key)
-        greedy_env = jax.tree_util.tree_map(lambda x: x[:g], env)
-        greedy = self._greedy(greedy_env, k_g, None if scores is None else scores[:g])
         size = self.config.pool_size
-        if p == 0:
-            return greedy
-        pool_obs = obs[g : g + p].reshape(size, p // size, -1)
-        pool_logits, _ = jax.vmap(self.apply)(pool, pool_obs)
-        pool_logits = masked_logits(pool_logits.reshape(p, -1), env.legal_action_mask[g : g + p])
-        pooled = jax.random.categorical(k_p, pool_logits).astype(jnp.int32)
-        return jnp.concatenate([greedy, pooled])
+        actions, played, at = [], [], 0
+        for g, env, k, sc in zip(self.groups, envs, self._keys(key), scores, strict=True):
+            n_g, p = g.num_greedy, g.num_pool
+            k_g, k_p = jax.random.split(k)
+            greedy_env = jax.tree_util.tree_map(lambda x, n_g=n_g: x[:n_g], env)
+            parts = [self._greedy(g, greedy_env, k_g, None if sc is None else sc[:n_g])]
+            if p:
+                pool_obs = obs[at + n_g : at + n_g + p].reshape(size, p // size, -1)
+                pool_logits, _ = jax.vmap(self.apply)(pool, pool_obs)
+                pool_logits = masked_logits(
+                    pool_logits.reshape(p, -1), env.legal_action_mask[n_g : n_g + p]
+                )
+                parts.append(jax.random.categorical(k_p, pool_logits).astype(jnp.int32))
+            parts.append(jnp.zeros(g.size - n_g - p, jnp.int32))
+            actions.append(jnp.concatenate(parts).astype(jnp.int32))
+            played.append(jnp.arange(g.size) < n_g + p)
+            at += g.size
+        return jnp.concatenate(actions), jnp.concatenate(played)
 
     def _step(
         self, params: Any, pool: Any, tables: TableState, key: jax.Array
     ) -> tuple[TableState, dict[str, jax.Array]]:
         cfg = self.config
-        b, n = cfg.num_envs, self.n
-        env = tables.env
+        b, n = self.batch, self.n
+        envs = tables.env
         k_act, k_opp, k_step, k_seat = jax.random.split(key, 4)
-        obs, scores = self._read(env)
+        obs, scores = self._read(envs)
+        mask = self._mask(envs)
         logits, value = self.apply(params, obs)
-        logits = masked_logits(logits, env.legal_action_mask)
+        logits = masked_logits(logits, mask)
         action = jax.random.categorical(k_act, logits).astype(jnp.int32)
         logp = jax.nn.log_softmax(logits)[jnp.arange(b), action]
-        opp = self._opponents(pool, env, obs, k_opp, scores)
-        actor = env.current_player.astype(jnp.int32)
+        opp, played = self._opponents(pool, envs, obs, k_opp, scores)
+        actor = jnp.concatenate([env.current_player for env in envs]).astype(jnp.int32)
         mine = actor == tables.learner
-        g_p = opp.shape[0]
-        chosen = jnp.where(mine | (jnp.arange(b) >= g_p), action, jnp.pad(opp, (0, b - g_p)))
-        after = jax.vmap(self.env.step_auto_reset)(env, chosen, jax.random.split(k_step, b))
+        chosen = jnp.where(mine | ~played, action, opp)
+        afters = self._advance(envs, chosen, k_step, auto_reset=True)
+        after = _Joined(afters)
         returns = tables.returns + after.rewards
         ended = (after._phase == SETUP) & (after._round == 1) & (after._setup_reveals == 0)
         own = jnp.take_along_axis(returns, tables.learner[:, None], axis=1)[:, 0]
@@ -381,7 +548,7 @@ class Trainer:
         returns = jnp.where(ended[:, None], 0.0, returns)
         record = {
             "obs": obs,
-            "mask": env.legal_action_mask,
+            "mask": mask,
             "action": action,
             "logp": logp,
             "value": value,
@@ -390,7 +557,7 @@ class Trainer:
             "ended": ended,
             "won": ended & won,
         }
-        return TableState(after, learner, returns), record
+        return TableState(afters, learner, returns), record
 
     def _advantages(
         self, rec: dict[str, jax.Array], last_value: jax.Array
@@ -415,7 +582,7 @@ class Trainer:
             )
             return out, jnp.where(mine, adv, 0.0)
 
-        b = cfg.num_envs
+        b = self.batch
         init = (last_value, jnp.zeros(b, F32), jnp.zeros(b, F32), jnp.zeros(b, bool))
         _, adv = jax.lax.scan(back, init, rec, reverse=True)
         return adv, adv + rec["value"]
@@ -447,12 +614,7 @@ class Trainer:
             return self._step(ts.params, ts.pool, tables, k)
 
         tables, rec = jax.lax.scan(body, ts.tables, jax.random.split(k_roll, cfg.num_steps))
-        last_obs = jax.vmap(observe, in_axes=(None, 0, 0))(self.tables, tables.env, tables.learner)
-        if cfg.greedy_input:
-            # The hint is the acting seat's: the learner's own only on its turn.
-            acting = tables.env.current_player.astype(jnp.int32) == tables.learner
-            hint = jax.vmap(greedy_hint, in_axes=(None, 0))(self.tables, tables.env)
-            last_obs = jnp.concatenate([last_obs, jnp.where(acting[:, None], hint, 0.0)], axis=1)
+        last_obs = self._learner_input(tables)
         _, last_value = self.apply(ts.params, last_obs)
         adv, target = self._advantages(rec, last_value)
         mine = rec["mine"]
@@ -469,7 +631,7 @@ class Trainer:
             "adv": (adv - mean) / std,
             "target": target,
         }
-        total = cfg.num_steps * cfg.num_envs
+        total = cfg.num_steps * self.batch
         flat = jax.tree_util.tree_map(lambda x: x.reshape(total, *x.shape[2:]), flat)
         grad_fn = jax.value_and_grad(self._loss, has_aux=True)
         policy_on = (ts.update >= cfg.critic_updates).astype(F32)
@@ -509,20 +671,36 @@ class Trainer:
         }
         return TrainState(params, opt_state, pool, tables, key, update), stats
 
+    def _learner_input(self, tables: TableState) -> jax.Array:
+        """The network's input for the learner's seat at every table (the rollout's end)."""
+        parts, at = [], 0
+        for g, env in zip(self.groups, tables.env, strict=True):
+            learner = tables.learner[at : at + g.size]
+            obs = jax.vmap(observe, in_axes=(None, 0, 0))(g.tables, env, learner)
+            if g.rewrite is not None:
+                obs = g.rewrite(obs)
+            if self.config.greedy_input:
+                # The hint is the acting seat's: the learner's own only on its turn.
+                acting = env.current_player.astype(jnp.int32) == learner
+                hint = jax.vmap(greedy_hint, in_axes=(None, 0))(g.tables, env)
+                obs = jnp.concatenate([obs, jnp.where(acting[:, None], hint, 0.0)], axis=1)
+            parts.append(obs)
+            at += g.size
+        return jnp.concatenate(parts)
+
     def _run(self, ts: TrainState, updates: int) -> tuple[TrainState, dict[str, jax.Array]]:
         return jax.lax.scan(self._update, ts, None, length=updates)
 
     def steps_per_update(self) -> int:
         """Engine steps (all seats' moves) of one update's rollout."""
-        return self.config.num_steps * self.config.num_envs
+        return self.config.num_steps * self.batch
 
     # ------------------------------------------------------ imitation warm start
 
     def imitation_init(self, params: Any, key: jax.Array) -> ImitationState:
         """The imitation's start from ``params``: a fresh optimizer state, tables dealt."""
         k_env, key = jax.random.split(key)
-        env = jax.vmap(self.env.init)(jax.random.split(k_env, self.config.num_envs))
-        return ImitationState(params, self.imitation_optimizer.init(params), env, key)
+        return ImitationState(params, self.imitation_optimizer.init(params), self.deal(k_env), key)
 
     def _imitation_loss(
         self, params: Any, obs: jax.Array, mask: jax.Array, target: jax.Array
@@ -538,17 +716,16 @@ class Trainer:
     def _imitation_step(
         self, st: ImitationState, _: Any
     ) -> tuple[ImitationState, dict[str, jax.Array]]:
-        b = self.config.num_envs
         key, k_g, k_s = jax.random.split(st.key, 3)
-        env = st.env
-        obs, scores = self._read(env)
-        target = self._greedy(env, k_g, scores)
+        envs = st.env
+        obs, scores = self._read(envs)
+        target = self._greedy_all(envs, k_g, scores)
         grad_fn = jax.value_and_grad(self._imitation_loss, has_aux=True)
-        (loss, agree), grads = grad_fn(st.params, obs, env.legal_action_mask, target)
+        (loss, agree), grads = grad_fn(st.params, obs, self._mask(envs), target)
         updates, opt_state = self.imitation_optimizer.update(grads, st.opt_state, st.params)
         params = optax.apply_updates(st.params, updates)
-        env = jax.vmap(self.env.step_auto_reset)(env, target, jax.random.split(k_s, b))
-        return ImitationState(params, opt_state, env, key), {"loss": loss, "agreement": agree}
+        envs = self._advance(envs, target, k_s, auto_reset=True)
+        return ImitationState(params, opt_state, envs, key), {"loss": loss, "agreement": agree}
 
     def _imitate(
         self, st: ImitationState, steps: int
@@ -570,7 +747,7 @@ class Trainer:
 
     def imitation_steps_per_step(self) -> int:
         """Engine steps of one imitation step (one move at every table)."""
-        return self.config.num_envs
+        return self.batch
 
     # ------------------------------------------------------------- evaluation
 
@@ -580,30 +757,33 @@ class Trainer:
         A game still going after ``EVAL_STEPS_PER_SEAT`` engine steps a seat (about four
         times a usual game's length) counts as lost: a policy that stalls does not win.
         """
-        e = self.config.eval_envs
+        e = self.eval_batch
         k_env, k_seat, key = jax.random.split(key, 3)
-        env = jax.vmap(self.env.init)(jax.random.split(k_env, e))
+        envs = self.deal(k_env, e // len(self.groups))
         learner = jax.random.randint(k_seat, (e,), 0, self.n)
         limit = EVAL_STEPS_PER_SEAT * self.n
+        Carry = tuple[tuple[State, ...], jax.Array, jax.Array]
 
-        def cond(c: tuple[State, jax.Array, jax.Array]) -> jax.Array:
-            return (~c[0].terminated).any() & (c[2] < limit)
+        def cond(c: Carry) -> jax.Array:
+            going = jnp.concatenate([~s.terminated for s in c[0]]).any()
+            return going & (c[2] < limit)
 
-        def body(c: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
+        def body(c: Carry) -> Carry:
             s, k, i = c
             k, k_g, k_s = jax.random.split(k, 3)
             obs, scores = self._read(s)
             logits, _ = self.apply(params, obs)
-            mine = jnp.argmax(masked_logits(logits, s.legal_action_mask), axis=1)
-            greedy = self._greedy(s, k_g, scores)
-            act = jnp.where(s.current_player == learner, mine, greedy).astype(jnp.int32)
-            s = jax.vmap(self.env.step)(s, act, jax.random.split(k_s, e))
-            return s, k, i + 1
+            mine = jnp.argmax(masked_logits(logits, self._mask(s)), axis=1)
+            greedy = self._greedy_all(s, k_g, scores)
+            current = jnp.concatenate([t.current_player for t in s])
+            act = jnp.where(current == learner, mine, greedy).astype(jnp.int32)
+            return self._advance(s, act, k_s, auto_reset=False), k, i + 1
 
-        final, _, _ = jax.lax.while_loop(cond, body, (env, key, jnp.asarray(0)))
-        totals = final._totals.astype(F32)
+        final, _, _ = jax.lax.while_loop(cond, body, (envs, key, jnp.asarray(0)))
+        totals = jnp.concatenate([s._totals for s in final]).astype(F32)
+        terminated = jnp.concatenate([s.terminated for s in final])
         own = jnp.take_along_axis(totals, learner[:, None], axis=1)[:, 0]
-        won = (own <= totals.min(axis=1)) & final.terminated
+        won = (own <= totals.min(axis=1)) & terminated
         out: jax.Array = won.mean()
         return out
 
@@ -616,9 +796,11 @@ def trainer(num_players: int, config: PPOConfig) -> Trainer:
 
 __all__ = [
     "HINT_WEIGHT",
+    "Group",
     "ImitationState",
     "PPOConfig",
     "PolicyNetwork",
+    "Rewrite",
     "TableState",
     "TrainState",
     "Trainer",
