@@ -20,6 +20,16 @@ Arms (each on fixed deals, ``game_seed(--seed, d)``; bots seeded by seat,
   heads-up, seats swapped, ``--search-games`` games (goal: at least 60 % of 200 games at
   no more time per move). The mean and median seconds per move of both are printed: the
   comparison is fair only when the guided level's mean is not above the default's.
+- ``every-config``: ``PolicyBot`` against ``GreedyBot`` heads-up, as ``heads-up``, on
+  each preset's rules (``seeds``, whose rules ``de`` and ``pl`` share, ``fr``,
+  ``published``) and on ``--drawn`` custom configs drawn over every option by
+  ``draw_configs(--config-seed, --drawn)``, ``--config-games`` games each (goal: at least
+  85 % on each). Needs weights that play every config (format 4).
+- ``one-vs-many``: one ``PolicyBot`` against ``n - 1`` ``GreedyBot`` at 3, 4, 5 and 6
+  seats (``seeds``), ``--many-games`` games each, the policy once at every seat of each
+  deal (goal: at least twice par, ``2 / n``). Needs a network for each seat count.
+
+Every arm but these plays ``seeds``.
 
 A game's share is the bot's part of the win: the lowest total wins, and tied winners
 split the win (a heads-up tie counts half; in a four-seat game shared by two winners,
@@ -59,9 +69,10 @@ from typing import Any
 
 import attrs
 
-from allegra_rules import GameState, GreedyBot, legal_actions, preset
+from allegra_rules import GameState, GreedyBot, RuleConfig, legal_actions, preset
 from allegra_rules.actions import Action
 from allegra_rules.bots import Bot
+from allegra_rules.config import draw_configs
 from allegra_rules.policy import SHIPPED_WEIGHTS, PolicyBot
 from allegra_rules.search import GUIDED_LEVEL, SearchBot, search_level
 from allegra_rules.simulate import game_seed
@@ -100,8 +111,10 @@ def default_search(seed: int) -> Bot:
     return search_level("medium", seed)
 
 
-def play(makers: dict[str, Callable[[int], Bot]], fixture: Fixture) -> dict[str, Any]:
-    """One game, with every bot's seconds per decision (by bot name)."""
+def play(
+    makers: dict[str, Callable[[int], Bot]], config: RuleConfig, fixture: Fixture
+) -> dict[str, Any]:
+    """One game under ``config``, with every bot's seconds per decision (by bot name)."""
     built: list[tuple[str, Timed]] = []
 
     def track(name: str) -> Callable[[int], Bot]:
@@ -112,9 +125,7 @@ def play(makers: dict[str, Callable[[int], Bot]], fixture: Fixture) -> dict[str,
 
         return build
 
-    game = play_fixture(
-        len(fixture.bots), preset("seeds"), fixture, {name: track(name) for name in makers}
-    )
+    game = play_fixture(len(fixture.bots), config, fixture, {name: track(name) for name in makers})
     times: dict[str, list[float]] = {}
     for name, bot in built:
         times.setdefault(name, []).extend(bot.times)
@@ -190,14 +201,16 @@ def run_arm(
     makers: dict[str, Callable[[int], Bot]],
     jobs: int,
     games_file: GamesFile | None = None,
+    config: RuleConfig | None = None,
 ) -> dict[str, Any]:
     """Play the fixtures; the subject's share, interval, margin and every bot's times.
 
     With ``games_file``, the games it holds are read back, not played, and every game
-    played is added to it.
+    played is added to it. ``config``: the rules (``None``: ``seeds``).
     """
     start = time.perf_counter()
-    task = functools.partial(play, makers)
+    rules = preset("seeds") if config is None else config
+    task = functools.partial(play, makers, rules)
     results: list[dict[str, Any]] = []
     todo: list[Fixture] = []
     for fixture in fixtures:
@@ -259,6 +272,7 @@ def run_arm(
         "high": round(high, 4),
         "margin": round(mean, 2),
         "margin_stderr": round(stderr, 2),
+        "config": rules.to_dict(),
         "time_per_move": per_move,
         "seconds": round(time.perf_counter() - start, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
@@ -308,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
         default=GUIDED_LEVEL[0],
         help=f"the guided search's simulations (default: the level's, {GUIDED_LEVEL[0]})",
     )
+    parser.add_argument("--config-games", type=int, default=200, help="every-config games each")
+    parser.add_argument("--many-games", type=int, default=200, help="one-vs-many games each")
+    parser.add_argument("--drawn", type=int, default=3, help="every-config's drawn configs")
+    parser.add_argument("--config-seed", type=int, default=56, help="the drawn configs' seed")
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the rows to this file")
@@ -346,6 +364,20 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             run_arm("guided-vs-search", "search-guided", fixtures, makers, args.jobs, games_file)
         )
+    if "every-config" in arms:
+        configs = [(name, preset(name)) for name in ("seeds", "fr", "published")]
+        drawn = draw_configs(args.config_seed, args.drawn)
+        configs += [(f"drawn-{i + 1}", config) for i, config in enumerate(drawn)]
+        for label, config in configs:
+            fixtures = paired("policy", "greedy", 2, args.config_games, args.seed)
+            arm = f"every-config:{label}"
+            rows.append(run_arm(arm, "policy", fixtures, makers, args.jobs, games_file, config))
+    if "one-vs-many" in arms:
+        for n in (3, 4, 5, 6):
+            fixtures = paired("policy", "greedy", n, args.many_games, args.seed)
+            rows.append(
+                run_arm(f"one-vs-{n - 1}", "policy", fixtures, makers, args.jobs, games_file)
+            )
     print(table(rows))
     if args.json:
         named = {**settings, "weights": weights or "shipped", "weights_sha256": settings["weights"]}

@@ -412,6 +412,7 @@ PUBLIC_MODULES = (
     "bot_kinds",
     "search",
     "policy",
+    "oracle",
     "simulate",
     "analysis",
     "tournament",
