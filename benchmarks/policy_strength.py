@@ -29,7 +29,12 @@ Arms (each on fixed deals, ``game_seed(--seed, d)``; bots seeded by seat,
   seats (``seeds``), ``--many-games`` games each, the policy once at every seat of each
   deal (goal: at least twice par, ``2 / n``). Needs a network for each seat count.
 
-Every arm but these plays ``seeds``.
+- ``oracle``: [`OracleBot`] (it sees every card; measurement only) against
+  ``GreedyBot`` heads-up, ``--oracle-games`` games: the top of the ladder. A bot's share
+  of the gap between GreedyBot and the oracle is its heads-up margin against GreedyBot
+  over the oracle's (GreedyBot's own margin against itself being 0).
+
+Every arm but ``every-config`` plays ``seeds``.
 
 A game's share is the bot's part of the win: the lowest total wins, and tied winners
 split the win (a heads-up tie counts half; in a four-seat game shared by two winners,
@@ -73,6 +78,7 @@ from allegra_rules import GameState, GreedyBot, RuleConfig, legal_actions, prese
 from allegra_rules.actions import Action
 from allegra_rules.bots import Bot
 from allegra_rules.config import draw_configs
+from allegra_rules.oracle import OracleBot
 from allegra_rules.policy import SHIPPED_WEIGHTS, PolicyBot
 from allegra_rules.search import GUIDED_LEVEL, SearchBot, search_level
 from allegra_rules.simulate import game_seed
@@ -322,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         default=GUIDED_LEVEL[0],
         help=f"the guided search's simulations (default: the level's, {GUIDED_LEVEL[0]})",
     )
+    parser.add_argument("--oracle-games", type=int, default=200, help="oracle games")
     parser.add_argument("--config-games", type=int, default=200, help="every-config games each")
     parser.add_argument("--many-games", type=int, default=200, help="one-vs-many games each")
     parser.add_argument("--drawn", type=int, default=3, help="every-config's drawn configs")
@@ -350,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         "greedy": GreedyBot,
         "search-guided": functools.partial(guided_bot, weights, args.guided_simulations),
         "search": default_search,
+        "oracle": OracleBot,
     }
     arms = args.arms.split(",")
     rows = []
@@ -378,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(
                 run_arm(f"one-vs-{n - 1}", "policy", fixtures, makers, args.jobs, games_file)
             )
+    if "oracle" in arms:
+        fixtures = paired("oracle", "greedy", 2, args.oracle_games, args.seed)
+        rows.append(run_arm("oracle", "oracle", fixtures, makers, args.jobs, games_file))
     print(table(rows))
     if args.json:
         named = {**settings, "weights": weights or "shipped", "weights_sha256": settings["weights"]}
