@@ -65,14 +65,24 @@ TINY = PPOConfig(
 TINY_HINT = dataclasses.replace(TINY, greedy_input=True)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_jax_greedy_scores_every_action_as_greedybot_does(players: int) -> None:
-    env = Env(players)
+ADJACENT = RuleConfig(row_match="adjacent", removed_cards="discard", knocking="always")
+"""Rules whose triples are runs side by side (the JAX greedy's second way to find them)."""
+
+
+@pytest.mark.parametrize(
+    ("players", "config"),
+    [(2, None), (4, None), (2, ADJACENT), (3, ADJACENT)],
+    ids=["2", "4", "2-adjacent", "3-adjacent"],
+)
+def test_jax_greedy_scores_every_action_as_greedybot_does(
+    players: int, config: RuleConfig | None
+) -> None:
+    env = Env(players, config)
     scores = jax.jit(lambda s: greedy_scores(env.tables, s))
     choose = jax.jit(lambda s, k: greedy_action(env.tables, s, k))
     checked = 0
-    for seed in range(2):
-        state = new_game(players, seed=seed)
+    for seed in range(2 if config is None else 1):
+        state = new_game(players, seed=seed, config=config)
         bot, rng = GreedyBot(seed), random.Random(seed)
         while not state.is_terminal:
             legal = legal_actions(state)

@@ -11,8 +11,9 @@ The rules are mirrored exactly, with two differences of arithmetic only: the sco
 float32 (GreedyBot's are float64) and two scores within ``TIE`` of the best count as tied
 (GreedyBot's margin is 1e-9). The option values of the config are read when the function
 is traced; the options ``swap_area``, ``take_area``, ``reveal_area``, ``round_end``,
-``discard_draw``, ``row_match`` and ``double_nonpositive`` are followed, with
-``row_match="adjacent"`` not supported (a ``ValueError`` at trace time).
+``discard_draw``, ``row_match`` (``"anywhere"``: three equal cards of a line;
+``"adjacent"``: a run of three or more side by side) and ``double_nonpositive`` are
+followed.
 """
 
 from __future__ import annotations
@@ -73,6 +74,35 @@ def _members(num_players: int) -> np.ndarray[Any, Any]:
 
 
 @cache
+def _places(num_players: int) -> np.ndarray[Any, Any]:
+    """float32 ``(cells, L, 5, cells + 1)``: the cell at each place of each line through a cell."""
+    lines = _lines(num_players)
+    c = lines.shape[0]
+    out = np.zeros((*lines.shape, c + 1), np.float32)
+    for i, k, p in np.ndindex(*lines.shape):
+        out[i, k, p, lines[i, k, p]] = 1.0
+    out[..., c] = 0.0
+    return out
+
+
+def _runs(lines: jax.Array, line_k: jax.Array, k_count: int) -> jax.Array:
+    """Where the run of value ``k`` through the cell lies: bool ``(c, L, 5, K)``.
+
+    The cell counts as ``k``; the run reaches from it left and right over the line's
+    face-up cards of value ``k`` (``row_match="adjacent"``).
+    """
+    c = lines.shape[0]
+    is_self = lines == jnp.arange(c)[:, None, None]  # (c, L, 5): the cell's place in each line
+    eq = ((line_k[..., None] == jnp.arange(k_count)) | is_self[..., None]).astype(jnp.int32)
+    from_self = jnp.cumsum(is_self, axis=2) >= 1  # places at or after the cell
+    to_self = jnp.cumsum(is_self[:, :, ::-1], axis=2)[:, :, ::-1] >= 1  # at or before it
+    right = jnp.cumprod(jnp.where(from_self[..., None], eq, 1), axis=2) > 0
+    left = jnp.cumprod(jnp.where(to_self[..., None], eq, 1)[:, :, ::-1], axis=2)[:, :, ::-1] > 0
+    out: jax.Array = (right & from_self[..., None]) | (left & to_self[..., None])
+    return out
+
+
+@cache
 def _overlapping(num_players: int) -> bool:
     """Whether two lines through some cell share another cell (the two-seat table)."""
     geo = geometry(num_players)
@@ -91,8 +121,6 @@ def greedy_scores(t: StaticTables, s: State) -> jax.Array:
     0, as GreedyBot decides. Only what the acting seat may see is read.
     """
     config = t.config
-    if config.row_match != "anywhere":
-        raise ValueError('the JAX greedy rule supports row_match="anywhere" only')
     n, c = t.num_players, t.num_cells
     ids = t.ids
     values = jnp.asarray(t.values, F32)  # (K,)
@@ -148,11 +176,24 @@ def greedy_scores(t: StaticTables, s: State) -> jax.Array:
     mine_pad = jnp.concatenate([my_zone, jnp.zeros((1,), bool)])
     line_k = known_pad[lines]  # (c, L, 5)
     not_self = lines != jnp.arange(c)[:, None, None]
-    match = (line_k[..., None] == jnp.arange(k_count)) & not_self[..., None]  # (c, L, 5, K)
-    line_hits = match.sum(axis=2)  # (c, L, K)
-    qualifies = line_hits >= 2
+    if config.row_match == "adjacent":
+        # A run of three or more side by side through the cell, the cell counted as k.
+        run = _runs(lines, line_k, k_count)  # (c, L, 5, K)
+        qualifies = run.sum(axis=2) >= 3  # (c, L, K)
+        match = run & not_self[..., None]
+    else:
+        match = (line_k[..., None] == jnp.arange(k_count)) & not_self[..., None]  # (c, L, 5, K)
+        qualifies = match.sum(axis=2) >= 2  # (c, L, K): two more of k in the line
     mine_hits = (match & mine_pad[lines][..., None]).sum(axis=2)  # (c, L, K)
-    if _overlapping(n):
+    if _overlapping(n) and config.row_match == "adjacent":
+        # Two lines through a cell share another cell (two seats): count a cell once.
+        removed = match & qualifies[:, :, None, :]  # (c, L, 5, K)
+        places = jnp.asarray(_places(n))  # (c, L, 5, c + 1)
+        in_run = jnp.einsum("ilpk,ilpj->ikj", removed.astype(F32), places) > 0  # (c, K, c+1)
+        removed_mine = (in_run & mine_pad[None, None, :]).sum(axis=2) + (
+            my_zone[:, None] & qualifies.any(axis=1)
+        )
+    elif _overlapping(n):
         # Two lines through a cell share another cell (two seats): count a cell once.
         member = jnp.asarray(_members(n))  # (c, L, c + 1)
         in_line = jnp.einsum("ilk,ilj->ikj", qualifies.astype(F32), member) > 0  # (c, K, c+1)
