@@ -71,6 +71,7 @@ def write_weights(
     hint: bool = False,
     hint_value: float | None = None,
     rules_input: bool = False,
+    value_heads: bool = False,
 ) -> Path:
     """A random network per seat count, in the weights file format (``policy.npz``).
 
@@ -97,6 +98,7 @@ def write_weights(
             card_slots=CARD_SLOTS,
             slot_low=SLOT_LOW,
             rule_inputs=[[name, list(choices)] for name, choices in RULE_INPUTS],
+            value_heads=value_heads,
         )
         del info["config_fingerprint"]
     info.update(meta or {})
@@ -124,12 +126,14 @@ def write_weights(
             "v_w": (h2, 1),
             "v_b": (1,),
         }
+        if value_heads:
+            shapes |= {"heads_w": (h2, 2 + n), "heads_b": (2 + n,)}
         for name, shape in shapes.items():
             if reshape == f"{n}/{name}":
                 shape = (shape[0] + 1, *shape[1:])
             if drop == f"{n}/{name}":
                 continue
-            if eight_bit and name in ("w0", "w1", "pi_w", "v_w"):
+            if eight_bit and name in ("w0", "w1", "pi_w", "v_w", "heads_w"):
                 arrays[f"{n}/{name}"] = rng.integers(-127, 128, shape, dtype=np.int8)
                 columns = rng.uniform(0.0, scale / 40, shape[1]).astype(np.float32)
                 arrays[f"{n}/{name}_scale"] = columns
@@ -443,6 +447,51 @@ def test_a_rules_input_policy_plays_every_config_at_every_seat_count(
     )
 
 
+def test_the_value_heads_read_the_view_alone(tmp_path: Path, backend: str) -> None:
+    path = write_weights(
+        tmp_path / "heads.npz",
+        seed=6,
+        hint=True,
+        rules_input=True,
+        value_heads=True,
+        eight_bit=True,
+    )
+    bot = PolicyBot(0, weights=path)
+    assert bot.has_value and not PolicyBot(0, weights=write_weights(tmp_path / "w.npz")).has_value
+    if backend == "plain python":
+        with pytest.raises(ValueError, match="NumPy only"):
+            bot.value(new_game(2, seed=1))
+        return
+    with np.load(path) as data:
+        w, b = data["4/heads_w"].astype(np.float32), data["4/heads_b"].astype(np.float32)
+        w = w * data["4/heads_w_scale"][np.newaxis, :]
+    checked = 0
+    for state in _sample_states(120):
+        if state.num_players != 4:
+            continue
+        value = bot.value(state)
+        # The formula: the last hidden layer times the heads' matrix, then the win's
+        # sigmoid and the ranks' softmax.
+        h = bot._policy.networks[4].trunk(_rules_input(state))
+        out = h @ w + b
+        ranks = np.exp(out[2:] - out[2:].max())
+        want = [out[0], 1 / (1 + np.exp(-out[1])), *(ranks / ranks.sum())]
+        assert [value.margin, value.win, *value.ranks] == pytest.approx(want, abs=1e-4)
+        for variant in same_view_variants(state):
+            assert bot.value(variant) == value
+        checked += 1
+    assert checked > 20
+    with pytest.raises(ValueError, match="game is over"):
+        bot.value(_play([GreedyBot(0), GreedyBot(1)], new_game(2, seed=4))[0])
+
+
+def _rules_input(state: GameState) -> list[float]:
+    """A format 4 network's input with the hint, by the format's formula."""
+    n = state.num_players
+    x = NetworkInput(state.config, n).features(observe(state, state.current_player))
+    return [*x, *_reference_hint(state).tolist()]
+
+
 def test_other_rules_are_refused(weights: Path) -> None:
     bot = PolicyBot(0, weights=weights)
     with pytest.raises(ValueError, match=r"trained for preset 'seeds'"):
@@ -467,6 +516,8 @@ WRONG_FILES = [
     ({"rules_input": True, "meta": {"rule_inputs": 3}}, "rule_inputs"),
     ({"rules_input": True, "reshape": "2/w0"}, "reads 776 inputs"),
     ({"rules_input": True, "hint": True, "meta": {"greedy_input": False}}, "without greedy"),
+    ({"rules_input": True, "value_heads": True, "drop": "2/heads_b"}, "no 2/heads_b"),
+    ({"rules_input": True, "value_heads": True, "reshape": "4/heads_w"}, "the 4-seat heads"),
     ({"meta": {"format": "2"}}, "format '2'"),
     ({"meta": {"format": 1}, "eight_bit": True}, "format 1 has no 8-bit matrices"),
     ({"meta": {"seat_counts": []}}, "seat_counts"),

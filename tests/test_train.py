@@ -505,12 +505,16 @@ RULES_CUSTOM = RuleConfig(
 )
 """Rules no preset has, on a deck whose values do not fit the card slots' -2..13."""
 
-TINY_RULES = dataclasses.replace(TINY, rules_input=True, rules=(preset("fr"), RULES_CUSTOM))
+TINY_RULES = dataclasses.replace(
+    TINY, rules_input=True, rules=(preset("fr"), RULES_CUSTOM), value_heads=True
+)
 
 
 def test_several_configs_need_the_rules_input_and_an_equal_share_of_tables() -> None:
     with pytest.raises(ValueError, match="needs rules_input"):
         Trainer(2, dataclasses.replace(TINY_RULES, rules_input=False))
+    with pytest.raises(ValueError, match="value heads need rules_input"):
+        Trainer(2, dataclasses.replace(TINY, value_heads=True))
     with pytest.raises(ValueError, match="at least the number of configs"):
         Trainer(2, dataclasses.replace(TINY_RULES, eval_envs=1))
     odd = Trainer(2, dataclasses.replace(TINY_RULES, num_envs=15, eval_envs=9))
@@ -532,6 +536,24 @@ def test_the_batched_input_is_network_input_in_lock_step(config: RuleConfig) -> 
     assert checked == 120
 
 
+def test_the_value_heads_learn_each_decisions_next_round_end_and_game_end() -> None:
+    # One table, eight steps: a round ends at steps 2 and 5, the game at step 5.
+    ends = [False, False, True, False, False, True, False, False]
+    rec = {
+        "round_end": jnp.asarray([[e] for e in ends]),
+        "margin": jnp.asarray([[0.1 * t] for t in range(8)], jnp.float32),
+        "ended": jnp.asarray([[t == 5] for t in range(8)]),
+        "won": jnp.asarray([[t == 5] for t in range(8)]),
+        "rank": jnp.asarray([[3 if t == 5 else 9] for t in range(8)], jnp.int32),
+    }
+    got = {k: np.asarray(v)[:, 0].tolist() for k, v in Trainer.head_targets(rec).items()}
+    assert got["score"] == pytest.approx([0.2, 0.2, 0.2, 0.5, 0.5, 0.5, 0.0, 0.0])
+    assert got["has_score"] == [True] * 6 + [False] * 2
+    assert got["win"] == [1.0] * 6 + [0.0] * 2
+    assert got["rank"] == [3] * 6 + [0] * 2
+    assert got["has_game"] == [True] * 6 + [False] * 2
+
+
 def test_a_run_of_several_configs_writes_format_4_that_plays_every_config(
     tmp_path: Path,
 ) -> None:
@@ -542,23 +564,29 @@ def test_a_run_of_several_configs_writes_format_4_that_plays_every_config(
     result = train(options)
     arrays = _load(tmp_path / "r.npz")
     meta = json.loads(str(arrays.pop("meta")))
-    assert meta["format"] == 4 and "config_fingerprint" not in meta
+    assert meta["format"] == 4 and "config_fingerprint" not in meta and meta["value_heads"]
     assert meta["trained_on"] == ["fr", RULES_CUSTOM.to_dict()]
     assert meta["rule_inputs"] == [[name, list(c)] for name, c in RULE_INPUTS]
     assert meta["ppo"]["rules"] == [preset("fr").to_dict(), RULES_CUSTOM.to_dict()]
     size = NetworkInput(RULES_CUSTOM, 2).size
     assert arrays["2/w0"].shape == (size, 16)
+    assert arrays["2/heads_w"].shape == (8, 2 + 2) and arrays["2/heads_b"].shape == (4,)
     # PolicyBot computes what the network computed in JAX, on a trained config...
     tr = trainer(2, TINY_RULES)
     bot = PolicyBot(0, weights=tmp_path / "r.npz")
-    apply_net = jax.jit(lambda table: tr.apply(result.params[2], tr.input(table, 1))[0])
+    apply_net = jax.jit(lambda table: tr.apply_heads(result.params[2], tr.input(table, 1)))
     env, state, compared = tr.groups[1].env, new_game(2, seed=8, config=RULES_CUSTOM), 0
     while not state.is_terminal and compared < 40:
         legal, logits = bot._legal_logits(state)
         if len(legal) > 1:
             ids = [action_to_id(a, 2) for a in legal]
-            want = np.asarray(apply_net(env.from_state(state)))[ids]
-            np.testing.assert_allclose(logits, want, rtol=1e-4, atol=1e-4)
+            all_logits, _, heads = (np.asarray(x) for x in apply_net(env.from_state(state)))
+            np.testing.assert_allclose(logits, all_logits[ids], rtol=1e-4, atol=1e-4)
+            # ... and the value heads: the margin, the win's and the ranks' probabilities.
+            value = bot.value(state)
+            ranks = np.exp(heads[2:] - heads[2:].max())
+            want = [heads[0], 1 / (1 + np.exp(-heads[1])), *(ranks / ranks.sum())]
+            np.testing.assert_allclose([value.margin, value.win, *value.ranks], want, atol=1e-4)
             compared += 1
         state = apply(state, GreedyBot(compared).choose(state))
     assert compared == 40

@@ -92,6 +92,7 @@ __all__ = [
     "POLICY_FORMAT",
     "SHIPPED_WEIGHTS",
     "PolicyBot",
+    "PolicyValue",
     "cannot_play",
     "guided_search",
     "shipped_missing",
@@ -264,16 +265,30 @@ class _Network(_ActionIds):
         self.hint = None if hint is None else np.asarray(hint, dtype=np.float32)
         self.ids: dict[Action, int] = {}
 
-    def logits(self, x: list[float]) -> Any:
-        """The action logits (float32, one per action id) of one input vector, hint aside."""
+    heads_w: Any = None
+    """The value heads' matrix (last hidden layer by ``2 + n``), or None (no heads)."""
+    heads_b: Any = None
+
+    def trunk(self, x: list[float]) -> Any:
+        """The last hidden layer (float32) of one input vector."""
         h = self._asarray(x, dtype=self._float32) @ self.w0
         h += self.b0
         self._maximum(h, 0.0, out=h)
         h = h @ self.w1
         h += self.b1
         self._maximum(h, 0.0, out=h)
-        out = h @ self.pi_w
+        return h
+
+    def logits(self, x: list[float]) -> Any:
+        """The action logits (float32, one per action id) of one input vector, hint aside."""
+        out = self.trunk(x) @ self.pi_w
         out += self.pi_b
+        return out
+
+    def heads(self, x: list[float]) -> Any:
+        """The value heads' outputs of one input vector: margin, win logit, rank logits."""
+        out = self.trunk(x) @ self.heads_w
+        out += self.heads_b
         return out
 
     def legal_logits(
@@ -531,6 +546,11 @@ class _Policy(_Meta):
                     f"{where}: {n}/hint has shape {tuple(hint.shape)}; "
                     f"{n} seats have {self.networks[n].actions} action ids"
                 )
+        self.value_heads = version == 4 and meta.get("value_heads") is True
+        """Whether the networks have the value heads (format 4, ``--value-heads``)."""
+        if self.value_heads:
+            for n, net in self.networks.items():
+                self._read_heads(np, arrays, n, net, version)
         hidden = meta.get("hidden")
         if hidden is not None:
             for n, net in self.networks.items():
@@ -546,6 +566,28 @@ class _Policy(_Meta):
         if config is not None:  # a known preset, or any config: check the input sizes now
             for n in self.seat_counts:
                 self.encoder(config, n)
+
+    def _read_heads(
+        self, np: Any, arrays: dict[str, Any], n: int, net: _Network | _PlainNetwork, version: int
+    ) -> None:
+        """Read the ``n``-seat network's value heads (kept by the NumPy network only)."""
+        where = self.where
+        missing = [f"{n}/{k}" for k in ("heads_w", "heads_b") if f"{n}/{k}" not in arrays]
+        if missing:
+            raise ValueError(f"{where}: meta['value_heads'] is true but there is no {missing[0]}")
+        layers = _layers(np, arrays, n, where, version, ("heads_w", "heads_b"), ("heads_w",))
+        want = (net.hidden[1], 2 + n)
+        w, b = layers["heads_w"], layers["heads_b"]
+        if tuple(w.shape) != want or tuple(b.shape) != want[1:]:
+            raise ValueError(
+                f"{where}: {n}/heads_w and {n}/heads_b have shapes {tuple(w.shape)} and "
+                f"{tuple(b.shape)}; the {n}-seat heads need {want} and {want[1:]}"
+            )
+        if isinstance(net, _Network):
+            net.heads_w = np.ascontiguousarray(w, dtype=np.float32)
+            net.heads_b = np.ascontiguousarray(b, dtype=np.float32)
+            if not (np.isfinite(net.heads_w).all() and np.isfinite(net.heads_b).all()):
+                raise ValueError(f"{where}: {n}/heads holds a NaN or an infinity")
 
     def accepts(self, config: RuleConfig) -> bool:
         """Whether ``config`` is the config the policy was trained for (remembered)."""
@@ -612,13 +654,21 @@ def _meta(arrays: dict[str, Any], where: str) -> dict[str, Any]:
     return meta
 
 
-def _layers(np: Any, arrays: dict[str, Any], n: int, where: str, version: int) -> dict[str, Any]:
+def _layers(
+    np: Any,
+    arrays: dict[str, Any],
+    n: int,
+    where: str,
+    version: int,
+    names: tuple[str, ...] = _LAYERS,
+    matrices: tuple[str, ...] = _MATRICES,
+) -> dict[str, Any]:
     """The ``n``-seat network's layers with float values (8-bit matrices scaled back)."""
-    layers = {name: arrays[f"{n}/{name}"] for name in _LAYERS}
-    for name in _LAYERS:
-        if name not in _MATRICES and _is_int8(np, layers[name]):
+    layers = {name: arrays[f"{n}/{name}"] for name in names}
+    for name in names:
+        if name not in matrices and _is_int8(np, layers[name]):
             raise ValueError(f"{where}: {n}/{name} is int8; biases are float")
-    for name in _MATRICES:
+    for name in matrices:
         key = f"{n}/{name}"
         scale = arrays.get(f"{key}_scale")
         eight_bit = _is_int8(np, layers[name])
@@ -758,6 +808,24 @@ def _load(weights: str | os.PathLike[str] | None) -> _Policy:
     return policy
 
 
+@attrs.frozen
+class PolicyValue:
+    """What a network's value heads expect for the seat to act, from its view alone.
+
+    Attributes:
+        margin: its round reward less the others' mean at the round's end, in the
+            engine's scaled rewards (a game's round rewards add up to its total mapped
+            onto ``[+1, -1]``, +1 the best total); above 0: it ends the round ahead.
+        win: the probability that it wins the game (a shared win counts).
+        ranks: the probability of each rank at the game's end, rank 0 (the lowest total)
+            first; they add up to 1.
+    """
+
+    margin: float
+    win: float
+    ranks: tuple[float, ...]
+
+
 class PolicyBot:
     """Plays a learned policy: the legal move its network likes best, from the seat's view.
 
@@ -839,6 +907,50 @@ class PolicyBot:
             return legal, network.legal_logits(features, ids)
         hints = _GREEDY.hint(state)
         return legal, network.legal_logits(features, ids, [hints[a] for a in legal])
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the weights have value heads (format 4 with ``--value-heads``)."""
+        return self._policy.value_heads
+
+    def value(self, state: GameState) -> PolicyValue:
+        """The value heads' view of ``state`` for its seat to act (``observe`` alone).
+
+        Raises:
+            ValueError: ``state`` is not a ``GameState`` or is terminal, the weights have
+                no value heads, the network runs in plain Python (the heads need NumPy),
+                or as [`choose`][allegra_rules.policy.PolicyBot.choose].
+        """
+        if not isinstance(state, GameState):
+            raise ValueError(f"state must be a GameState; got {type(state).__name__}")
+        seat = state.current_player
+        if seat is None or state.is_terminal:
+            raise ValueError("the game is over: there is no seat to act")
+        policy = self._policy
+        if not policy.value_heads:
+            raise ValueError(f"these weights have no value heads ({policy.where})")
+        n = state.num_players
+        network = policy.networks.get(n)
+        if network is None:
+            counts = ", ".join(map(str, policy.seat_counts))
+            raise ValueError(
+                f"this policy plays tables of {counts} seats; the game has {n} ({policy.where})"
+            )
+        if not isinstance(network, _Network):
+            raise ValueError("the value heads run with NumPy only")
+        view = observe(state, seat)
+        x = policy.encoder(state.config, n).features(view)
+        if network.hint is not None:
+            legal = view.legal_actions
+            ids = [network.action_id(action) for action in legal]
+            hints = _GREEDY.hint(state)
+            x = _hint_input(x, network.actions, ids, [hints[a] for a in legal])
+        out = network.heads(x).tolist()
+        win = 1.0 / (1.0 + math.exp(-out[1]))
+        top = max(out[2:])
+        weights = [math.exp(v - top) for v in out[2:]]
+        total = sum(weights)
+        return PolicyValue(out[0], win, tuple(w / total for w in weights))
 
     def choose(self, state: GameState) -> Action:
         """The legal action of ``state`` with the highest logit (exact ties: a seeded draw).

@@ -80,6 +80,12 @@ def add_train_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "names and random:K (K configs, every option drawn from --seed); default: seeds fr "
         "published",
     )
+    p.add_argument(
+        "--value-heads",
+        action="store_true",
+        help="also learn the value heads: round margin, win and rank (with --rules-input)",
+    )
+    p.add_argument("--head-coef", type=float, default=0.5, help="value heads' weight (0.5)")
     p.add_argument("--greedy-share", type=float, default=0.5, help="tables vs GreedyBot")
     p.add_argument("--pool-share", type=float, default=0.25, help="tables vs past selves")
     p.add_argument("--pool-size", type=int, default=4, help="past selves kept (4)")
@@ -168,6 +174,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         greedy_input=args.greedy_input,
         rules_input=args.rules_input,
         rules=rules,
+        value_heads=args.value_heads,
+        head_coef=args.head_coef,
     )
     command = " ".join([PROG, *map(shlex.quote, sys.argv[1:])]) if sys.argv else PROG
     options = TrainOptions(
@@ -219,6 +227,8 @@ DEFAULT_RULES = ("seeds", "fr", "published")
 
 def _rules(args: argparse.Namespace) -> tuple[RuleConfig, ...]:
     """The configs of ``--rules`` (checked), or () for preset seeds alone."""
+    if args.value_heads and not args.rules_input:
+        raise UsageError("--value-heads needs --rules-input (weights format 4)")
     if args.rules is not None and not args.rules_input:
         raise UsageError("--rules needs --rules-input (a network of one config plays seeds)")
     if not args.rules_input:

@@ -42,7 +42,10 @@ with or without the hint: each network's ``"{n}/w0"`` has a row per entry of
 [`NetworkInput`][allegra_rules.network_input.NetworkInput] (then a row per action id
 with ``meta["greedy_input"]``), and ``meta`` names the rule options read
 (``rule_inputs``) and the card slots (``card_slots``, ``slot_low``) instead of one
-config's fingerprint. Versions of allegra_rules that read only formats 1 to 3 refuse it.
+config's fingerprint. With ``meta["value_heads"]`` (``--value-heads``) each network also
+has ``"{n}/heads_w"`` (last hidden layer by ``2 + n``, 8-bit with its scales at
+``--precision int8``) and ``"{n}/heads_b"``: the round margin, the win's logit and the
+rank logits. Versions of allegra_rules that read only formats 1 to 3 refuse it.
 """
 
 PRECISIONS = ("float16", "float32", "int8")
@@ -99,6 +102,13 @@ def network_arrays(params: Any, num_players: int, precision: str = "float16") ->
         out[f"{num_players}/{b}"] = np.asarray(p[layer]["bias"], floats)
     if "hint" in p:
         out[f"{num_players}/hint"] = np.asarray(p["hint"], np.float32)
+    if "heads" in p:  # the value heads (PPOConfig.value_heads)
+        kernel = np.asarray(p["heads"]["kernel"], np.float32)
+        if precision == "int8":
+            out[f"{num_players}/heads_w"], out[f"{num_players}/heads_w_scale"] = quantize(kernel)
+        else:
+            out[f"{num_players}/heads_w"] = kernel.astype(floats)
+        out[f"{num_players}/heads_b"] = np.asarray(p["heads"]["bias"], floats)
     return out
 
 

@@ -360,6 +360,7 @@ def weights_meta(
             "rule_inputs": [[name, list(choices)] for name, choices in RULE_INPUTS],
             "card_slots": CARD_SLOTS,
             "slot_low": SLOT_LOW,
+            "value_heads": options.ppo.value_heads,
         }
     else:
         rules = {"preset": "seeds", "config_fingerprint": preset("seeds").fingerprint}

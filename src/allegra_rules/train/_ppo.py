@@ -96,6 +96,11 @@ class PPOConfig:
             [`NetworkInput`][allegra_rules.network_input.NetworkInput] (the rules among it)
             instead of the features, so that it plays every config (a weights file of
             format 4).
+        value_heads: whether the network also learns the value heads (``head_coef`` their
+            weight in the loss), from the acting seat's input alone: its margin at the
+            round's end (its round reward less the others' mean), whether it wins the
+            game, and its rank at the game's end (0: the lowest total). See ``HEADS``.
+        head_coef: the value heads' weight in the loss.
         rules: the configs the tables play, an equal share of the ``num_envs`` tables each
             (empty: ``preset("seeds")``; with ``k`` configs, ``num_envs // k`` each, and
             so for the evaluation's games). Each compiles its own engine program. More
@@ -127,6 +132,8 @@ class PPOConfig:
     greedy_input: bool = False
     rules_input: bool = False
     rules: tuple[RuleConfig, ...] = ()
+    value_heads: bool = False
+    head_coef: float = 0.5
 
 
 HINT_WEIGHT = 10.0
@@ -137,21 +144,38 @@ imitation warm start begins near GreedyBot's choices and learns what to change.
 """
 
 
+HEADS = ("score", "win")
+"""The value heads' first outputs (``PPOConfig.value_heads``), then one per rank.
+
+``score``: the acting seat's round margin, its own round reward less the others' mean
+(the engine's scaled round rewards: a game's add up to its total mapped onto ``[+1,
+-1]``); ``win``: the logit of its winning the game (a shared win counts); then ``n``
+logits of its rank at the game's end (0: the lowest total; seats tied on a total share
+the better rank).
+"""
+
+
 class PolicyNetwork(nn.Module):
     """Two ReLU layers, then the action logits and the value (the weights file's network).
 
     With ``greedy_input`` the input's last ``num_actions`` entries are the greedy hint
     (``learner_input`` with ``tables``), and each action's logit adds its hint times a
-    learned weight of its own (the parameter ``hint``, one per action id).
+    learned weight of its own (the parameter ``hint``, one per action id). With
+    ``ranks`` (the seat count, ``PPOConfig.value_heads``), a layer ``heads`` reads the
+    last hidden layer as the value does: ``HEADS`` and then ``ranks`` rank logits.
     """
 
     num_actions: int
     hidden: tuple[int, int]
     greedy_input: bool = False
+    ranks: int = 0
 
     @nn.compact
-    def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """Logits ``(..., num_actions)`` and value ``(...)`` of inputs ``x``."""
+    def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """Logits ``(..., num_actions)``, value ``(...)`` and heads ``(..., 2 + ranks)``.
+
+        Without heads (``ranks`` 0) the last is empty, ``(..., 0)``.
+        """
         h = nn.relu(nn.Dense(self.hidden[0], name="hidden_0")(x))
         h = nn.relu(nn.Dense(self.hidden[1], name="hidden_1")(h))
         logits = nn.Dense(
@@ -163,7 +187,11 @@ class PolicyNetwork(nn.Module):
             )
             logits = logits + weight * x[..., -self.num_actions :]
         value = nn.Dense(1, name="value")(h)
-        return logits, value[..., 0]
+        if self.ranks:
+            heads = nn.Dense(len(HEADS) + self.ranks, name="heads")(h)
+        else:
+            heads = jnp.zeros((*h.shape[:-1], 0), F32)
+        return logits, value[..., 0], heads
 
 
 def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
@@ -342,6 +370,8 @@ class Trainer:
         rules = config.rules or (preset("seeds"),)
         if len(rules) > 1 and not config.rules_input:
             raise ValueError("training on several configs needs rules_input (--rules-input)")
+        if config.value_heads and not config.rules_input:
+            raise ValueError("value heads need rules_input (weights format 4)")
         if min(config.num_envs, config.eval_envs) < len(rules):
             raise ValueError(
                 f"num_envs ({config.num_envs}) and eval_envs ({config.eval_envs}) must be at "
@@ -357,7 +387,12 @@ class Trainer:
         self.env = self.groups[0].env
         """The first config's engine (every config has the same action ids)."""
         self.tables = self.env.tables
-        self.network = PolicyNetwork(self.env.num_actions, config.hidden, config.greedy_input)
+        self.network = PolicyNetwork(
+            self.env.num_actions,
+            config.hidden,
+            config.greedy_input,
+            num_players if config.value_heads else 0,
+        )
         self.obs_size = int(
             observe(self.tables, self.env.init(jax.random.key(0)), jnp.asarray(0)).shape[0]
         )
@@ -455,7 +490,12 @@ class Trainer:
 
     def apply(self, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         """The network's logits and value."""
-        out: tuple[jax.Array, jax.Array] = self.network.apply(params, obs)  # type: ignore[assignment]
+        logits, value, _ = self.apply_heads(params, obs)
+        return logits, value
+
+    def apply_heads(self, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """The network's logits, value and value heads (``PolicyNetwork``)."""
+        out: tuple[jax.Array, jax.Array, jax.Array] = self.network.apply(params, obs)  # type: ignore[assignment]
         return out
 
     @staticmethod
@@ -544,9 +584,17 @@ class Trainer:
             ended & won, cfg.win_bonus, 0.0
         )
         new_seat = jax.random.randint(k_seat, (b,), 0, n)
+        # The value heads' outcomes at this step: a round's end and a game's end.
+        before_round = jnp.concatenate([env._round for env in envs])
+        round_end = (after._round != before_round) | ended
+        margin = learner_reward(after.rewards, tables.learner, 1.0)
+        rank = (returns > own[:, None] + 1e-5).sum(axis=1)  # seats ahead (higher reward)
         learner = jnp.where(ended, new_seat, tables.learner)
         returns = jnp.where(ended[:, None], 0.0, returns)
         record = {
+            "round_end": round_end,
+            "margin": margin,
+            "rank": rank,
             "obs": obs,
             "mask": mask,
             "action": action,
@@ -587,11 +635,48 @@ class Trainer:
         _, adv = jax.lax.scan(back, init, rec, reverse=True)
         return adv, adv + rec["value"]
 
+    @staticmethod
+    def head_targets(rec: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        """The value heads' targets of a rollout: each step's next round end and game end.
+
+        A step's ``score`` is the learner's round margin at the first round end at or
+        after it, ``win`` and ``rank`` the learner's at the first game end at or after it;
+        ``has_score`` and ``has_game`` say whether that end came within the rollout.
+        """
+        Carry = tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]
+
+        def back(carry: Carry, x: dict[str, jax.Array]) -> tuple[Carry, Carry]:
+            score, has_score, win, rank, has_game = carry
+            score = jnp.where(x["round_end"], x["margin"], score)
+            has_score = has_score | x["round_end"]
+            win = jnp.where(x["ended"], x["won"].astype(F32), win)
+            rank = jnp.where(x["ended"], x["rank"], rank)
+            has_game = has_game | x["ended"]
+            out = (score, has_score, win, rank, has_game)
+            return out, out
+
+        b = rec["ended"].shape[1]
+        zero, no = jnp.zeros(b, F32), jnp.zeros(b, bool)
+        init = (zero, no, zero, jnp.zeros(b, jnp.int32), no)
+        _, (score, has_score, win, rank, has_game) = jax.lax.scan(
+            back,
+            init,
+            {k: rec[k] for k in ("round_end", "margin", "ended", "won", "rank")},
+            reverse=True,
+        )
+        return {
+            "score": score,
+            "has_score": has_score,
+            "win": win,
+            "rank": rank.astype(jnp.int32),
+            "has_game": has_game,
+        }
+
     # ----------------------------------------------------------------- update
 
     def _loss(self, params: Any, batch: dict[str, jax.Array]) -> tuple[jax.Array, jax.Array]:
         cfg = self.config
-        logits, value = self.apply(params, batch["obs"])
+        logits, value, heads = self.apply_heads(params, batch["obs"])
         logits = masked_logits(logits, batch["mask"])
         logp_all = jax.nn.log_softmax(logits)
         logp = jnp.take_along_axis(logp_all, batch["action"][:, None], axis=1)[:, 0]
@@ -604,7 +689,19 @@ class Trainer:
         probs = jnp.exp(logp_all)
         entropy = -(jnp.where(batch["mask"], probs * logp_all, 0.0)).sum(axis=1)
         total = (pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy) * w
+        if cfg.value_heads:
+            total = total + cfg.head_coef * self._head_loss(heads, batch) * w
         return total.sum() / count, (entropy * w).sum() / count
+
+    @staticmethod
+    def _head_loss(heads: jax.Array, batch: dict[str, jax.Array]) -> jax.Array:
+        """Per sample: the score's squared error, the win's and the rank's cross-entropy."""
+        score = 0.5 * (heads[:, 0] - batch["score"]) ** 2
+        win = optax.sigmoid_binary_cross_entropy(heads[:, 1], batch["win"])
+        rank = optax.softmax_cross_entropy_with_integer_labels(heads[:, 2:], batch["rank"])
+        return jnp.where(batch["has_score"], score, 0.0) + jnp.where(
+            batch["has_game"], win + rank, 0.0
+        )
 
     def _update(self, ts: TrainState, _: Any) -> tuple[TrainState, dict[str, jax.Array]]:
         cfg = self.config
@@ -631,6 +728,8 @@ class Trainer:
             "adv": (adv - mean) / std,
             "target": target,
         }
+        if cfg.value_heads:
+            flat.update(self.head_targets(rec))
         total = cfg.num_steps * self.batch
         flat = jax.tree_util.tree_map(lambda x: x.reshape(total, *x.shape[2:]), flat)
         grad_fn = jax.value_and_grad(self._loss, has_aux=True)
@@ -795,6 +894,7 @@ def trainer(num_players: int, config: PPOConfig) -> Trainer:
 
 
 __all__ = [
+    "HEADS",
     "HINT_WEIGHT",
     "Group",
     "ImitationState",
