@@ -483,6 +483,9 @@ def test_the_value_heads_read_the_view_alone(tmp_path: Path, backend: str) -> No
     assert checked > 20
     with pytest.raises(ValueError, match="game is over"):
         bot.value(_play([GreedyBot(0), GreedyBot(1)], new_game(2, seed=4))[0])
+    # The search scores its positions with it (a SearchValue).
+    state = new_game(4, seed=2)
+    assert SearchBot(0, simulations=2, value=bot).choose(state) in legal_actions(state)
 
 
 def _rules_input(state: GameState) -> list[float]:

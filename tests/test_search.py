@@ -288,3 +288,47 @@ def test_the_default_level_is_capped_in_time() -> None:
     begin = time.perf_counter()
     assert SearchBot(1).choose(state) in legal_actions(state)
     assert time.perf_counter() - begin < DEFAULT_TIME_LIMIT + 2.0
+
+
+class ViewValue:
+    """A stand-in learned value: the seat's face-up points against the others', counted.
+
+    It reads the acting seat's view alone, as a ``SearchValue`` must.
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def value(self, state: GameState) -> object:
+        self.calls += 1
+        seat = state.current_player
+        view = observe(state, seat)
+        sums = [0.0] * view.num_players
+        for cell, card in enumerate(view.cells):
+            if card is not None:
+                sums[cell // 12] += card  # the seat whose own grid holds it
+        others = (sum(sums) - sums[seat or 0]) / (view.num_players - 1)
+        return attrs.make_class("V", ["margin"])((others - sums[seat or 0]) / 100)
+
+
+def test_a_learned_value_scores_the_positions_from_the_seats_view() -> None:
+    chosen = [s for s in game_states(SEEDS, 2, 9) if len(legal_actions(s)) > 3][:15]
+    assert chosen
+    for k, state in enumerate(chosen):
+        valued = ViewValue()
+        move = SearchBot(k, simulations=3, value=valued).choose(state)
+        assert move in legal_actions(state) and valued.calls > 0
+        assert SearchBot(k, simulations=3, value=ViewValue()).choose(state) == move
+        twin = _hidden_twin(state, k)
+        if twin is not None:
+            assert SearchBot(k, simulations=3, value=ViewValue()).choose(twin) == move
+    # The value decides: a value that prefers the opposite picks other moves somewhere.
+    flipped = ViewValue()
+    flipped.value = lambda s: attrs.make_class("V", ["margin"])(  # type: ignore[method-assign]
+        -ViewValue().value(s).margin  # type: ignore[attr-defined]
+    )
+    assert [SearchBot(1, simulations=3, value=ViewValue()).choose(s) for s in chosen] != [
+        SearchBot(1, simulations=3, value=flipped).choose(s) for s in chosen
+    ]
+    with pytest.raises(ValueError, match="value must be None"):
+        SearchBot(0, value=3)  # type: ignore[arg-type]

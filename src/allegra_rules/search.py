@@ -35,6 +35,12 @@ GreedyBot's two roles: the candidates are the guide's most probable moves, and e
 a playout plays the guide's most probable move (ties broken by that seat's seeded generator).
 The rest is unchanged.
 
+With a ``value`` (a [`SearchValue`][allegra_rules.search.SearchValue]: a learned value,
+[`PolicyBot.value`][allegra_rules.policy.PolicyBot.value] of weights with value heads), a
+playout stops at the seat's next turn, one turn a player, and the value of that position
+from the seat's view is its score instead of the estimated sums (turned into points, so
+that a playout that ended the round, scored exactly, compares with the others).
+
 Rollouts to the round's end were tried and lose: a rollout's margin varies by more than
 a dozen points where the actions differ by one to three. The short horizon and the
 estimated sums keep that noise small.
@@ -54,13 +60,14 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from allegra_rules.actions import Action, Knock, Pass
 from allegra_rules.bots import GreedyBot, SeatEstimate
 from allegra_rules.determinize import determinize
+from allegra_rules.features import round_score_bounds
 from allegra_rules.state import GameState, Phase
-from allegra_rules.transitions import apply, legal_actions
+from allegra_rules.transitions import ROUNDS, apply, legal_actions
 from allegra_rules.views import PlayerView, observe
 
 __all__ = [
@@ -71,6 +78,7 @@ __all__ = [
     "SEARCH_LEVEL_CANDIDATES",
     "SearchBot",
     "SearchGuide",
+    "SearchValue",
     "guided_level",
     "level_constructor",
     "search_level",
@@ -172,6 +180,24 @@ class SearchGuide(Protocol):
         ...
 
 
+@runtime_checkable
+class SearchValue(Protocol):
+    """What can score a search's positions: a learned value, from the seat's view alone.
+
+    [`PolicyBot`][allegra_rules.policy.PolicyBot] with value heads is one. Like a guide,
+    it must read nothing of the state but ``observe(state, state.current_player)``.
+    """
+
+    def value(self, state: GameState) -> Any:
+        """The value of ``state`` for ``state.current_player``.
+
+        Returns:
+            An object whose ``margin`` is the seat's round reward less the others' mean at
+            the round's end, in the engine's scaled rewards (above 0: it ends ahead).
+        """
+        ...
+
+
 class SearchBot:
     """A determinized Monte-Carlo search over the states its seat cannot tell apart.
 
@@ -229,6 +255,7 @@ class SearchBot:
         time_limit: float | None = None,
         candidates: int | None = None,
         guide: SearchGuide | None = None,
+        value: SearchValue | None = None,
     ) -> None:
         if type(seed) is not int:
             raise ValueError(f"a bot's seed must be an int; got {type(seed).__name__}")
@@ -238,7 +265,10 @@ class SearchBot:
             raise ValueError(
                 f"guide must be None or have an action_probabilities method; got {guide!r}"
             )
+        if value is not None and not isinstance(value, SearchValue):
+            raise ValueError(f"value must be None or have a value method; got {value!r}")
         self.guide = guide
+        self.value = value
         self.seed = seed
         self.simulations = sims
         self.time_limit = limit
@@ -260,6 +290,8 @@ class SearchBot:
             parts.append(f"candidates={self.candidates}")
         if self.guide is not None:
             parts.append(f"guide={self.guide!r}")
+        if self.value is not None:
+            parts.append(f"value={self.value!r}")
         return f"SearchBot({', '.join(parts)})"
 
     def choose(self, state: GameState) -> Action:
@@ -305,7 +337,11 @@ class SearchBot:
             began = time.perf_counter()
             seeds = [rng.getrandbits(32) for _ in range(view.num_players)]
             for k, action in enumerate(candidates):
-                totals[k] += _playout(apply(sample, action), seat, seeds, self.HORIZON, guide)
+                after = apply(sample, action)
+                if self.value is None:
+                    totals[k] += _playout(after, seat, seeds, self.HORIZON, guide)
+                else:
+                    totals[k] += _valued(after, seat, seeds, guide, self.value)
             done += 1
             now = time.perf_counter()
             slowest = max(slowest, now - began)
@@ -395,6 +431,32 @@ def _playout(
         return _margin([float(x) for x in last.scores], seat)
     look = SeatEstimate.from_view(observe(state, seat))
     return _margin(look.sums, seat)
+
+
+def _valued(
+    state: GameState, seat: int, seeds: list[int], guide: SearchGuide | None, value: SearchValue
+) -> float:
+    """Play on to the seat's next turn (GreedyBot or the guide); the value there, in points.
+
+    A round that ends first is scored exactly, as in a playout.
+    """
+    start_round = state.round
+    bots: list[GreedyBot] | list[_GuidedPlayer] = (
+        [GreedyBot(s) for s in seeds] if guide is None else [_GuidedPlayer(guide, s) for s in seeds]
+    )
+    for _ in range(_MAX_PLAYOUT_STEPS):
+        if state.is_terminal or state.round != start_round:
+            last = state.last_round
+            assert last is not None
+            return _margin([float(x) for x in last.scores], seat)
+        player = state.current_player
+        assert player is not None
+        if player == seat and state.phase is Phase.DRAW:
+            break
+        state = apply(state, bots[player].choose(state))
+    low, high = round_score_bounds(state.config)
+    # The scaled reward of a round score s is -(s - mid) / (high - low) * 2 / ROUNDS.
+    return float(value.value(state).margin) * ROUNDS * (high - low) / 2
 
 
 def _margin(sums: list[float], seat: int) -> float:
