@@ -5,9 +5,12 @@ Run from the repository root::
     python benchmarks/value_accuracy.py --weights runs/any2/policy.npz --games 40 \\
         --json value-accuracy.json
 
-It plays ``--games`` held-out games (``game_seed(--seed, g)``, GreedyBot at every seat, the
-rules of ``--preset``) and, at every ``--every``-th decision with a choice, asks the
-weights' value heads ([`PolicyBot.value`]) for the seat to act. When the round ends it
+It plays ``--games`` held-out games (``game_seed(--seed, g)``, the rules of ``--preset``):
+with ``--subject policy`` (the default) the weights' policy at one seat (seat ``g mod n``)
+against GreedyBot at the others, as the heads were trained (the learner's decisions), and
+with ``--subject greedy`` GreedyBot at every seat. At every ``--every``-th decision with
+a choice of the subject's seats it asks the weights' value heads ([`PolicyBot.value`])
+for the seat to act. When the round ends it
 compares the predicted **margin** (the seat's round reward less the others' mean, scaled
 rewards) with the true one; when the game ends, the predicted **win** probability and
 **rank** with what happened. As a yardstick at about the same cost it also estimates the
@@ -80,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=5, help="ask at every N-th decision")
     parser.add_argument("--rollouts", type=int, default=1, help="rollouts per position")
     parser.add_argument("--seed", type=int, default=71)
+    parser.add_argument("--subject", choices=("policy", "greedy"), default="policy")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     bot = PolicyBot(0, weights=args.weights)
@@ -94,14 +98,18 @@ def main(argv: list[str] | None = None) -> int:
     rollout_s: list[float] = []
     for g in range(args.games):
         state = new_game(args.players, seed=game_seed(args.seed, g), config=config)
-        bots = [GreedyBot(p) for p in range(args.players)]
+        subject = g % args.players if args.subject == "policy" else None
+        bots: list[Any] = [
+            PolicyBot(p, weights=args.weights) if p == subject else GreedyBot(p)
+            for p in range(args.players)
+        ]
         pending_round: list[tuple[int, float, float]] = []
         pending_game: list[tuple[int, float, list[float]]] = []
         decision = 0
         while not state.is_terminal:
             seat = state.current_player
             assert seat is not None
-            if len(legal_actions(state)) > 1:
+            if len(legal_actions(state)) > 1 and subject in (None, seat):
                 decision += 1
                 if decision % args.every == 0:
                     start = time.perf_counter()
@@ -135,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         "players": args.players,
         "games": args.games,
         "seed": args.seed,
+        "subject": args.subject,
         "positions": len(margins),
         "margin_value_mse": statistics.fmean((m[0] - m[2]) ** 2 for m in margins),
         "margin_rollouts_mse": statistics.fmean((m[1] - m[2]) ** 2 for m in margins),

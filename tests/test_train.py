@@ -537,21 +537,21 @@ def test_the_batched_input_is_network_input_in_lock_step(config: RuleConfig) -> 
 
 
 def test_the_value_heads_learn_each_decisions_next_round_end_and_game_end() -> None:
-    # One table, eight steps: a round ends at steps 2 and 5, the game at step 5.
+    # One table of two seats, eight steps: a round ends at steps 2 and 5, the game at 5.
     ends = [False, False, True, False, False, True, False, False]
     rec = {
         "round_end": jnp.asarray([[e] for e in ends]),
         "margin": jnp.asarray([[0.1 * t] for t in range(8)], jnp.float32),
         "ended": jnp.asarray([[t == 5] for t in range(8)]),
         "won": jnp.asarray([[t == 5] for t in range(8)]),
-        "rank": jnp.asarray([[3 if t == 5 else 9] for t in range(8)], jnp.int32),
+        "rank": jnp.asarray([[1 if t == 5 else 0] for t in range(8)], jnp.int32),
     }
-    got = {k: np.asarray(v)[:, 0].tolist() for k, v in Trainer.head_targets(rec).items()}
-    assert got["score"] == pytest.approx([0.2, 0.2, 0.2, 0.5, 0.5, 0.5, 0.0, 0.0])
-    assert got["has_score"] == [True] * 6 + [False] * 2
-    assert got["win"] == [1.0] * 6 + [0.0] * 2
-    assert got["rank"] == [3] * 6 + [0] * 2
-    assert got["has_game"] == [True] * 6 + [False] * 2
+    # The heads' predictions at the rollout's end: margin 0.7, win logit 0, ranks 3:1.
+    last = jnp.asarray([[0.7, 0.0, np.log(3.0), 0.0]], jnp.float32)
+    got = {k: np.asarray(v)[:, 0] for k, v in Trainer.head_targets(rec, last).items()}
+    np.testing.assert_allclose(got["score"], [0.2, 0.2, 0.2, 0.5, 0.5, 0.5, 0.7, 0.7])
+    np.testing.assert_allclose(got["win"], [1.0] * 6 + [0.5] * 2)
+    np.testing.assert_allclose(got["ranks"], [[0.0, 1.0]] * 6 + [[0.75, 0.25]] * 2, rtol=1e-6)
 
 
 def test_a_run_of_several_configs_writes_format_4_that_plays_every_config(

@@ -636,41 +636,35 @@ class Trainer:
         return adv, adv + rec["value"]
 
     @staticmethod
-    def head_targets(rec: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    def head_targets(rec: dict[str, jax.Array], last_heads: jax.Array) -> dict[str, jax.Array]:
         """The value heads' targets of a rollout: each step's next round end and game end.
 
         A step's ``score`` is the learner's round margin at the first round end at or
-        after it, ``win`` and ``rank`` the learner's at the first game end at or after it;
-        ``has_score`` and ``has_game`` say whether that end came within the rollout.
+        after it, ``win`` (a probability) and ``ranks`` (one per rank) the learner's at
+        the first game end at or after it. Where that end lies past the rollout, the
+        targets are the heads' own predictions at the rollout's end (``last_heads``, the
+        learner's input there), as PPO's value is bootstrapped: so every decision
+        teaches the heads, not only those close to an end.
         """
-        Carry = tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]
+        Carry = tuple[jax.Array, jax.Array, jax.Array]
 
         def back(carry: Carry, x: dict[str, jax.Array]) -> tuple[Carry, Carry]:
-            score, has_score, win, rank, has_game = carry
+            score, win, ranks = carry
             score = jnp.where(x["round_end"], x["margin"], score)
-            has_score = has_score | x["round_end"]
             win = jnp.where(x["ended"], x["won"].astype(F32), win)
-            rank = jnp.where(x["ended"], x["rank"], rank)
-            has_game = has_game | x["ended"]
-            out = (score, has_score, win, rank, has_game)
+            hot = jax.nn.one_hot(x["rank"], ranks.shape[1], dtype=F32)
+            ranks = jnp.where(x["ended"][:, None], hot, ranks)
+            out = (score, win, ranks)
             return out, out
 
-        b = rec["ended"].shape[1]
-        zero, no = jnp.zeros(b, F32), jnp.zeros(b, bool)
-        init = (zero, no, zero, jnp.zeros(b, jnp.int32), no)
-        _, (score, has_score, win, rank, has_game) = jax.lax.scan(
-            back,
-            init,
-            {k: rec[k] for k in ("round_end", "margin", "ended", "won", "rank")},
-            reverse=True,
+        init = (
+            last_heads[:, 0],
+            jax.nn.sigmoid(last_heads[:, 1]),
+            jax.nn.softmax(last_heads[:, 2:], axis=-1),
         )
-        return {
-            "score": score,
-            "has_score": has_score,
-            "win": win,
-            "rank": rank.astype(jnp.int32),
-            "has_game": has_game,
-        }
+        keys = ("round_end", "margin", "ended", "won", "rank")
+        _, (score, win, ranks) = jax.lax.scan(back, init, {k: rec[k] for k in keys}, reverse=True)
+        return {"score": score, "win": win, "ranks": ranks}
 
     # ----------------------------------------------------------------- update
 
@@ -695,13 +689,12 @@ class Trainer:
 
     @staticmethod
     def _head_loss(heads: jax.Array, batch: dict[str, jax.Array]) -> jax.Array:
-        """Per sample: the score's squared error, the win's and the rank's cross-entropy."""
+        """Per sample: the score's squared error, the win's and the ranks' cross-entropy."""
         score = 0.5 * (heads[:, 0] - batch["score"]) ** 2
         win = optax.sigmoid_binary_cross_entropy(heads[:, 1], batch["win"])
-        rank = optax.softmax_cross_entropy_with_integer_labels(heads[:, 2:], batch["rank"])
-        return jnp.where(batch["has_score"], score, 0.0) + jnp.where(
-            batch["has_game"], win + rank, 0.0
-        )
+        ranks = optax.softmax_cross_entropy(heads[:, 2:], batch["ranks"])
+        out: jax.Array = score + win + ranks
+        return out
 
     def _update(self, ts: TrainState, _: Any) -> tuple[TrainState, dict[str, jax.Array]]:
         cfg = self.config
@@ -712,7 +705,7 @@ class Trainer:
 
         tables, rec = jax.lax.scan(body, ts.tables, jax.random.split(k_roll, cfg.num_steps))
         last_obs = self._learner_input(tables)
-        _, last_value = self.apply(ts.params, last_obs)
+        _, last_value, last_heads = self.apply_heads(ts.params, last_obs)
         adv, target = self._advantages(rec, last_value)
         mine = rec["mine"]
         w = mine.astype(F32)
@@ -729,7 +722,7 @@ class Trainer:
             "target": target,
         }
         if cfg.value_heads:
-            flat.update(self.head_targets(rec))
+            flat.update(self.head_targets(rec, last_heads))
         total = cfg.num_steps * self.batch
         flat = jax.tree_util.tree_map(lambda x: x.reshape(total, *x.shape[2:]), flat)
         grad_fn = jax.value_and_grad(self._loss, has_aux=True)
