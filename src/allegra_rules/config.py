@@ -15,7 +15,6 @@ and [`RuleConfig.from_json`][allegra_rules.config.RuleConfig.from_json] accepts 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -494,6 +493,8 @@ def draw_configs(seed: int, count: int) -> tuple[RuleConfig, ...]:
     """
     if type(count) is not int or count < 0:
         raise ValueError(f"count must be an int of 0 or more; got {count!r}")
+    import random  # here: ``import allegra_rules`` loads only the engine's modules
+
     rng = random.Random(seed)
     return tuple(
         RuleConfig(**{name: rng.choice(choices) for name, choices in OPTION_CHOICES.items()})  # type: ignore[arg-type]
