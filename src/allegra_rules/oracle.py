@@ -33,14 +33,12 @@ import random
 from allegra_rules.actions import Action, Knock, Pass
 from allegra_rules.bots import GreedyBot, SeatEstimate
 from allegra_rules.scoring import zone_sums
+from allegra_rules.search import play_on
 from allegra_rules.state import GameState, Phase
 from allegra_rules.transitions import apply, legal_actions
 from allegra_rules.views import observe
 
 __all__ = ["OracleBot"]
-
-_MAX_STEPS = 10_000
-"""A playout's step limit (a round never needs it)."""
 
 
 class OracleBot:
@@ -119,16 +117,7 @@ class OracleBot:
 def _playout(state: GameState, seat: int, seeds: list[int], horizon: int) -> float:
     """GreedyBot at every seat for ``horizon`` turns a player; the seat's true margin."""
     start_round = state.round
-    turns = state.turns_played + horizon * state.num_players
-    bots = [GreedyBot(s) for s in seeds]
-    for _ in range(_MAX_STEPS):
-        if state.is_terminal or state.round != start_round:
-            break
-        if state.phase is Phase.DRAW and state.turns_played >= turns:
-            break
-        player = state.current_player
-        assert player is not None
-        state = apply(state, bots[player].choose(state))
+    state = play_on(state, seeds, horizon)
     if state.round != start_round or state.is_terminal:
         last = state.last_round
         assert last is not None

@@ -596,6 +596,15 @@ class _Policy(_Meta):
             known = self._configs[config] = super().accepts(config)
         return known
 
+    def _check_input(self, n: int, size: int, what: str, theirs: str) -> None:
+        """Raise ValueError unless the ``n``-seat network reads ``size`` entries (hint aside)."""
+        network = self.networks[n]
+        wanted = network.size - (0 if network.hint is None else network.actions)
+        if size != wanted:
+            raise ValueError(
+                f"{self.where}: the {n}-seat network reads {wanted} {what}; {theirs} {size}"
+            )
+
     def encoder(self, config: RuleConfig, n: int) -> Encoder | NetworkInput:
         """What the ``n``-seat network reads of a view (its size checked against the network).
 
@@ -606,13 +615,7 @@ class _Policy(_Meta):
             found = self._inputs.get((config, n))
             if found is None:
                 found = NetworkInput(config, n, self.rule_inputs)
-                network = self.networks[n]
-                size = network.size - (0 if network.hint is None else network.actions)
-                if found.size != size:
-                    raise ValueError(
-                        f"{self.where}: the {n}-seat network reads {size} inputs; "
-                        f"NetworkInput of {n} seats has {found.size}"
-                    )
+                self._check_input(n, found.size, "inputs", f"NetworkInput of {n} seats has")
                 if len(self._inputs) >= _KEPT_INPUTS:
                     self._inputs.pop(next(iter(self._inputs)))
                 self._inputs[(config, n)] = found
@@ -620,13 +623,7 @@ class _Policy(_Meta):
         encoder = self.encoders.get(n)
         if encoder is None:
             encoder = Encoder(config, n)
-            network = self.networks[n]
-            size = network.size - (0 if network.hint is None else network.actions)
-            if encoder.size != size:
-                raise ValueError(
-                    f"{self.where}: the {n}-seat network reads {size} features; "
-                    f"the features of {n} seats are {encoder.size}"
-                )
+            self._check_input(n, encoder.size, "features", f"the features of {n} seats are")
             self.encoders[n] = encoder
         return encoder
 

@@ -81,6 +81,7 @@ __all__ = [
     "SearchValue",
     "guided_level",
     "level_constructor",
+    "play_on",
     "search_level",
 ]
 
@@ -413,6 +414,24 @@ def _playout(
 ) -> float:
     """Play ``horizon`` turns per player (GreedyBot or the guide); the seat's margin at the end."""
     start_round = state.round
+    state = play_on(state, seeds, horizon, guide)
+    if state.round != start_round or state.is_terminal:
+        last = state.last_round
+        assert last is not None
+        return _margin([float(x) for x in last.scores], seat)
+    look = SeatEstimate.from_view(observe(state, seat))
+    return _margin(look.sums, seat)
+
+
+def play_on(
+    state: GameState, seeds: list[int], horizon: int, guide: SearchGuide | None = None
+) -> GameState:
+    """``state`` played on for ``horizon`` turns per player, or to the round's end.
+
+    Every seat plays GreedyBot (seeded by ``seeds``, one a seat) or, with ``guide``, the
+    guide's most probable move: a playout of the search (and of the oracle).
+    """
+    start_round = state.round
     turns = state.turns_played + horizon * state.num_players
     bots: list[GreedyBot] | list[_GuidedPlayer] = (
         [GreedyBot(s) for s in seeds] if guide is None else [_GuidedPlayer(guide, s) for s in seeds]
@@ -425,12 +444,7 @@ def _playout(
         player = state.current_player
         assert player is not None
         state = apply(state, bots[player].choose(state))
-    if state.round != start_round or state.is_terminal:
-        last = state.last_round
-        assert last is not None
-        return _margin([float(x) for x in last.scores], seat)
-    look = SeatEstimate.from_view(observe(state, seat))
-    return _margin(look.sums, seat)
+    return state
 
 
 def _valued(
