@@ -873,7 +873,8 @@ class PolicyBot:
         """The seat counts the weights have a network for."""
         return self._policy.seat_counts
 
-    def _legal_logits(self, state: GameState) -> tuple[tuple[Action, ...], list[float]]:
+    def _network_of(self, state: GameState) -> tuple[_Network | _PlainNetwork, int]:
+        """The network that plays ``state`` and its seat to act (both checked)."""
         if not isinstance(state, GameState):
             raise ValueError(f"state must be a GameState; got {type(state).__name__}")
         seat = state.current_player
@@ -894,6 +895,11 @@ class PolicyBot:
                 f"{policy.fingerprint[:12]}...); the game's rules differ (fingerprint "
                 f"{config.fingerprint[:12]}...)"
             )
+        return network, seat
+
+    def _legal_logits(self, state: GameState) -> tuple[tuple[Action, ...], list[float]]:
+        network, seat = self._network_of(state)
+        policy, config, n = self._policy, state.config, state.num_players
         view = observe(state, seat)
         legal = view.legal_actions
         if len(legal) <= 1:
@@ -918,21 +924,11 @@ class PolicyBot:
                 no value heads, the network runs in plain Python (the heads need NumPy),
                 or as [`choose`][allegra_rules.policy.PolicyBot.choose].
         """
-        if not isinstance(state, GameState):
-            raise ValueError(f"state must be a GameState; got {type(state).__name__}")
-        seat = state.current_player
-        if seat is None or state.is_terminal:
-            raise ValueError("the game is over: there is no seat to act")
         policy = self._policy
         if not policy.value_heads:
             raise ValueError(f"these weights have no value heads ({policy.where})")
+        network, seat = self._network_of(state)
         n = state.num_players
-        network = policy.networks.get(n)
-        if network is None:
-            counts = ", ".join(map(str, policy.seat_counts))
-            raise ValueError(
-                f"this policy plays tables of {counts} seats; the game has {n} ({policy.where})"
-            )
         if not isinstance(network, _Network):
             raise ValueError("the value heads run with NumPy only")
         view = observe(state, seat)
