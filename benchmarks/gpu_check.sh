@@ -12,12 +12,12 @@
 #   engine.json   benchmarks/jax_playouts.py --json: random playouts of the batched engine,
 #                 4 players, batch 4,096, 16,384 and 65,536, steps/s of each (median of
 #                 three bursts) beside the scalar engine's on the machine's CPU
-#   train.log     allegra-rules train, the shipped weights' command (docs/train.md) with
-#                 --minutes TRAIN_MINUTES (whole minutes, default 6): one progress line
+#   train.log     allegra-rules train, the shipped 2-seat network's command (docs/train.md)
+#                 with --minutes TRAIN_MINUTES (whole minutes, default 6): one progress line
 #                 per chunk, each with the steps/s of training and the win rate against
 #                 GreedyBot
 #   history.json  that run's learning curve as data; curve.svg its picture
-#   policy.npz    the weights it made
+#   policy-2.npz  the weights it made
 #
 # The package is read from src/ (PYTHONPATH), so no install is needed. The whole script
 # ends within SECONDS (default 570): the engine's part has 150 s, the training what is
@@ -55,10 +55,11 @@ timeout 150 "$PY" benchmarks/jax_playouts.py --batch 4096 16384 65536 --rounds 3
 note "training: $MINUTES minutes"
 left=$((BUDGET - SECONDS - 5))
 [ "$left" -gt 60 ] || left=60
-timeout "$left" "$PY" -m allegra_rules train --seats 2 4 --minutes "$MINUTES" \
-    --chunk 25 --imitate 2000 --critic-updates 10 --lr 1e-4 --horizon 700 --ent-coef 0.003 \
-    --num-envs 512 --greedy-share 0.75 --pool-share 0.15 --hidden 256 256 --win-bonus 5 \
-    --relative 1 --greedy-input --keep-best --precision int8 --out "$OUT/policy.npz" \
+timeout "$left" "$PY" -m allegra_rules train --seats 2 --seed 2 --minutes "$MINUTES" \
+    --rules-input --rules seeds fr published random:3 --greedy-input --value-heads \
+    --chunk 10 --imitate 1000 --critic-updates 10 --lr 1e-4 --horizon 500 --ent-coef 0.003 \
+    --num-envs 384 --eval-envs 384 --greedy-share 0.75 --pool-share 0.15 --hidden 256 256 \
+    --win-bonus 5 --relative 1 --keep-best --precision int8 --out "$OUT/policy-2.npz" \
     --history "$OUT/history.json" --curve "$OUT/curve.svg" \
     >"$OUT/train.log" 2>&1 || fail "the training" $?
 

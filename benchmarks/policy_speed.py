@@ -110,8 +110,10 @@ def _summary(seconds: list[float]) -> dict[str, float]:
 
 def time_parts(bot: PolicyBot, states: list[GameState]) -> dict[str, dict[str, float]]:
     """Microseconds of every part of a move, on each state in turn."""
-    network = bot._policy.networks[states[0].num_players]
-    encoder = bot._policy.encoder(states[0].config, states[0].num_players)
+    n, config = states[0].num_players, states[0].config
+    policy = bot._policy.policy_for(n, config)
+    network = policy.networks[n]
+    encoder = policy.encoder(config, n)
     hinted = network.hint is not None  # format 3: the greedy hint is part of a move
     parts: dict[str, list[float]] = {
         "observe": [],
@@ -176,7 +178,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{players} players, {len(states)} positions: {line}", file=sys.stderr)
     result = {
         "weights": weights or "shipped",
-        "hidden": list(bot._policy.networks[bot.seat_counts[0]].hidden),
+        "hidden": list(
+            bot._policy.policy_for(bot.seat_counts[0], preset("seeds"))
+            .networks[bot.seat_counts[0]]
+            .hidden
+        ),
         "numpy": np.__version__,
         "python": sys.version.split()[0],
         "load_average": [round(x, 2) for x in os.getloadavg()],

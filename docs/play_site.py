@@ -19,10 +19,14 @@ show:
   part the game imports compiled (``python_stdlib.zip`` and ``python_stdlib_rest.zip``,
   see ``docs/play_bytecode.py``);
 - ``wheels/``: the wheel of this repository, built now (or the wheel file that
-  ``ALLEGRA_PLAY_WHEEL`` names: CI gives the very wheel it tested), the pure wheel
+  ``ALLEGRA_PLAY_WHEEL`` names: CI gives the very wheel it tested) less the learned
+  policy's weights files (their index stays in it), the pure wheel
   of its one dependency, attrs (the npm package carries no Python packages), at the
   version installed here, downloaded once by pip into ``build/play-wheels/``, and
-  ``bytecode.zip``, the compiled modules of both that the game imports.
+  ``bytecode.zip``, the compiled modules of both that the game imports;
+- ``weights/``: those weights files, one per seat count (``policy-<n>.npz``). The page
+  starts without them; a table that seats the policy fetches its own seat count's file
+  (``allegra_rules.browser_table.fetch_weights_from``), so a table loads one network.
 
 The compiling runs the page's own Pyodide under Node.js (``docs/play_bytecode.mjs``):
 Pyodide ships its standard library as source, and compiling what a game imports took
@@ -41,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -174,6 +179,36 @@ def compile_ahead(out: Path, wheels: list[Path]) -> dict[str, int]:
     return summary
 
 
+WEIGHTS_PREFIX = "allegra_rules/data/policy-"
+"""The wheel's members that the page serves apart: the policy's weights files."""
+
+
+def split_weights(wheel: Path, out: Path) -> list[str]:
+    """Move the policy's weights files out of ``wheel`` (rewritten in place) into ``out``.
+
+    The wheel keeps everything else, the weights' index included, with its ``RECORD``
+    lines for the moved files dropped; the files keep their bytes, which the index's
+    SHA-256 checks when a table fetches one. Returns the moved files' names.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    moved: list[str] = []
+    rewritten = wheel.with_suffix(".tmp")
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(rewritten, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.startswith(WEIGHTS_PREFIX):
+                name = info.filename.rsplit("/", 1)[1]
+                (out / name).write_bytes(data)
+                moved.append(name)
+                continue
+            if info.filename.endswith(".dist-info/RECORD"):
+                lines = data.decode("utf-8").splitlines(keepends=True)
+                data = "".join(x for x in lines if not x.startswith(WEIGHTS_PREFIX)).encode()
+            target.writestr(info, data)
+    rewritten.replace(wheel)
+    return sorted(moved)
+
+
 def page_html(wheels: list[str]) -> str:
     """The server's ``index.html`` as the play page: relative paths, the CSP, the wheels.
 
@@ -234,7 +269,8 @@ def build_play(out: Path) -> bool:
         shutil.copy2(PYODIDE / name, out / "pyodide" / name)
     ours = given_wheel(out / "wheels") or build_wheel(out / "wheels")
     wheels = [attrs_wheel(out / "wheels"), ours]
-    compile_ahead(out, wheels)
+    compile_ahead(out, wheels)  # its game seats the policy: before the weights move out
+    split_weights(ours, out / "weights")
     names = [wheel.name for wheel in wheels] + [BYTECODE]
     (out / "index.html").write_text(page_html(names), encoding="utf-8")
     return True

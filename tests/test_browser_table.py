@@ -130,9 +130,17 @@ def test_a_request_for_no_valid_game_is_refused(request_: dict[str, object], cod
     assert refused.value.code == code
 
 
-def test_a_bot_that_cannot_play_the_table_is_refused_before_the_game() -> None:
-    # The learned policy has networks for 2 and 4 seats: at 3 it is refused up front
-    # (where it runs at all; elsewhere it is not one of the page's bots).
+def test_a_bot_that_cannot_play_the_table_is_refused_before_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The shipped policy plays every table, so weights that lack 3 seats stand in for a
+    # bot that cannot play one: it is refused up front, with the reason (where it runs
+    # at all; elsewhere it is not one of the page's bots).
+    import allegra_rules.bot_kinds as kinds
+
+    monkeypatch.setattr(
+        kinds, "cannot_play", lambda config, n: None if n != 3 else "it plays 2, 4 seats, not 3"
+    )
     request_ = {"players": 3, "bots": {"1": "policy", "2": "greedy"}}
     with pytest.raises(TableError) as refused:
         BrowserTable.create(json.dumps(request_))

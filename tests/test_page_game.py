@@ -231,9 +231,19 @@ def test_only_bots_that_can_play_are_offered(browser: Browser, server: ServerPro
                 bots = {str(p): offered[-2] for p in range(1, n)}  # a bot other than greedy
                 answer = c.post("/api/tables", json={"players": n, "preset": name, "bots": bots})
                 assert answer.status_code == 201, answer.text
+    # The shipped policy plays every table here; a bot the server's offers leave out of
+    # a table (as they would weights without 3 seats) is not offered there.
+    offers = browser.evaluate("JSON.parse(document.documentElement.dataset.offers)")
+    assert "policy" in offers["seeds"]["3"]
     assert "policy" not in browser.evaluate(
+        "page.botOffers.seeds['3'] = page.botOffers.seeds['3'].filter(b => b !== 'policy');"
         "document.getElementById('players').value = '3';"
         "document.getElementById('preset').value = 'seeds';"
+        "document.getElementById('players').dispatchEvent(new Event('change'));"
+        "[...document.querySelectorAll('#seat-1 option')].map(o => o.value)"
+    )
+    assert "policy" in browser.evaluate(
+        "document.getElementById('players').value = '4';"
         "document.getElementById('players').dispatchEvent(new Event('change'));"
         "[...document.querySelectorAll('#seat-1 option')].map(o => o.value)"
     )

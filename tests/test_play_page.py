@@ -285,6 +285,9 @@ def test_a_whole_game_in_the_page_with_no_server(
     assert fetched and all(url.startswith(base) or url.startswith("blob:") for url in fetched)
     assert any(path.endswith("pyodide.asm.wasm") for path in requests)
     assert any("/wheels/allegra_rules-" in path for path in requests)
+    # The 2-seat table fetched one file of its own seat count's networks, and no other.
+    weights = sorted(path.split("/play/")[1] for path in requests if "/weights/" in path)
+    assert len(weights) == 1 and weights[0].startswith("weights/policy-2"), weights
 
 
 COMPILED = """
@@ -413,13 +416,39 @@ def test_the_pages_standard_library_is_pyodides_split_in_two(built: Path) -> Non
         assert file.endswith(".pyc") and f"{folder}/{file.split('.')[0]}.py" in sources, name
 
 
+def _members(wheel: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as opened:
+        return {name: opened.read(name) for name in opened.namelist()}
+
+
 def test_the_page_installs_the_wheel_it_was_given(built: Path) -> None:
-    """With ``ALLEGRA_PLAY_WHEEL`` (CI: the wheel its tests run against), the page's wheel is it."""
+    """With ``ALLEGRA_PLAY_WHEEL`` (CI: the wheel its tests run against), the page's wheel is
+    it, its weights files served apart in ``weights/`` (and their lines gone from RECORD)."""
     given = os.environ.get("ALLEGRA_PLAY_WHEEL")
     if not given:
         pytest.skip("ALLEGRA_PLAY_WHEEL is not set: the site holds a wheel built of this checkout")
-    wheels = sorted((built / PLAY / "wheels").glob("allegra_rules-*.whl"))
-    assert [wheel.read_bytes() for wheel in wheels] == [Path(given).read_bytes()]
+    (wheel,) = sorted((built / PLAY / "wheels").glob("allegra_rules-*.whl"))
+    page, original = _members(wheel), _members(Path(given))
+    weights = {k: v for k, v in original.items() if k.startswith("allegra_rules/data/policy-")}
+    assert weights and all(k.endswith(".npz") for k in weights)
+    served = {p.name: p.read_bytes() for p in (built / PLAY / "weights").iterdir()}
+    assert served == {k.rsplit("/", 1)[1]: v for k, v in weights.items()}
+    (record,) = [k for k in page if k.endswith(".dist-info/RECORD")]
+    assert page.pop(record) != original.pop(record)
+    assert page == {k: v for k, v in original.items() if k not in weights}
+
+
+def test_the_page_serves_each_seat_counts_weights_apart(built: Path) -> None:
+    """The page's wheel holds the weights' index, no network; each file is at most 1 MB."""
+    (wheel,) = sorted((built / PLAY / "wheels").glob("allegra_rules-*.whl"))
+    names = set(_members(wheel))
+    assert "allegra_rules/data/policy.json" in names
+    assert not [name for name in names if name.endswith(".npz")]
+    index = json.loads(_members(wheel)["allegra_rules/data/policy.json"])
+    served = {p.name: p.stat().st_size for p in (built / PLAY / "weights").iterdir()}
+    listed = [e for files in index["networks"].values() for e in files]
+    assert served == {e["file"]: e["bytes"] for e in listed}
+    assert max(served.values()) <= 1_000_000
 
 
 def test_the_page_speaks_the_chosen_language(browser: Browser, site: tuple[str, list[str]]) -> None:

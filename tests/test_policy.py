@@ -38,6 +38,7 @@ from allegra_rules import (
 )
 from allegra_rules import policy as policy_module
 from allegra_rules.bot_kinds import BOT_KINDS
+from allegra_rules.browser_table import bot_offers
 from allegra_rules.encoding import action_to_id, num_distinct_actions
 from allegra_rules.features import Encoder
 from allegra_rules.network_input import CARD_SLOTS, RULE_INPUTS, SLOT_LOW, NetworkInput
@@ -425,6 +426,14 @@ def test_only_the_policy_bots_ask_the_policy(monkeypatch: pytest.MonkeyPatch) ->
 def test_a_rules_input_policy_plays_every_config_at_every_seat_count(
     weights_rules: Path, n: int
 ) -> None:
+    _plays_every_config(weights_rules, n)
+    assert "plays 2, 3, 4, 5, 6 seats, not 7" in (
+        cannot_play(RuleConfig(max_players=8), 7, weights=weights_rules) or ""
+    )
+
+
+def _plays_every_config(weights: Path | None, n: int, moves: int = 400) -> None:
+    """The policy of ``weights`` (None: the shipped) plays every preset and odd decks."""
     configs = [preset(name) for name in preset_names()] + [
         CUSTOM,
         RuleConfig(deck={7: 80}),
@@ -434,17 +443,14 @@ def test_a_rules_input_policy_plays_every_config_at_every_seat_count(
     for config in configs:
         if n > config.most_players():
             continue
-        assert cannot_play(config, n, weights=weights_rules) is None
+        assert cannot_play(config, n, weights=weights) is None
         state = new_game(n, seed=rng.randrange(1000), config=config)
-        bots = [PolicyBot(p, weights=weights_rules) for p in range(n)]
-        for _ in range(60 if config.deck_size > 500 else 400):
+        bots = [PolicyBot(p, weights=weights) for p in range(n)]
+        for _ in range(min(60, moves) if config.deck_size > 500 else moves):
             if state.is_terminal:
                 break
             state = apply(state, bots[state.current_player or 0].choose(state))
         assert state.turns_played > 0 or state.round > 1 or state.is_terminal
-    assert "plays 2, 3, 4, 5, 6 seats, not 7" in (
-        cannot_play(RuleConfig(max_players=8), 7, weights=weights_rules) or ""
-    )
 
 
 def test_the_value_heads_read_the_view_alone(tmp_path: Path, backend: str) -> None:
@@ -645,7 +651,7 @@ def test_the_plain_python_network_plays_as_numpy_does(
     with_numpy = PolicyBot(7, weights=path)
     monkeypatch.setattr(policy_module, "_plain_python", lambda: True)
     plain = PolicyBot(7, weights=path)
-    assert type(plain._policy.networks[2]).__name__ == "_PlainNetwork"
+    assert type(plain._policy.policy_for(2, SEEDS).networks[2]).__name__ == "_PlainNetwork"
     decisions = 0
     custom = which == "random rules input"
     for n, seed in ((2, 11), (4, 12)):
@@ -670,7 +676,7 @@ def test_in_the_browser_the_policy_plays_without_numpy() -> None:
         "print(shipped_missing(), 'policy' in bot_choices())\n"
         "state = new_game(2, seed=4)\n"
         "print(PolicyBot(0).choose(state) in legal_actions(state))\n"
-        "print(type(PolicyBot(0)._policy.networks[2]).__name__)\n"
+        "print(type(PolicyBot(0)._policy.policy_for(2, state.config).networks[2]).__name__)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if "no shipped policy" in done.stderr:
@@ -822,18 +828,31 @@ shipped = pytest.mark.skipif(
 @pytest.mark.installed
 @shipped
 def test_the_shipped_weights_are_small_and_say_how_they_were_made() -> None:
-    assert len(_SHIPPED.read_bytes()) <= 2 * 1024 * 1024
-    meta = PolicyBot(0).meta
-    hint, eight_bit = meta.get("greedy_input", False), meta.get("precision") == "int8"
-    rules = "rule_inputs" in meta
-    assert meta["format"] == (POLICY_FORMAT if rules else 3 if hint else 2 if eight_bit else 1)
-    assert ("--greedy-input" in meta["command"]) == hint
-    assert ("--rules-input" in meta["command"]) == rules
-    if not rules:
-        assert meta["preset"] == "seeds"
-        assert meta["config_fingerprint"] == SEEDS.fingerprint
-    assert {2, 4} <= set(meta["seat_counts"])
-    assert meta["command"].startswith("allegra-rules train")
+    """One file per seat count, each at most 1 MB (a table of the play page loads one),
+    all of them at most 3 MB; each file's meta names the command that made it."""
+    folder = resources.files("allegra_rules").joinpath("data")
+    index = json.loads(_SHIPPED.read_text(encoding="utf-8"))
+    entries = [e for files in index["networks"].values() for e in files]
+    sizes = [len(folder.joinpath(e["file"]).read_bytes()) for e in entries]
+    assert max(sizes) <= 1_000_000 and sum(sizes) <= 3_000_000
+    bot = PolicyBot(0)
+    assert bot.seat_counts == tuple(range(2, 7))
+    for n in bot.seat_counts:
+        # The last file of a seat count plays every config (format 4, with value heads).
+        assert "rule_inputs" in bot.meta["networks"][str(n)][-1]
+        assert bot.meta["networks"][str(n)][-1]["value_heads"] is True
+        for meta in bot.meta["networks"][str(n)]:
+            hint, eight_bit = meta.get("greedy_input", False), meta.get("precision") == "int8"
+            rules = "rule_inputs" in meta
+            formats = (POLICY_FORMAT if rules else 3 if hint else 2 if eight_bit else 1,)
+            assert meta["format"] in formats
+            assert ("--greedy-input" in meta["command"]) == hint
+            assert ("--rules-input" in meta["command"]) == rules
+            if not rules:
+                assert meta["preset"] == "seeds"
+                assert meta["config_fingerprint"] == SEEDS.fingerprint
+            assert meta["seat_counts"] == [n]
+            assert meta["command"].startswith("allegra-rules train")
 
 
 def _train_options(command: str) -> dict[str, str | None]:
@@ -856,8 +875,28 @@ def test_the_gpu_check_trains_with_the_shipped_weights_command() -> None:
     line = next(x for x in text.splitlines() if "-m allegra_rules train" in x)
     command = "allegra-rules train" + line.split("-m allegra_rules train", 1)[1]
     mine = _train_options(command)
-    assert mine == _train_options(PolicyBot(0).meta["command"])
-    assert "--seats" in mine and "--minutes" in command and "--out" in command
+    # The shipped networks of every config differ in their seat count and seed alone;
+    # the check's is 2.
+    for n, metas in PolicyBot(0).meta["networks"].items():
+        theirs = _train_options(metas[-1]["command"])
+        assert theirs.pop("--seats") == n and theirs.pop("--seed") == n
+        assert {k: v for k, v in mine.items() if k not in ("--seats", "--seed")} == theirs
+    assert mine["--seats"] == "2" and mine["--seed"] == "2"
+    assert "--minutes" in command and "--out" in command
+
+
+@pytest.mark.installed
+@shipped
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_the_shipped_policy_plays_every_config_and_is_offered_everywhere(n: int) -> None:
+    """The shipped weights play every preset and odd decks at every seat count, so every
+    surface that asks (``unavailable``: the server, the page, the command line) offers
+    the policy and the guided search at every table."""
+    _plays_every_config(None, n, moves=120)
+    offers = bot_offers(["policy", "search-guided"])
+    assert {name: tuple(offers[name][str(n)]) for name in offers} == dict.fromkeys(
+        preset_names(), ("policy", "search-guided")
+    )
 
 
 @pytest.mark.installed
@@ -902,22 +941,149 @@ def test_policybot_imports_from_the_top_level_as_the_other_bots_do() -> None:
 
 
 @shipped
-def test_asking_what_the_shipped_policy_plays_reads_its_meta_alone(
+def test_asking_what_the_shipped_policy_plays_reads_its_index_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``cannot_play`` answers for the shipped weights without loading their networks
-    (a page lists the bots of every preset and seat count at its start), and answers as
-    the loaded policy does."""
+    """``cannot_play`` answers for the shipped weights from their index, loading no
+    network (a page lists the bots of every preset and seat count at its start), and
+    answers as the loaded policy plays; a bot loads only the networks it plays."""
     monkeypatch.setattr(policy_module, "_CACHE", {})
-    policy_module._shipped_meta.cache_clear()
+    policy_module._shipped.cache_clear()
     configs = [preset(name) for name in preset_names()]
     configs.append(attrs.evolve(SEEDS, max_turns_per_round=3))
     asked = {(c, n): cannot_play(c, n) for c in configs for n in range(2, 7)}
     assert policy_module._CACHE == {}  # nothing loaded
-    PolicyBot(0)  # loads the shipped networks
-    assert policy_module._CACHE
+    bot = PolicyBot(0)
+    assert policy_module._CACHE == {}  # still nothing: a network loads for its first move
+    played = {(c, n) for (c, n), reason in asked.items() if reason is None}
+    assert {n for _, n in played} == set(bot.meta["seat_counts"])
+    for config, n in sorted(played, key=lambda cn: cn[1]):
+        state = new_game(n, seed=n, config=config)
+        assert bot.choose(state) in legal_actions(state)
+    loaded = sorted(key.rsplit("/", 1)[1] for key in policy_module._CACHE)
+    assert {int(name.split("-")[1].split(".")[0]) for name in loaded} == set(bot.seat_counts)
+    assert all(key.startswith("allegra_rules/data/policy-") for key in policy_module._CACHE)
     assert {(c, n): cannot_play(c, n) for c in configs for n in range(2, 7)} == asked
-    played = {(c.fingerprint, n) for (c, n), reason in asked.items() if reason is None}
-    meta = PolicyBot(0).meta
-    assert {n for _, n in played} == set(meta["seat_counts"])
-    assert (SEEDS.fingerprint, 2) in played and (preset("fr").fingerprint, 2) not in played
+    for (config, n), reason in asked.items():
+        if reason is not None:
+            with pytest.raises(ValueError, match=r"seats|rules differ|rules: they differ"):
+                bot.choose(new_game(n, seed=1, config=config))
+
+
+def _one_seat_files(folder: Path, source: Path, seat_counts: Sequence[int]) -> None:
+    """Split the weights file ``source`` into ``policy-<n>.npz`` files in ``folder``."""
+    with np.load(source) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"][()]))
+    folder.mkdir(exist_ok=True)
+    for n in seat_counts:
+        own = {k: v for k, v in arrays.items() if k.startswith(f"{n}/")}
+        own["meta"] = np.array(json.dumps({**meta, "seat_counts": [n]}))
+        np.savez_compressed(folder / f"policy-{n}.npz", **own)
+
+
+def test_the_shipped_index_names_each_file_and_a_bot_fetches_a_missing_one(
+    weights_rules: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file per seat count behind an index: a file the folder lacks comes from
+    ``fetch_shipped_weights`` (the play page's case) and must be the one the index names."""
+    folder = tmp_path / "data"
+    _one_seat_files(folder, weights_rules, (2, 3))
+    index = policy_module.write_shipped_index(folder)
+    assert json.loads((folder / "policy.json").read_text()) == index
+    assert list(index["networks"]) == ["2", "3"]
+    assert index["networks"]["3"][0]["bytes"] == (folder / "policy-3.npz").stat().st_size
+    shipped = policy_module._Shipped(index, f"{folder}/policy.json", folder)
+    monkeypatch.setattr(policy_module, "_CACHE", {})
+    monkeypatch.setattr(policy_module, "_shipped", lambda: shipped)
+    assert cannot_play(preset("fr"), 3) is None and "plays 2, 3 seats" in str(cannot_play(SEEDS, 4))
+    bot = PolicyBot(0)
+    assert bot.seat_counts == (2, 3) and bot.meta["networks"]["3"][0]["seat_counts"] == [3]
+    assert bot.meta["format"] == POLICY_FORMAT and "networks" not in bot.meta["networks"]["2"][0]
+    reference = PolicyBot(0, weights=weights_rules)
+    three = new_game(3, seed=5, config=preset("fr"))
+    assert bot.choose(three) == reference.choose(three)
+    # The 2-seat file is gone from the folder: it is fetched, and checked against the index.
+    moved = (folder / "policy-2.npz").read_bytes()
+    (folder / "policy-2.npz").unlink()
+    two = new_game(2, seed=5)
+    with pytest.raises(FileNotFoundError, match=r"policy-2\.npz"):
+        bot.choose(two)
+    asked: list[str] = []
+    policy_module.fetch_shipped_weights(lambda name: asked.append(name) or moved[:-1] + b"x")
+    try:
+        with pytest.raises(ValueError, match="not the file the index names"):
+            bot.choose(two)
+        policy_module.fetch_shipped_weights(lambda name: asked.append(name) or moved)
+        assert bot.choose(two) == reference.choose(two)
+        bot.choose(new_game(2, seed=6))  # loaded once
+    finally:
+        policy_module.fetch_shipped_weights(None)
+    assert asked == ["policy-2.npz", "policy-2.npz"]
+    # An index with a file of the wrong seat count, or an odd entry, is refused.
+    (folder / "policy-2.npz").write_bytes(moved)
+    _one_seat_files(tmp_path / "odd", weights_rules, (2,))
+    (tmp_path / "odd" / "policy-2.npz").rename(tmp_path / "odd" / "policy-4.npz")
+    with pytest.raises(ValueError, match="4-seat network alone"):
+        policy_module.write_shipped_index(tmp_path / "odd")
+    bad = {"networks": {"2": [{**index["networks"]["2"][0], "file": "policy-3.npz"}]}}
+    with pytest.raises(ValueError, match="wrong file"):
+        policy_module._Shipped(bad, "odd.json", folder)
+    with pytest.raises(ValueError, match="no weights files"):
+        policy_module.write_shipped_index(tmp_path)
+
+
+def test_a_presets_own_network_plays_its_rules_before_the_network_of_every_config(
+    weights: Path, weights_rules: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``policy-<n>-<name>.npz`` plays the rules it was trained for; ``policy-<n>.npz``
+    the rest; the value heads come from a network that has them."""
+    folder = tmp_path / "data"
+    _one_seat_files(folder, weights_rules, (2, 3))
+    (folder / "policy-2.npz").rename(folder / "general.tmp")
+    _one_seat_files(folder, weights, (2,))  # seeds' network (format 1), at 2 seats only
+    (folder / "policy-2.npz").rename(folder / "policy-2-seeds.npz")
+    (folder / "general.tmp").rename(folder / "policy-2.npz")
+    index = policy_module.write_shipped_index(folder)
+    assert [e["file"] for e in index["networks"]["2"]] == ["policy-2-seeds.npz", "policy-2.npz"]
+    shipped = policy_module._Shipped(index, f"{folder}/policy.json", folder)
+    monkeypatch.setattr(policy_module, "_CACHE", {})
+    monkeypatch.setattr(policy_module, "_shipped", lambda: shipped)
+    bot, own, general = (
+        PolicyBot(0),
+        PolicyBot(0, weights=weights),
+        PolicyBot(0, weights=weights_rules),
+    )
+    seeds, fr = new_game(2, seed=3), new_game(2, seed=3, config=preset("fr"))
+    for state in _choice_states(2, 3, 30):
+        assert bot._legal_logits(state) == own._legal_logits(state)
+    for state in _choice_states(2, 3, 30, preset("fr")):
+        assert bot._legal_logits(state) == general._legal_logits(state)
+    assert cannot_play(preset("fr"), 2) is None and cannot_play(SEEDS, 2) is None
+    assert bot.has_value is False  # the random files have no value heads
+    assert {key for key in policy_module._CACHE if key.startswith(str(folder))} == {
+        f"{folder}/policy-2-seeds.npz",
+        f"{folder}/policy-2.npz",
+    }
+    assert seeds.config != fr.config
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (folder / "policy-2.npz").rename(bad / "policy-2-Seeds.npz")
+    with pytest.raises(ValueError, match="not named"):
+        policy_module.write_shipped_index(bad)
+
+
+@pytest.mark.installed
+@shipped
+def test_the_shipped_index_is_the_one_its_files_make(tmp_path: Path) -> None:
+    folder = resources.files("allegra_rules").joinpath("data")
+    index = json.loads(_SHIPPED.read_text(encoding="utf-8"))
+    copy = tmp_path / "data"
+    copy.mkdir()
+    for entries in index["networks"].values():
+        for entry in entries:
+            (copy / entry["file"]).write_bytes(folder.joinpath(entry["file"]).read_bytes())
+    assert policy_module.write_shipped_index(copy) == index
+    assert (copy / "policy.json").read_text(encoding="utf-8") == _SHIPPED.read_text(
+        encoding="utf-8"
+    )

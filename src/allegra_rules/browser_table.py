@@ -36,7 +36,7 @@ from allegra_rules.actions import Action
 from allegra_rules.bot_kinds import BOT_KINDS, POLICY_BOTS, unavailable
 from allegra_rules.bots import Bot
 from allegra_rules.config import RuleConfig
-from allegra_rules.policy import shipped_missing
+from allegra_rules.policy import fetch_shipped_weights, shipped_missing
 from allegra_rules.presets import preset, preset_id, preset_names
 from allegra_rules.records import GameRecord
 from allegra_rules.serialize import action_from_dict
@@ -44,7 +44,14 @@ from allegra_rules.state import GameState
 from allegra_rules.table_view import Move, remember, replay, seat_document
 from allegra_rules.transitions import apply
 
-__all__ = ["BOT_CHOICES", "BrowserTable", "TableError", "bot_choices", "bot_offers"]
+__all__ = [
+    "BOT_CHOICES",
+    "BrowserTable",
+    "TableError",
+    "bot_choices",
+    "bot_offers",
+    "fetch_weights_from",
+]
 
 BOT_CHOICES: tuple[str, ...] = ("greedy", "search-easy", "policy")
 """The bots the play page offers, weakest first; ``policy`` only where it can run."""
@@ -78,6 +85,31 @@ def _runs(name: str) -> bool:
     except (ImportError, OSError, ValueError):  # no numpy, no weights
         return False
     return True
+
+
+def fetch_weights_from(base: str) -> None:
+    """Fetch the policy's weights files from the folder at the address ``base``.
+
+    The play page's wheel holds the weights' index but not their files, which the site
+    serves in its ``weights/`` folder: a table that seats the policy fetches its own
+    seat count's file there, once, with a synchronous request (allowed in the page's Web
+    Worker, where Pyodide runs). It needs Pyodide's ``js`` module
+    ([`fetch_shipped_weights`][allegra_rules.policy.fetch_shipped_weights] says how the
+    file is checked).
+    """
+
+    def fetch(name: str) -> bytes:
+        from js import XMLHttpRequest  # type: ignore[import-not-found]
+
+        request = XMLHttpRequest.new()
+        request.open("GET", base + name, False)
+        request.responseType = "arraybuffer"
+        request.send(None)
+        if request.status != 200:
+            raise FileNotFoundError(f"{base}{name}: HTTP {request.status}")
+        return bytes(request.response.to_bytes())
+
+    fetch_shipped_weights(fetch)
 
 
 def bot_offers(

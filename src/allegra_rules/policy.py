@@ -9,7 +9,13 @@ Public names:
   ``search-guided``.
 * [`POLICY_FORMAT`][allegra_rules.policy.POLICY_FORMAT] and
   [`SHIPPED_WEIGHTS`][allegra_rules.policy.SHIPPED_WEIGHTS]: the weights file's format
-  version and where the package keeps its own.
+  version and the index of the package's own weights (one file per seat count);
+  [`write_shipped_index`][allegra_rules.policy.write_shipped_index] writes that index and
+  [`fetch_shipped_weights`][allegra_rules.policy.fetch_shipped_weights] says where files
+  missing from the package come from (the play page's case).
+* [`cannot_play`][allegra_rules.policy.cannot_play] and
+  [`shipped_missing`][allegra_rules.policy.shipped_missing]: why a policy cannot play a
+  table, asked before a bot is seated.
 
 How it decides: it encodes the seat's view, ``observe(state, state.current_player)``, with
 the features [`Encoder`][allegra_rules.features.Encoder] (the vector the batched engine's
@@ -60,6 +66,7 @@ Examples:
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import importlib.util
 import io
@@ -71,6 +78,7 @@ import random
 import struct
 import sys
 import zipfile
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -94,8 +102,10 @@ __all__ = [
     "PolicyBot",
     "PolicyValue",
     "cannot_play",
+    "fetch_shipped_weights",
     "guided_search",
     "shipped_missing",
+    "write_shipped_index",
 ]
 
 POLICY_FORMAT = 4
@@ -113,11 +123,26 @@ _FORMATS = (1, 2, 3, POLICY_FORMAT)
 
 _MATRICES = ("w0", "w1", "pi_w", "v_w")
 
-SHIPPED_WEIGHTS = "data/policy.npz"
-"""The shipped weights, a resource of the ``allegra_rules`` package (``weights=None``)."""
+SHIPPED_WEIGHTS = "data/policy.json"
+"""The shipped weights' index, a resource of the ``allegra_rules`` package (``weights=None``).
+
+The package ships its networks beside it, each in a file of its own that holds one seat
+count's network: ``data/policy-<n>.npz``, the network of ``n`` seats that plays every
+config (format 4), and ``data/policy-<n>-seeds.npz`` at 2 and 4 seats, the longer
+trained network of the rules of ``seeds`` (format 3; ``de`` and ``pl`` share those
+rules), which plays them in its place. The index lists each seat count's files in the
+order they are tried, the first whose network plays the table's rules playing it:
+``{"networks": {"<n>": [{"file", "bytes", "sha256", "meta"}, ...]}}``, each file's
+name, size, SHA-256 and meta. A bot reads a file when it first plays a table that
+needs it, so a process (and the docs' play page, which fetches the file then) loads
+only the networks it plays, and a question such as
+[`cannot_play`][allegra_rules.policy.cannot_play] is answered from the index alone.
+[`write_shipped_index`][allegra_rules.policy.write_shipped_index] writes it.
+"""
 
 _SHIPPED_WHERE = f"allegra_rules/{SHIPPED_WEIGHTS}"
 """How messages name the shipped weights, and their key in ``_CACHE``."""
+
 
 _INSTALL_HINT = '(in a clone of the repository: pip install ".[policy]")'
 
@@ -177,19 +202,20 @@ def cannot_play(
         if missing is not None:
             return missing
     try:
-        # The shipped weights are asked by their meta alone (their networks are checked
-        # when they load): a page or a server lists the bots of every preset and seat
-        # count at its start, and the whole file is most of a second in the browser.
-        policy = _shipped_loaded_or_meta() if weights is None else _load(weights)
+        # The shipped weights are asked by their index alone (each seat count's network
+        # is checked when it loads): a page or a server lists the bots of every preset
+        # and seat count at its start, and a file is most of a second in the browser.
+        policy = _shipped() if weights is None else _load(weights)
     except (ImportError, OSError, ValueError) as exc:
         return str(exc)
-    if not policy.accepts(config):
-        return (
-            f"the policy was trained for the rules of preset {policy.preset!r}; these rules differ"
-        )
     if num_players not in policy.seat_counts:
         counts = ", ".join(map(str, policy.seat_counts))
         return f"the policy plays {counts} seats, not {num_players}"
+    if policy.meta_for(num_players, config) is None:
+        return (
+            f"the policy was trained for the rules of preset "
+            f"{policy.preset_of(num_players)!r}; these rules differ"
+        )
     return None
 
 
@@ -499,6 +525,16 @@ class _Meta:
         config = self.trained_config
         self.trained_turns = None if config is None else config.max_turns_per_round
         """The trained rules' turn cap (``None``: rules of no known preset)."""
+        self.value_heads = meta.get("format") == 4 and meta.get("value_heads") is True
+        """Whether the networks have the value heads (format 4, ``--value-heads``)."""
+
+    def meta_for(self, n: int, config: RuleConfig) -> _Meta | None:
+        """The meta, when its network plays ``config`` (one meta for every seat count)."""
+        return self if self.accepts(config) else None
+
+    def preset_of(self, n: int) -> str:
+        """The preset the networks name (for a message)."""
+        return self.preset
 
     def accepts(self, config: RuleConfig) -> bool:
         """Whether the policy plays ``config``: any config (format 4), or the trained one.
@@ -546,8 +582,6 @@ class _Policy(_Meta):
                     f"{where}: {n}/hint has shape {tuple(hint.shape)}; "
                     f"{n} seats have {self.networks[n].actions} action ids"
                 )
-        self.value_heads = version == 4 and meta.get("value_heads") is True
-        """Whether the networks have the value heads (format 4, ``--value-heads``)."""
         if self.value_heads:
             for n, net in self.networks.items():
                 self._read_heads(np, arrays, n, net, version)
@@ -595,6 +629,19 @@ class _Policy(_Meta):
         if known is None:
             known = self._configs[config] = super().accepts(config)
         return known
+
+    def policy_for(self, n: int, config: RuleConfig, value: bool = False) -> _Policy:
+        """The policy that holds the ``n``-seat network: this one (ValueError: none).
+
+        ``config`` and ``value`` are checked by the caller (one file, one network a seat
+        count).
+        """
+        if n not in self.networks:
+            counts = ", ".join(map(str, self.seat_counts))
+            raise ValueError(
+                f"this policy plays tables of {counts} seats; the game has {n} ({self.where})"
+            )
+        return self
 
     def _check_input(self, n: int, size: int, what: str, theirs: str) -> None:
         """Raise ValueError unless the ``n``-seat network reads ``size`` entries (hint aside)."""
@@ -733,24 +780,232 @@ def _preset_config(name: str, fingerprint: str) -> RuleConfig | None:
     return config if config.fingerprint == fingerprint else None
 
 
-def _shipped_loaded_or_meta() -> _Policy | _Meta:
-    """The shipped policy when it is loaded already, else its meta alone."""
-    backend = "plain " if _plain_python() else ""
-    loaded = _CACHE.get(backend + _SHIPPED_WHERE)
-    return _shipped_meta() if loaded is None else loaded[1]
+class _Entry:
+    """One shipped weights file of the index: its name, size, SHA-256 and meta."""
+
+    def __init__(self, entry: Any, n: int, where: str) -> None:
+        fields = ("file", "bytes", "sha256", "meta")
+        if not isinstance(entry, dict) or set(entry) != set(fields):
+            raise ValueError(
+                f"{where}: each file of networks['{n}'] must be {{{', '.join(fields)}}}"
+            )
+        name, meta = entry["file"], entry["meta"]
+        if not isinstance(name, str) or _seat_count_of(name) != n or not isinstance(meta, dict):
+            raise ValueError(f"{where}: networks['{n}'] names the wrong file or no meta")
+        self.file, self.size, self.sha256 = name, int(entry["bytes"]), str(entry["sha256"])
+        self.raw_meta = meta
+        self.meta = _Meta(meta, f"{where} ({name})")
+        if self.meta.seat_counts != (n,):
+            raise ValueError(f"{where}: {name} must hold the {n}-seat network alone")
+
+
+class _Shipped:
+    """The shipped weights: their index, and each file, read when a table first needs it.
+
+    A seat count has one file or more, tried in the index's order: the first whose
+    network plays the table's rules plays it (a preset's own network first, then the
+    network of every config).
+    """
+
+    def __init__(self, index: Any, where: str, folder: Any) -> None:
+        """``folder``: where the files are (a ``Path`` or an ``importlib.resources`` folder)."""
+        networks = index.get("networks") if isinstance(index, dict) else None
+        if not isinstance(networks, dict) or not networks:
+            raise ValueError(f"{where}: not an index of weights files (no 'networks' object)")
+        self.where = where
+        self.folder = folder
+        self.entries: dict[int, list[_Entry]] = {}
+        for key, entries in networks.items():
+            if not key.isdigit() or not isinstance(entries, list) or not entries:
+                raise ValueError(f"{where}: networks[{key!r}] must be a list of files")
+            self.entries[int(key)] = [_Entry(e, int(key), where) for e in entries]
+        self.seat_counts = tuple(sorted(self.entries))
+        every = [e for n in self.seat_counts for e in self.entries[n]]
+        self.value_heads = all(
+            any(e.meta.value_heads for e in self.entries[n]) for n in self.seat_counts
+        )
+        """Whether every seat count has a network with value heads."""
+        metas = [e.raw_meta for e in every]
+        shared = {k: v for k, v in metas[0].items() if all(m.get(k) == v for m in metas)}
+        shared["seat_counts"] = list(self.seat_counts)
+        shared["networks"] = {
+            str(n): [e.raw_meta for e in self.entries[n]] for n in self.seat_counts
+        }
+        self.meta = shared
+        """The meta entries every file agrees on, ``seat_counts`` and each file's meta."""
+
+    def _entry(self, n: int, config: RuleConfig, value: bool = False) -> _Entry | None:
+        for entry in self.entries.get(n, ()):
+            if entry.meta.accepts(config) and (entry.meta.value_heads or not value):
+                return entry
+        return None
+
+    def meta_for(self, n: int, config: RuleConfig) -> _Meta | None:
+        """What the index says of the ``n``-seat network that plays ``config`` (None: none)."""
+        entry = self._entry(n, config)
+        return None if entry is None else entry.meta
+
+    def preset_of(self, n: int) -> str:
+        """The preset the ``n``-seat networks name (for a message)."""
+        return self.entries[n][-1].meta.preset
+
+    def policy_for(self, n: int, config: RuleConfig, value: bool = False) -> _Policy:
+        """The file of the ``n``-seat network that plays ``config``, read and checked.
+
+        ``value``: a network with value heads. A file is read once per process and
+        backend.
+
+        Raises:
+            ValueError: no network for ``n`` seats and ``config``, or a file that is not
+                the index's.
+            FileNotFoundError: the package holds the index but not the file, and no
+                ``fetch_shipped_weights`` source is set.
+        """
+        if n not in self.entries:
+            counts = ", ".join(map(str, self.seat_counts))
+            raise ValueError(
+                f"this policy plays tables of {counts} seats; the game has {n} ({self.where})"
+            )
+        entry = self._entry(n, config, value)
+        if entry is None:
+            which = " with value heads" if value else ""
+            raise ValueError(
+                f"this policy has no {n}-seat network{which} for the game's rules: they "
+                f"differ from those it was trained for (fingerprint {config.fingerprint[:12]}...)"
+            )
+        np = None if _plain_python() else _numpy()
+        where = f"{self.where.rsplit('/', 1)[0]}/{entry.file}"
+        key = ("plain " if np is None else "") + where
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached[1]
+        data = self._bytes(entry.file, where)
+        if len(data) != entry.size or hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise ValueError(f"{where}: not the file the index names ({len(data)} bytes)")
+        policy = _policy_of(np, data, where)
+        if policy.seat_counts != (n,):
+            raise ValueError(f"{where}: must hold the {n}-seat network alone")
+        _CACHE[key] = (None, policy)
+        return policy
+
+    def _bytes(self, name: str, where: str) -> bytes:
+        """The file ``name``: the folder's, else the fetched one."""
+        found = self.folder.joinpath(name)
+        if found.is_file():
+            return found.read_bytes()  # type: ignore[no-any-return]
+        if _FETCH:
+            return _FETCH[0](name)
+        raise FileNotFoundError(
+            f"this installation of allegra_rules has the index of its shipped policy but "
+            f"not {where}; pass weights=<a weights file>"
+        )
+
+
+_FETCH: list[Callable[[str], bytes]] = []
+"""The source of shipped weights files missing from the package (``fetch_shipped_weights``)."""
+
+
+def fetch_shipped_weights(fetch: Callable[[str], bytes] | None) -> None:
+    """Where shipped weights files come from when the package holds their index alone.
+
+    ``fetch(name)`` returns the bytes of the file ``name`` (such as ``"policy-2.npz"``);
+    it is called when a bot first plays a table whose file the package lacks, and
+    the bytes are checked against the index's size and SHA-256. The docs' play page
+    ships a wheel without the weights files and sets this to fetch each one from the
+    site when a table first seats the policy, so a table downloads its own network only.
+    ``None`` removes the source.
+    """
+    _FETCH.clear()
+    if fetch is not None:
+        _FETCH.append(fetch)
 
 
 @functools.cache
-def _shipped_meta() -> _Meta:
-    """The shipped weights' meta, read without their networks (no NumPy needed)."""
+def _shipped() -> _Shipped:
+    """The shipped weights' index, read (no network is loaded, no NumPy needed)."""
     where = _SHIPPED_WHERE
-    data = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS).read_bytes()
+    resource = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS)
+    if not resource.is_file():
+        raise FileNotFoundError(
+            f"this installation of allegra_rules has no shipped policy ({where}); "
+            "pass weights=<a weights file>"
+        )
+    try:
+        index = json.loads(resource.read_bytes())
+    except ValueError as exc:
+        raise ValueError(f"{where}: not a JSON index of weights files ({exc})") from exc
+    return _Shipped(index, where, resources.files("allegra_rules").joinpath("data"))
+
+
+def _npz_meta(data: bytes, where: str) -> dict[str, Any]:
+    """The meta of a weights file, read without its arrays (no NumPy needed)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             raw = _read_npy(archive.read("meta.npy"))
     except (zipfile.BadZipFile, ValueError, KeyError, SyntaxError, struct.error) as exc:
         raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
-    return _Meta(_meta({"meta": raw}, where), where)
+    return _meta({"meta": raw}, where)
+
+
+def _seat_count_of(name: str) -> int | None:
+    """The seat count of a shipped file's name: ``policy-<n>.npz``, ``policy-<n>-<name>.npz``."""
+    if not (name.startswith("policy-") and name.endswith(".npz")):
+        return None
+    count, _, own = name[len("policy-") : -len(".npz")].partition("-")
+    if not count.isdigit() or count != str(int(count)):
+        return None
+    if own and not (own.isascii() and own.replace("_", "").isalnum() and own.islower()):
+        return None
+    return int(count)
+
+
+def write_shipped_index(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    """Write the index of the weights files ``policy-<n>*.npz`` in ``folder`` (``policy.json``).
+
+    Each file holds the network of one seat count alone: ``policy-<n>.npz`` the network
+    that plays every config at ``n`` seats (format 4: ``allegra-rules train --seats n
+    --rules-input --out policy-n.npz``), and ``policy-<n>-<name>.npz`` (say
+    ``policy-4-seeds.npz``) a network of one preset's rules, which plays them in its
+    place. The index lists a seat count's files in that order, each with its size,
+    SHA-256 and meta ([`SHIPPED_WEIGHTS`][allegra_rules.policy.SHIPPED_WEIGHTS]); the
+    package's is ``src/allegra_rules/data/policy.json``, written after its files change
+    by ``python -c "from allegra_rules.policy import write_shipped_index as w;
+    w('src/allegra_rules/data')"``.
+
+    Returns:
+        The index written.
+
+    Raises:
+        ValueError: no such files, or one that is not a weights file of its seat count.
+    """
+    base = Path(folder)
+    networks: dict[int, list[tuple[bool, str, dict[str, Any]]]] = {}
+    for path in sorted(base.glob("policy-*.npz")):
+        n = _seat_count_of(path.name)
+        if n is None:
+            raise ValueError(f"{path}: not named policy-<seats>.npz or policy-<seats>-<name>.npz")
+        data = path.read_bytes()
+        meta = _npz_meta(data, str(path))
+        if _Meta(meta, str(path)).seat_counts != (n,):
+            raise ValueError(f"{path}: must hold the {n}-seat network alone")
+        entry = {
+            "file": path.name,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "meta": meta,
+        }
+        networks.setdefault(n, []).append((path.name == f"policy-{n}.npz", path.name, entry))
+    if not networks:
+        raise ValueError(f"{base}: no weights files policy-<n>.npz")
+    index = {
+        "networks": {
+            str(n): [entry for _, _, entry in sorted(networks[n], key=lambda e: e[:2])]
+            for n in sorted(networks)
+        }
+    }
+    text = json.dumps(index, indent=1) + "\n"
+    (base / Path(SHIPPED_WEIGHTS).name).write_text(text, encoding="utf-8")
+    return index
 
 
 _GREEDY = GreedyBot(0)
@@ -760,49 +1015,39 @@ _CACHE: dict[str, tuple[object, _Policy]] = {}
 """Read weights files, by path (``"<shipped>"`` for the package's), with the file's stamp."""
 
 
-def _load(weights: str | os.PathLike[str] | None) -> _Policy:
+def _load(weights: str | os.PathLike[str] | None) -> _Policy | _Shipped:
+    """The weights file ``weights`` read and checked, or (``None``) the shipped index."""
     np = None if _plain_python() else _numpy()
     backend = "plain " if np is None else ""  # each backend keeps its own networks
-    stamp: object
     if weights is None:
-        where = _SHIPPED_WHERE
-        key = backend + where
-        stamp = None
-        cached = _CACHE.get(key)
-        if cached is not None:
-            return cached[1]
-        resource = resources.files("allegra_rules").joinpath(SHIPPED_WEIGHTS)
-        if not resource.is_file():
-            raise FileNotFoundError(
-                f"this installation of allegra_rules has no shipped policy ({where}); "
-                "pass weights=<a weights file>"
-            )
-        source: Any = io.BytesIO(resource.read_bytes())
-    else:
-        if not isinstance(weights, (str, os.PathLike)):
-            raise ValueError(f"weights must be None or a file path; got {type(weights).__name__}")
-        path = Path(weights)
-        info = path.stat()  # FileNotFoundError names the path
-        key = backend + str(path.resolve())
-        where = str(weights)
-        stamp = (info.st_mtime_ns, info.st_size)
-        cached = _CACHE.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        source = path
-    arrays: dict[str, Any]
-    if np is None:
-        raw = source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
-        arrays = dict(_read_npz(raw, where))
-    else:
-        try:
-            with np.load(source, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile, AttributeError) as exc:
-            raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
-    policy = _Policy(np, arrays, where)
+        cached = _CACHE.get(backend + _SHIPPED_WHERE)  # a test's stand-in for the shipped
+        return _shipped() if cached is None else cached[1]
+    if not isinstance(weights, (str, os.PathLike)):
+        raise ValueError(f"weights must be None or a file path; got {type(weights).__name__}")
+    path = Path(weights)
+    info = path.stat()  # FileNotFoundError names the path
+    key = backend + str(path.resolve())
+    stamp = (info.st_mtime_ns, info.st_size)
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    policy = _policy_of(np, path.read_bytes(), str(weights))
     _CACHE[key] = (stamp, policy)
     return policy
+
+
+def _policy_of(np: Any, data: bytes, where: str) -> _Policy:
+    """The weights file ``data`` read and checked, its networks in NumPy or (None) plain."""
+    arrays: dict[str, Any]
+    if np is None:
+        arrays = dict(_read_npz(data, where))
+    else:
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as loaded:
+                arrays = {name: loaded[name] for name in loaded.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, AttributeError) as exc:
+            raise ValueError(f"{where}: not a policy weights file (.npz): {exc}") from exc
+    return _Policy(np, arrays, where)
 
 
 @attrs.frozen
@@ -865,7 +1110,12 @@ class PolicyBot:
 
     @property
     def meta(self) -> dict[str, Any]:
-        """The weights file's ``meta`` object (a copy): preset, seat counts, training command..."""
+        """The weights file's ``meta`` object (a copy): preset, seat counts, training command...
+
+        For the shipped weights (files of one seat count each), the entries every file's
+        meta agrees on, ``seat_counts`` (all of them) and ``networks``: for each seat
+        count, its files' metas in the order they are tried.
+        """
         return json.loads(json.dumps(self._policy.meta))  # type: ignore[no-any-return]
 
     @property
@@ -873,33 +1123,32 @@ class PolicyBot:
         """The seat counts the weights have a network for."""
         return self._policy.seat_counts
 
-    def _network_of(self, state: GameState) -> tuple[_Network | _PlainNetwork, int]:
-        """The network that plays ``state`` and its seat to act (both checked)."""
+    def _network_of(
+        self, state: GameState, value: bool = False
+    ) -> tuple[_Policy, _Network | _PlainNetwork, int]:
+        """The policy and network that play ``state``, and its seat to act (all checked).
+
+        ``value``: the network must have value heads.
+        """
         if not isinstance(state, GameState):
             raise ValueError(f"state must be a GameState; got {type(state).__name__}")
         seat = state.current_player
         if seat is None or state.is_terminal:
             raise ValueError("the game is over: there is no action to choose")
-        policy = self._policy
-        n = state.num_players
-        network = policy.networks.get(n)
-        if network is None:
-            counts = ", ".join(map(str, policy.seat_counts))
-            raise ValueError(
-                f"this policy plays tables of {counts} seats; the game has {n} ({policy.where})"
-            )
-        config = state.config
+        n, config = state.num_players, state.config
+        policy = self._policy.policy_for(n, config, value)
+        network = policy.networks[n]
         if not policy.accepts(config):
             raise ValueError(
                 f"this policy was trained for preset {policy.preset!r} (config fingerprint "
                 f"{policy.fingerprint[:12]}...); the game's rules differ (fingerprint "
                 f"{config.fingerprint[:12]}...)"
             )
-        return network, seat
+        return policy, network, seat
 
     def _legal_logits(self, state: GameState) -> tuple[tuple[Action, ...], list[float]]:
-        network, seat = self._network_of(state)
-        policy, config, n = self._policy, state.config, state.num_players
+        policy, network, seat = self._network_of(state)
+        config, n = state.config, state.num_players
         view = observe(state, seat)
         legal = view.legal_actions
         if len(legal) <= 1:
@@ -924,10 +1173,9 @@ class PolicyBot:
                 no value heads, the network runs in plain Python (the heads need NumPy),
                 or as [`choose`][allegra_rules.policy.PolicyBot.choose].
         """
-        policy = self._policy
-        if not policy.value_heads:
-            raise ValueError(f"these weights have no value heads ({policy.where})")
-        network, seat = self._network_of(state)
+        if not self._policy.value_heads:
+            raise ValueError(f"these weights have no value heads ({self._policy.where})")
+        policy, network, seat = self._network_of(state, value=True)
         n = state.num_players
         if not isinstance(network, _Network):
             raise ValueError("the value heads run with NumPy only")

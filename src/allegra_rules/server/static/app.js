@@ -584,6 +584,7 @@ function startWorker() {
     kind: "load",
     base: new URL("pyodide/", document.baseURI).href,
     wheels: wheels.map((name) => new URL(`wheels/${name}`, document.baseURI).href),
+    weights: new URL("weights/", document.baseURI).href,
   });
   return ready;
 }
@@ -679,8 +680,8 @@ function buildSeatChoices() {
     span.textContent = t("playerN", { n: p + 1 });
     const select = document.createElement("select");
     select.id = `seat-${p}`;
-    // Only the bots that can play this table are offered (the learned policy plays 2
-    // and 4 seats of the standard rules, where NumPy is): see botOffers.
+    // Only the bots that can play this table are offered (the learned policy only
+    // where NumPy and its weights are): see botOffers.
     const kinds = offeredBots(n, $("preset").value);
     for (const kind of kinds) {
       const option = document.createElement("option");

@@ -4,9 +4,12 @@
 // talks to it by messages; the server's page never loads it.
 //
 // Messages from the page:
-//   {kind: "load", base, wheels}   load Pyodide from `base` (the "pyodide/" folder's
-//                                  address) and unpack the wheels and zip archives
-//                                  (their addresses, in order);
+//   {kind: "load", base, wheels, weights}
+//                                  load Pyodide from `base` (the "pyodide/" folder's
+//                                  address), unpack the wheels and zip archives
+//                                  (their addresses, in order) and fetch the policy's
+//                                  weights files from `weights` (the "weights/"
+//                                  folder's address) when a table first needs one;
 //                                  answered {kind: "loaded", bots, offers, marks} or
 //                                  {kind: "failed", message}.
 //   {kind: "call", id, name, args} one call of the page's table (see GLUE); answered
@@ -50,7 +53,7 @@ const mark = (name) => { marks[name] = performance.timeOrigin + performance.now(
 let python = null;
 let glue = null;
 
-async function load(base, wheels) {
+async function load(base, wheels, weights) {
   // The wheels download while Python starts.
   const downloads = Promise.all(wheels.map(async (url) => {
     const response = await fetch(url);
@@ -68,6 +71,7 @@ async function load(base, wheels) {
   (await downloads).forEach((data, k) => py.unpackArchive(data, wheels[k].endsWith(".whl") ? "wheel" : "zip"));
   mark("wheels");
   py.runPython(GLUE);
+  py.runPython(`from allegra_rules.browser_table import fetch_weights_from; fetch_weights_from(${JSON.stringify(weights)})`);
   mark("ready");
   glue = py.globals.get("call");
   python = py;
@@ -83,7 +87,7 @@ self.onmessage = async (event) => {
   const message = event.data;
   if (message.kind === "load") {
     try {
-      const { bots, offers } = await load(message.base, message.wheels);
+      const { bots, offers } = await load(message.base, message.wheels, message.weights);
       mark("bots");
       self.postMessage({ kind: "loaded", bots, offers, marks });
     } catch (error) {
