@@ -26,8 +26,9 @@ Arms (each on fixed deals, ``game_seed(--seed, d)``; bots seeded by seat,
   ``draw_configs(--config-seed, --drawn)``, ``--config-games`` games each (goal: at least
   85 % on each). Needs weights that play every config (format 4).
 - ``one-vs-many``: one ``PolicyBot`` against ``n - 1`` ``GreedyBot`` at 3, 4, 5 and 6
-  seats (``seeds``), ``--many-games`` games each, the policy once at every seat of each
-  deal (goal: at least twice par, ``2 / n``). Needs a network for each seat count.
+  seats (``--many-seats``; ``seeds``), ``--many-games`` games each, the policy once at
+  every seat of each deal (goal: at least twice par, ``2 / n``). Needs a network for
+  each seat count.
 
 - ``oracle``: [`OracleBot`] (it sees every card; measurement only) against
   ``GreedyBot`` heads-up, ``--oracle-games`` games: the top of the ladder. A bot's share
@@ -331,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle-games", type=int, default=200, help="oracle games")
     parser.add_argument("--config-games", type=int, default=200, help="every-config games each")
     parser.add_argument("--many-games", type=int, default=200, help="one-vs-many games each")
+    parser.add_argument(
+        "--many-seats", type=int, nargs="+", default=[3, 4, 5, 6], help="one-vs-many's seats"
+    )
     parser.add_argument("--drawn", type=int, default=3, help="every-config's drawn configs")
     parser.add_argument("--config-seed", type=int, default=56, help="the drawn configs' seed")
     parser.add_argument("--seed", type=int, default=36)
@@ -381,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
             arm = f"every-config:{label}"
             rows.append(run_arm(arm, "policy", fixtures, makers, args.jobs, games_file, config))
     if "one-vs-many" in arms:
-        for n in (3, 4, 5, 6):
+        for n in args.many_seats:
             fixtures = paired("policy", "greedy", n, args.many_games, args.seed)
             rows.append(
                 run_arm(f"one-vs-{n - 1}", "policy", fixtures, makers, args.jobs, games_file)

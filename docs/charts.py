@@ -1,7 +1,7 @@
-"""The charts of the pages drawn again for a phone: the ladder and the two learning curves.
+"""The charts of the pages drawn again for a phone: the ladder and the learning curves.
 
 ``docs/assets/ladder.svg`` (``benchmarks/plot_ladder.py``), ``docs/assets/ppo-curve.svg``
-(``benchmarks/train_maskable_ppo.py``) and ``docs/assets/policy-curve.svg``
+(``benchmarks/train_maskable_ppo.py``) and ``docs/assets/policy-curve*.svg``
 (``allegra-rules train --curve``) are 640 units wide with 11 and 12 unit text: on a
 390 px phone that text would be 6 px high. ``docs/generate.py`` writes the narrow charts
 made here into ``_generated/img/narrow/`` and its stylesheet shows them on a phone:
@@ -144,10 +144,12 @@ def narrow_charts() -> dict[str, str]:
     """Each chart of ``docs/assets/`` drawn for a phone, by its file name there."""
     data = json.loads((ASSETS / "ladder.json").read_text(encoding="utf-8"))
     curve = (ASSETS / "ppo-curve.svg").read_text(encoding="utf-8")
-    policy = (ASSETS / "policy-curve.svg").read_text(encoding="utf-8")
-    return {
+    out = {
         "ladder.svg": ladder(data),
         "ppo-curve.svg": squeezed(curve, (64, 490), labels_from=496),
-        # allegra_rules.train's curve_svg: the plot from x 56 to 530, labels from 536.
-        "policy-curve.svg": squeezed(policy, (56, 530), labels_from=536),
     }
+    for name in ("policy-curve.svg", "policy-curve-seeds.svg"):
+        policy = (ASSETS / name).read_text(encoding="utf-8")
+        # allegra_rules.train's curve_svg: the plot from x 56 to 530, labels from 536.
+        out[name] = squeezed(policy, (56, 530), labels_from=536)
+    return out
