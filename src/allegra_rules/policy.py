@@ -833,12 +833,25 @@ class _Shipped:
         }
         self.meta = shared
         """The meta entries every file agrees on, ``seat_counts`` and each file's meta."""
+        self._chosen: dict[tuple[int, RuleConfig, bool], _Entry | None] = {}
 
     def _entry(self, n: int, config: RuleConfig, value: bool = False) -> _Entry | None:
-        for entry in self.entries.get(n, ()):
-            if entry.meta.accepts(config) and (entry.meta.value_heads or not value):
-                return entry
-        return None
+        """The first ``n``-seat file that plays ``config`` (remembered: it runs every move)."""
+        key = (n, config, value)
+        if key in self._chosen:
+            return self._chosen[key]
+        found = next(
+            (
+                entry
+                for entry in self.entries.get(n, ())
+                if entry.meta.accepts(config) and (entry.meta.value_heads or not value)
+            ),
+            None,
+        )
+        if len(self._chosen) >= _KEPT_INPUTS:
+            self._chosen.pop(next(iter(self._chosen)))
+        self._chosen[key] = found
+        return found
 
     def meta_for(self, n: int, config: RuleConfig) -> _Meta | None:
         """What the index says of the ``n``-seat network that plays ``config`` (None: none)."""
