@@ -24,8 +24,9 @@ show:
   of its one dependency, attrs (the npm package carries no Python packages), at the
   version installed here, downloaded once by pip into ``build/play-wheels/``, and
   ``bytecode.zip``, the compiled modules of both that the game imports;
-- ``weights/``: those weights files, one per seat count (``policy-<n>.npz``). The page
-  starts without them; a table that seats the policy fetches its own seat count's file
+- ``weights/``: those weights files, one network each (``policy-<n>.npz`` and
+  ``policy-<n>-seeds.npz``). The page starts without them; a table that seats the policy
+  fetches the file of the network that plays it
   (``allegra_rules.browser_table.fetch_weights_from``), so a table loads one network.
 
 The compiling runs the page's own Pyodide under Node.js (``docs/play_bytecode.mjs``):
