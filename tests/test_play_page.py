@@ -75,13 +75,18 @@ def built(request: pytest.FixtureRequest) -> Path:
     return site
 
 
-@pytest.fixture(scope="module")
-def site(built: Path) -> Iterator[tuple[str, list[str]]]:
-    built_site = built
+def _require_the_game(built_site: Path) -> None:
+    """Skip (or in CI, fail) when the site was built without the game: no ``npm ci``."""
     if not (built_site / PLAY / "pyodide" / "pyodide.mjs").is_file():
         if os.environ.get("ALLEGRA_REQUIRE_PLAY") == "1":
             pytest.fail("ALLEGRA_REQUIRE_PLAY=1 but the site was built without the game")
         pytest.skip("the site was built without the game (run npm ci; see docs/play_site.py)")
+
+
+@pytest.fixture(scope="module")
+def site(built: Path) -> Iterator[tuple[str, list[str]]]:
+    built_site = built
+    _require_the_game(built_site)
     requests: list[str] = []
     handler = functools.partial(
         type("Handler", (_LoggingHandler,), {"requests": requests}), directory=str(built_site)
@@ -440,6 +445,7 @@ def test_the_page_installs_the_wheel_it_was_given(built: Path) -> None:
 
 def test_the_page_serves_each_seat_counts_weights_apart(built: Path) -> None:
     """The page's wheel holds the weights' index, no network; each file is at most 1 MB."""
+    _require_the_game(built)
     (wheel,) = sorted((built / PLAY / "wheels").glob("allegra_rules-*.whl"))
     names = set(_members(wheel))
     assert "allegra_rules/data/policy.json" in names
