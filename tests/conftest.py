@@ -32,6 +32,7 @@ import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from functools import cache
@@ -68,6 +69,14 @@ _given_flags = os.environ.get("XLA_FLAGS", "")
 os.environ["XLA_FLAGS"] = " ".join(
     [_given_flags, *(flag for flag in QUICK_COMPILE if flag.split("=")[0] not in _given_flags)]
 ).strip()
+
+# pytest rewrites the asserts of every test module it imports, and keeps the result in the
+# (git-ignored) __pycache__ folders next to them, unless bytecode may not be written
+# (PYTHONDONTWRITEBYTECODE): then every worker and every pytest a test starts rewrites
+# all 90 modules again, about 8 s of CPU each. The test processes write them (and the
+# bytecode of any other module they import without it; pip's installs come with theirs),
+# as the run writes the package's bytecode (_compile_the_package).
+sys.dont_write_bytecode = False
 
 GROUPS = {
     "tests/test_jax_engine.py": "jax",

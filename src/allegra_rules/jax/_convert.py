@@ -90,6 +90,17 @@ def _seed_of(words: Any) -> int:
     return unsigned - (1 << _SEED_BITS) if unsigned >> (_SEED_BITS - 1) else unsigned
 
 
+@jax.jit
+def _on_device(fields: dict[str, Any]) -> dict[str, Any]:
+    """The arrays of ``fields`` on the default device.
+
+    What ``jax.device_put`` does, in a fifth of its time: a compiled program's arguments
+    are moved by JAX's C++ dispatch (0.16 ms for a state's 46 arrays, 0.85 ms with
+    ``device_put``), and lock-step checks convert a state at every step.
+    """
+    return fields
+
+
 def from_state(env: StaticTables, s: object) -> State:
     """The batched state of the ``GameState`` ``s`` (see ``Env.from_state``)."""
     if not isinstance(s, GameState):
@@ -188,7 +199,7 @@ def from_state(env: StaticTables, s: object) -> State:
     # The scalar engine's mask: exact by definition, and no compiled program needed here.
     fields["legal_action_mask"] = np.array(legal_action_mask(s), bool)
     assert {a for arrays in STATE_ARRAYS.values() for a in arrays} <= set(fields)
-    arrays = jax.device_put(fields)
+    arrays = _on_device(fields)
     return State(_spec=env, **arrays)
 
 
