@@ -20,6 +20,9 @@ Arms (each on fixed deals, ``game_seed(--seed, d)``; bots seeded by seat,
   heads-up, seats swapped, ``--search-games`` games (goal: at least 60 % of 200 games at
   no more time per move). The mean and median seconds per move of both are printed: the
   comparison is fair only when the guided level's mean is not above the default's.
+- ``policy-vs-search``: ``PolicyBot`` alone against the default level (``search``),
+  heads-up, seats swapped, ``--search-games`` games (goal: at least 55 % at no more than
+  1 ms a move: the policy needs no search to beat the search).
 - ``every-config``: ``PolicyBot`` against ``GreedyBot`` heads-up, as ``heads-up``, on
   each preset's rules (``seeds``, whose rules ``de`` and ``pl`` share, ``fr``,
   ``published``) and on ``--drawn`` custom configs drawn over every option by
@@ -322,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arms", default="heads-up,one-vs-three,guided-vs-search")
     parser.add_argument("--games", type=int, default=1000, help="heads-up games")
     parser.add_argument("--four-games", type=int, default=1000, help="one-vs-three games")
-    parser.add_argument("--search-games", type=int, default=200, help="guided-vs-search games")
+    parser.add_argument(
+        "--search-games", type=int, default=200, help="guided-vs-search, policy-vs-search games"
+    )
     parser.add_argument(
         "--guided-simulations",
         type=int,
@@ -376,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             run_arm("guided-vs-search", "search-guided", fixtures, makers, args.jobs, games_file)
         )
+    if "policy-vs-search" in arms:
+        fixtures = paired("policy", "search", 2, args.search_games, args.seed)
+        rows.append(run_arm("policy-vs-search", "policy", fixtures, makers, args.jobs, games_file))
     if "every-config" in arms:
         configs = [(name, preset(name)) for name in ("seeds", "fr", "published")]
         drawn = draw_configs(args.config_seed, args.drawn)

@@ -571,6 +571,13 @@ def test_files_that_are_not_weights_are_refused(tmp_path: Path, backend: str) ->
         PolicyBot(0, weights=plain)
     with pytest.raises(FileNotFoundError):
         PolicyBot(0, weights=tmp_path / "missing.npz")
+    # The operating system's error names the path as given: "" is no file (not ".").
+    with pytest.raises(FileNotFoundError) as empty:
+        PolicyBot(0, weights="")
+    assert empty.value.filename == ""
+    with pytest.raises(IsADirectoryError) as folder:
+        PolicyBot(0, weights=f"{tmp_path}/")
+    assert folder.value.filename == f"{tmp_path}/"
     with pytest.raises(ValueError, match="weights must be"):
         PolicyBot(0, weights=3)  # type: ignore[arg-type]
     nan = write_weights(tmp_path / "nan.npz", scale=float("nan"))

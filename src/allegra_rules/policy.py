@@ -1037,14 +1037,18 @@ def _load(weights: str | os.PathLike[str] | None) -> _Policy | _Shipped:
         return _shipped() if cached is None else cached[1]
     if not isinstance(weights, (str, os.PathLike)):
         raise ValueError(f"weights must be None or a file path; got {type(weights).__name__}")
-    path = Path(weights)
-    info = path.stat()  # FileNotFoundError names the path
-    key = backend + str(path.resolve())
+    # The path as given, not as pathlib normalises it ("" would be "."): the operating
+    # system's error (FileNotFoundError, IsADirectoryError) names what the caller wrote.
+    given = os.fspath(weights)
+    info = os.stat(given)
+    key = backend + str(Path(given).resolve())
     stamp = (info.st_mtime_ns, info.st_size)
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    policy = _policy_of(np, path.read_bytes(), str(weights))
+    with open(given, "rb") as file:
+        data = file.read()
+    policy = _policy_of(np, data, str(weights))
     _CACHE[key] = (stamp, policy)
     return policy
 
