@@ -319,10 +319,12 @@ def in_run_order(items: list[pytest.Item]) -> list[pytest.Item]:
         if unit.startswith(WAITING):
             modules.setdefault(unit.split("::", 1)[0], []).append(unit)
     span = len(others) * 7 / 8
-    place = {u: float(i) for i, u in enumerate(others)}
+    # (the other unit it follows, then 0 for that unit itself or 1 for a waiting one, the
+    # waiting module's place, the unit's place in its module)
+    place = {u: (i, 0, 0, 0) for i, u in enumerate(others)}
     for i, module in enumerate(modules.values()):
-        after = int((i + 0.5) * span / len(modules))  # between this other and the next
-        place |= {u: after + (j + 1) / (len(module) + 1) for j, u in enumerate(module)}
+        after = int((i + 0.5) * span / len(modules))
+        place |= {u: (after, 1, i, j) for j, u in enumerate(module)}
     order = first + sorted(rest, key=place.__getitem__)
     return [item for unit in order for item in units[unit]]
 

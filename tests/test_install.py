@@ -220,3 +220,30 @@ def test_the_worker_groups_name_tests_that_exist() -> None:
         assert module in GROUPS, nodeid  # only a grouped module's tests are moved out
         source = (ROOT / module).read_text(encoding="utf-8")
         assert re.search(rf"^def {re.escape(name)}\(", source, re.MULTILINE), nodeid
+
+
+def test_the_run_order_puts_first_units_first_and_keeps_each_waiting_module_in_a_row() -> None:
+    """``in_run_order`` (``tests/conftest.py``): ``FIRST`` in its order, the ``WAITING``
+    modules spread among the other units, each module's units in a row and in order."""
+    from types import SimpleNamespace
+    from typing import Any
+
+    from conftest import FIRST, WAITING, in_run_order, work_unit
+
+    waiting = [f"{WAITING[0]}_{m}.py::test_{t}" for m in "ab" for t in range(3)]
+    others = [f"tests/test_other_{i}.py::test_it" for i in range(16)]
+    first = [FIRST[4], "tests/test_train.py::test_x", "tests/test_jax_engine.py::test_y"]
+    collected = others[:5] + waiting[:3] + others[5:] + waiting[3:] + first
+    items: list[Any] = [SimpleNamespace(nodeid=nodeid) for nodeid in collected]
+    order = [item.nodeid for item in in_run_order(items)]
+    assert sorted(order) == sorted(collected)
+    assert [work_unit(n) for n in order[:3]] == ["jax", "train", FIRST[4]]
+    rest = order[3:]
+    assert [n for n in rest if n in others] == others  # the others as collected
+    for module in ("a", "b"):
+        at = [i for i, n in enumerate(rest) if f"_{module}.py" in n]
+        assert at == list(range(at[0], at[0] + 3)), rest  # in a row
+        assert [rest[i] for i in at] == [n for n in waiting if f"_{module}.py" in n]
+    # Spread: neither module at the start or the end, and not side by side.
+    starts = sorted(rest.index(n) for n in (waiting[0], waiting[3]))
+    assert starts[0] > 0 and starts[1] > starts[0] + 3 and starts[1] + 3 < len(rest)
