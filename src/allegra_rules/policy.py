@@ -78,7 +78,7 @@ import random
 import struct
 import sys
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -637,10 +637,7 @@ class _Policy(_Meta):
         count).
         """
         if n not in self.networks:
-            counts = ", ".join(map(str, self.seat_counts))
-            raise ValueError(
-                f"this policy plays tables of {counts} seats; the game has {n} ({self.where})"
-            )
+            raise _no_network(self.seat_counts, n, self.where)
         return self
 
     def _check_input(self, n: int, size: int, what: str, theirs: str) -> None:
@@ -875,10 +872,7 @@ class _Shipped:
                 ``fetch_shipped_weights`` source is set.
         """
         if n not in self.entries:
-            counts = ", ".join(map(str, self.seat_counts))
-            raise ValueError(
-                f"this policy plays tables of {counts} seats; the game has {n} ({self.where})"
-            )
+            raise _no_network(self.seat_counts, n, self.where)
         entry = self._entry(n, config, value)
         if entry is None:
             which = " with value heads" if value else ""
@@ -886,9 +880,9 @@ class _Shipped:
                 f"this policy has no {n}-seat network{which} for the game's rules: they "
                 f"differ from those it was trained for (fingerprint {config.fingerprint[:12]}...)"
             )
-        np = None if _plain_python() else _numpy()
+        np, backend = _backend()
         where = f"{self.where.rsplit('/', 1)[0]}/{entry.file}"
-        key = ("plain " if np is None else "") + where
+        key = backend + where
         cached = _CACHE.get(key)
         if cached is not None:
             return cached[1]
@@ -1028,10 +1022,24 @@ _CACHE: dict[str, tuple[object, _Policy]] = {}
 """Read weights files, by path (``"<shipped>"`` for the package's), with the file's stamp."""
 
 
+def _backend() -> tuple[Any, str]:
+    """NumPy (or None: the plain-Python path) and the prefix of its keys in ``_CACHE``.
+
+    Each backend keeps its own networks, so a process that has both never mixes them.
+    """
+    np = None if _plain_python() else _numpy()
+    return np, "plain " if np is None else ""
+
+
+def _no_network(seat_counts: Sequence[int], n: int, where: str) -> ValueError:
+    """The error for a game of ``n`` seats that no network of ``where`` plays."""
+    counts = ", ".join(map(str, seat_counts))
+    return ValueError(f"this policy plays tables of {counts} seats; the game has {n} ({where})")
+
+
 def _load(weights: str | os.PathLike[str] | None) -> _Policy | _Shipped:
     """The weights file ``weights`` read and checked, or (``None``) the shipped index."""
-    np = None if _plain_python() else _numpy()
-    backend = "plain " if np is None else ""  # each backend keeps its own networks
+    np, backend = _backend()
     if weights is None:
         cached = _CACHE.get(backend + _SHIPPED_WHERE)  # a test's stand-in for the shipped
         return _shipped() if cached is None else cached[1]
