@@ -193,20 +193,22 @@ def _hidden_twin(players: int) -> tuple[object, object, int]:
 def test_the_learner_reads_only_what_its_seat_may_see(players: int) -> None:
     state, twin, seat = _hidden_twin(players)
     assert int(twin.current_player) == seat  # type: ignore[attr-defined]
-    a, b = learner_input(state), learner_input(twin)  # type: ignore[arg-type]
+    # Each function compiled once, as training compiles it (not op by op).
+    read = jax.jit(learner_input)
+    a, b = read(state), read(twin)
     assert a.shape == (Encoder(preset("seeds"), players).size,)
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     t = trainer(players, TINY)
     params = t.init(jax.random.key(0)).params
-    np.testing.assert_array_equal(
-        np.asarray(t.apply(params, a)[0]), np.asarray(t.apply(params, b)[0])
-    )
+    policy = jax.jit(lambda x: t.apply(params, x)[0])
+    np.testing.assert_array_equal(np.asarray(policy(a)), np.asarray(policy(b)))
     # The opponents' rule reads no hidden card either.
     scores = jax.jit(lambda table: greedy_scores(Env(players).tables, table))
     np.testing.assert_array_equal(np.asarray(scores(state)), np.asarray(scores(twin)))
     # Nor does the greedy hint that a network of greedy_input reads beside the features.
     tables = Env(players).tables
-    a, b = learner_input(state, tables), learner_input(twin, tables)  # type: ignore[arg-type]
+    read = jax.jit(lambda table: learner_input(table, tables))
+    a, b = read(state), read(twin)
     assert a.shape == (Encoder(preset("seeds"), players).size + num_distinct_actions(players),)
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert np.asarray(a)[-num_distinct_actions(players) :].any()
@@ -637,12 +639,18 @@ def test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume(
 
 def _agreement(players: int, params: object, tables: State, key: jax.Array) -> float:
     """How often the network's greedy choice is GreedyBot's rule's at ``tables``."""
+    return float(_agreement_compiled(players, params, tables, key))
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _agreement_compiled(players: int, params: Any, tables: State, key: jax.Array) -> jax.Array:
+    """``_agreement`` as one compiled program (op by op, JAX compiles each operation)."""
     tr = trainer(players, TINY)
     logits, _ = tr.apply(params, learner_input(tables))
     mine = jnp.argmax(jnp.where(tables.legal_action_mask, logits, -1e9), axis=1)
     keys = jax.random.split(key, mine.shape[0])
     greedy = jax.vmap(lambda s, k: greedy_action(tr.tables, s, k))(tables, keys)
-    return float((mine == greedy).mean())
+    return (mine == greedy).mean()
 
 
 def test_imitation_makes_the_network_choose_what_greedybot_chooses() -> None:
