@@ -148,16 +148,19 @@ def own_games(n: int, config: RuleConfig, seed: int, tables: int, steps: int) ->
         actions = jax.random.categorical(k_act, logits)
         keys = jax.random.split(k_step, tables)
         nxt = vstep(states, actions, keys)
+        # Each table's arrays taken apart on the host (on the device, every slice of
+        # every field would be an operation of its own).
+        before, later, chosen = jax.device_get((states, nxt, actions))
         for i in range(tables):
-            one = jax.tree_util.tree_map(lambda x, i=i: x[i], states)
+            one = jax.tree_util.tree_map(lambda x, i=i: x[i], before)
             if bool(one.terminated):
                 continue
             s = env.to_state(one)
             check_state(s)
             assert env.to_state(env.from_state(s)) == s
-            a = action_from_id(int(actions[i]), n)
+            a = action_from_id(int(chosen[i]), n)
             after = apply(s, a)
-            check_step(env, s, a, after, jax.tree_util.tree_map(lambda x, i=i: x[i], nxt))
+            check_step(env, s, a, after, jax.tree_util.tree_map(lambda x, i=i: x[i], later))
             checked += 1
         states = nxt
         del t
@@ -503,7 +506,7 @@ def test_modules_import_one_way_and_at_the_top() -> None:
 def test_observation_needs_no_env_registry() -> None:
     """A state's observation comes from its own tables, whatever Envs were built since."""
     env = env_for(3, SHORT)
-    state = env.init(jax.random.key(3))
+    state = jax.jit(env.init)(jax.random.key(3))
     Env(3, preset("seeds"))
     Env(3, SHORT)
     want = np.asarray(env.observe(state, 0))

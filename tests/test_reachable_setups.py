@@ -10,6 +10,7 @@ oracle finds no way to it.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -65,16 +66,26 @@ def reachable(target: GameState, round_start: GameState) -> bool:
     else:
         depth = 2 * target.num_players
         allowed = up_cells(target)
-    layer = {round_start}
-    for _ in range(depth):
-        layer = {
-            apply(s, a)
-            for s in layer
-            if s.phase is Phase.SETUP
-            for a in legal_actions(s)
-            if isinstance(a, Reveal) and a.pos.index in allowed
-        }
-    return target in layer
+    layers = _layers(round_start, allowed)
+    while len(layers) <= depth:
+        layers.append(
+            {
+                apply(s, a)
+                for s in layers[-1]
+                if s.phase is Phase.SETUP
+                for a in legal_actions(s)
+                if isinstance(a, Reveal) and a.pos.index in allowed
+            }
+        )
+    return target in layers[depth]
+
+
+@functools.lru_cache(maxsize=16)
+def _layers(round_start: GameState, allowed: frozenset[int]) -> list[set[GameState]]:
+    """The states ``k`` setup reveals of ``allowed`` cells lead to from ``round_start``,
+    for ``k`` = 0, 1, ... as far as ``reachable`` has gone: the mutations of one state
+    that keep its face-up cells, and the next states of its round, ask for the same."""
+    return [{round_start}]
 
 
 def mutations(state: GameState, rng: random.Random) -> list[tuple[str, GameState]]:

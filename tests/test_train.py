@@ -161,7 +161,7 @@ def test_a_step_reads_the_hint_and_the_greedy_moves_from_one_scoring(players: in
         np.testing.assert_array_equal(shared, np.asarray(alone(env, jax.random.split(key, 64))))
         assert np.asarray(env.legal_action_mask)[np.arange(64), shared].all()
     # Without the hint the input is the features alone and nothing is scored ahead.
-    plain_obs, (plain_scores,) = trainer(players, TINY)._read((env,))
+    plain_obs, (plain_scores,) = jax.jit(trainer(players, TINY)._read)((env,))
     assert plain_scores is None
     np.testing.assert_array_equal(np.asarray(plain_obs), np.asarray(env.observation))
 
