@@ -46,7 +46,28 @@ GUIDE = "how-to-play/"
 ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const):`")
 
 
+SEARCH_INDEX = "search/search_index.json"
+"""Each language's search index (about 1.2 MB for English), below its site's root."""
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """The built site, without a log, and without the search's index unless asked.
+
+    Material builds the search's index (lunr, in a web worker) from ``SEARCH_INDEX`` on
+    every page it loads: about half of the CPU a page load takes, and the browser tests
+    load hundreds. Only ``test_the_search_finds_the_guide_in_every_language`` uses the
+    search; the other tests get a 404 for the index, and the search stays empty.
+    """
+
+    search = threading.Event()
+    """Set while the index is served."""
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0].endswith("/" + SEARCH_INDEX) and not self.search.is_set():
+            self.send_error(404)
+            return
+        super().do_GET()
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
@@ -558,6 +579,33 @@ def test_screenshots_of_the_api_reference(browser: Browser, site: str) -> None:
 
 
 # ------------------------------------------------------------ no other host
+
+
+SEARCH_WORDS = {"": "knocking", "de/": "klopfen", "pl/": "pukanie", "fr/": "frapper"}
+"""A word of each language's guide's section on knocking, for its search."""
+
+
+def test_the_search_finds_the_guide_in_every_language(browser: Browser, site: str) -> None:
+    """Each language's search reads its own index and finds its guide's knocking section."""
+    _QuietHandler.search.set()
+    try:
+        for lang, word in SEARCH_WORDS.items():
+            browser.load(f"{site}{lang}", width=1280, height=800)
+            browser.evaluate(
+                "(() => { const box = document.querySelector('.md-search__input');"
+                f" box.focus(); box.value = {json.dumps(word)};"
+                " box.dispatchEvent(new Event('input', {bubbles: true})); })()"
+            )
+            browser.wait_until(
+                "document.querySelectorAll('.md-search-result__item').length > 0", timeout=30
+            )
+            links = browser.evaluate(
+                "[...document.querySelectorAll('.md-search-result__item a')].map(a => a.href)"
+            )
+            found = {urlsplit(link).path + "#" + urlsplit(link).fragment for link in links}
+            assert f"/{lang}{GUIDE}#knocking" in found, (lang, sorted(found))
+    finally:
+        _QuietHandler.search.clear()
 
 
 @pytest.mark.parametrize("lang", ["", "de/", "pl/", "fr/"])
