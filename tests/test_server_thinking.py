@@ -224,6 +224,28 @@ def test_bot_moves_are_computed_in_worker_processes() -> None:
     assert state.is_terminal
 
 
+def test_a_worker_ends_with_its_server_even_one_that_died_before_it_started() -> None:
+    """A worker serves while the server that started it lives, and a worker whose
+    server is already gone when it starts (its parent is then another process) ends at
+    once instead of waiting forever for jobs."""
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    from allegra_rules.server import thinking
+
+    spawn = multiprocessing.get_context("spawn")
+    for parent, serves in ((os.getpid(), True), (-1, False)):  # -1: nobody's process id
+        with concurrent.futures.ProcessPoolExecutor(
+            1, mp_context=spawn, initializer=thinking._worker_start, initargs=(0, parent)
+        ) as pool:
+            answer = pool.submit(os.getppid)
+            if serves:
+                assert answer.result(timeout=60) == os.getpid()
+            else:
+                with pytest.raises(BrokenProcessPool):
+                    answer.result(timeout=60)
+
+
 # --------------------------------------------------------------------------- limits
 
 

@@ -186,23 +186,27 @@ def _ready() -> None:
 
 def _follow_parent(parent: int) -> None:
     """Exit as soon as the server process ``parent`` is gone (checked every second)."""
-    while True:
+    while os.getppid() == parent:
         time.sleep(1.0)
-        if os.getppid() != parent:
-            os._exit(0)
+    os._exit(0)
 
 
-def _worker_start(niceness: int) -> None:
+def _worker_start(niceness: int, parent: int) -> None:
     """A worker process's initializer: run ``niceness`` lower, and end with the server.
 
     A server killed outright (SIGKILL) leaves its worker processes waiting for a job
-    that never comes; each therefore watches its parent and exits once it is gone.
+    that never comes; each therefore watches its parent, the server ``parent`` (its
+    process id, as the server gave it), and exits once it is gone. A worker whose
+    server died while it was still starting exits here at once: it would otherwise
+    take its new parent (``init``) for the server and wait forever.
     """
+    if os.getppid() != parent:
+        os._exit(0)
     if niceness and hasattr(os, "nice"):
         with contextlib.suppress(OSError):  # not allowed here: keep the priority
             os.nice(niceness)
     threading.Thread(
-        target=_follow_parent, args=(os.getppid(),), name="allegra-parent", daemon=True
+        target=_follow_parent, args=(parent,), name="allegra-parent", daemon=True
     ).start()
 
 
@@ -212,7 +216,7 @@ def _spawned(processes: int, niceness: int) -> concurrent.futures.Executor:
         max_workers=processes,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_worker_start,
-        initargs=(niceness,),
+        initargs=(niceness, os.getpid()),
     )
 
 
