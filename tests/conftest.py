@@ -249,12 +249,16 @@ def _rewrite_a_share_of_the_test_modules(config: pytest.Config) -> None:
         index = int(str(worker["workerid"]).removeprefix("gw"))
         count = int(worker["workercount"])
         state = config.stash[rewrite.assertstate_key]
-        chosen: set[Path] = set()
-        for arg in config.args:
-            path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
-            found = path.rglob("test_*.py") if path.is_dir() else [path]
-            chosen.update(p for p in found if p.name.startswith("test_") and p.suffix == ".py")
-        for fn in sorted(chosen)[index::count]:
+        # The modules of tests/ that the run's arguments name, or a folder above them.
+        given = [
+            Path(config.invocation_params.dir, a.split("::")[0]).resolve() for a in config.args
+        ]
+        chosen = [
+            module
+            for module in sorted((ROOT / "tests").glob("test_*.py"))
+            if any(path == module or path in module.parents for path in given)
+        ]
+        for fn in chosen[index::count]:
             pyc = rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
             if rewrite._read_pyc(fn, pyc, state.trace) is not None:
                 continue
