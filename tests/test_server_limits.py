@@ -176,8 +176,8 @@ def test_thousands_of_views_of_the_largest_tables_keep_memory_bounded(
             client.get(f"/api/tables/{table_id}/view?svg={svg}&lang={lang}", headers=headers)
     before = server.rss()
     requests = 0
-    # One kept-alive connection of the standard library's client, which takes about a
-    # third of httpx's CPU a request: the requests, not the client, are under test.
+    # One kept-alive connection of the standard library's client, lighter than httpx:
+    # the requests, not the client, are under test.
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     for (table_id, tokens), (seat, svg, lang) in itertools.product(tables, kinds):
         if requests == VIEW_REQUESTS:

@@ -21,7 +21,6 @@ import random
 import signal
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -440,10 +439,8 @@ def test_ten_thousand_conflicting_moves_across_two_processes_are_each_stored_onc
                 if connection is None or time.monotonic() - used > 2:
                     if connection is not None:
                         connection.close()
-                    address = urllib.parse.urlsplit(str(a.base if key == "a" else b.base))
-                    connection = http.client.HTTPConnection(
-                        address.hostname or "", address.port, timeout=60
-                    )
+                    port = (a if key == "a" else b).port
+                    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
                     opened.append(connection)
                 data = json.dumps(body).encode()
                 headers = {"Content-Type": "application/json", **bearer(token)}

@@ -637,14 +637,10 @@ def test_keep_best_writes_the_best_evaluated_network_and_survives_a_resume(
             np.testing.assert_array_equal(k[key], r[key])
 
 
-def _agreement(players: int, params: object, tables: State, key: jax.Array) -> float:
-    """How often the network's greedy choice is GreedyBot's rule's at ``tables``."""
-    return float(_agreement_compiled(players, params, tables, key))
-
-
 @functools.partial(jax.jit, static_argnums=0)
-def _agreement_compiled(players: int, params: Any, tables: State, key: jax.Array) -> jax.Array:
-    """``_agreement`` as one compiled program (op by op, JAX compiles each operation)."""
+def _agreement(players: int, params: Any, tables: State, key: jax.Array) -> jax.Array:
+    """How often the network's greedy choice is GreedyBot's rule's at ``tables``
+    (one compiled program: op by op, JAX would compile each operation on its own)."""
     tr = trainer(players, TINY)
     logits, _ = tr.apply(params, learner_input(tables))
     mine = jnp.argmax(jnp.where(tables.legal_action_mask, logits, -1e9), axis=1)
@@ -667,8 +663,8 @@ def test_imitation_makes_the_network_choose_what_greedybot_chooses() -> None:
     run = tr.imitation_init(untrained, jax.random.key(4))
     for _ in range(12):
         run, stats = tr.imitate(run, 25)
-    before = _agreement(2, untrained, fixed, jax.random.key(5))
-    after = _agreement(2, run.params, fixed, jax.random.key(5))
+    before = float(_agreement(2, untrained, fixed, jax.random.key(5)))
+    after = float(_agreement(2, run.params, fixed, jax.random.key(5)))
     assert after >= before + 0.25, (before, after)
     assert float(stats["agreement"][-5:].mean()) > before
     # The value head gets no gradient: it is left as it was.
