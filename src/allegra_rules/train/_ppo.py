@@ -393,8 +393,12 @@ class Trainer:
             config.greedy_input,
             num_players if config.value_heads else 0,
         )
+        # Its shape alone, traced: nothing is compiled or run to learn it.
         self.obs_size = int(
-            observe(self.tables, self.env.init(jax.random.key(0)), jnp.asarray(0)).shape[0]
+            jax.eval_shape(
+                lambda k: observe(self.tables, self.env.init(k), jnp.asarray(0)),
+                jax.random.key(0),
+            ).shape[0]
         )
         """The first config's features (``Encoder.size``)."""
         rewrite = self.groups[0].rewrite
@@ -413,6 +417,13 @@ class Trainer:
         self.imitation_optimizer = optax.chain(
             optax.clip_by_global_norm(1.0), optax.adam(config.imitate_lr)
         )
+        # The setups compile once each as one program, not as dozens of single operations.
+        self.init = jax.jit(self._init)
+        """``init(key)``: a fresh ``TrainState`` (``_init``, compiled)."""
+        self.imitation_init = jax.jit(self._imitation_init)
+        """``imitation_init(params, key)``: the imitation's start (``_imitation_init``)."""
+        self.warm_start = jax.jit(self._warm_start)
+        """``warm_start(ts, params)``: ``ts`` led by ``params`` (``_warm_start``)."""
         self.run = jax.jit(self._run, static_argnums=1)
         self.imitate = jax.jit(self._imitate, static_argnums=1)
         self.evaluate = jax.jit(self._evaluate)
@@ -426,7 +437,7 @@ class Trainer:
             for g, k in zip(self.groups, self._keys(key), strict=True)
         )
 
-    def init(self, key: jax.Array) -> TrainState:
+    def _init(self, key: jax.Array) -> TrainState:
         """A fresh training state: new weights, a pool of copies, tables dealt."""
         k_net, k_env, k_seat, key = jax.random.split(key, 4)
         params = self.network.init(k_net, jnp.zeros((self.input_size,), F32))
@@ -789,7 +800,7 @@ class Trainer:
 
     # ------------------------------------------------------ imitation warm start
 
-    def imitation_init(self, params: Any, key: jax.Array) -> ImitationState:
+    def _imitation_init(self, params: Any, key: jax.Array) -> ImitationState:
         """The imitation's start from ``params``: a fresh optimizer state, tables dealt."""
         k_env, key = jax.random.split(key)
         return ImitationState(params, self.imitation_optimizer.init(params), self.deal(k_env), key)
@@ -830,7 +841,7 @@ class Trainer:
         """
         return jax.lax.scan(self._imitation_step, st, None, length=steps)
 
-    def warm_start(self, ts: TrainState, params: Any) -> TrainState:
+    def _warm_start(self, ts: TrainState, params: Any) -> TrainState:
         """``ts`` with ``params`` as the learner, every pool slot and a fresh optimizer."""
         pool = jax.tree_util.tree_map(
             lambda x: jnp.broadcast_to(x, (self.config.pool_size, *x.shape)), params
