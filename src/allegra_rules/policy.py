@@ -448,11 +448,14 @@ class _PlainNetwork(_ActionIds):
         if weights is not None:
             assert hint is not None
             features = _hint_input(features, self.actions, ids, hint)
-        h = self.b0
-        for x, row in zip(features, self.w0_rows, strict=True):
-            if x:
-                h = [a + x * w for a, w in zip(h, row, strict=True)]
-        h = [a if a > 0.0 else 0.0 for a in h]
+        # The first layer over the nonzero features only, a column at a time: the bias,
+        # then each feature's row (times the feature) added in the features' order.
+        terms: list[list[float]] = [
+            row if x == 1.0 else [x * w for w in row]
+            for x, row in zip(features, self.w0_rows, strict=True)
+            if x
+        ]
+        h = [a if a > 0.0 else 0.0 for a in map(sum, zip(self.b0, *terms, strict=True))]
         h = [
             max(0.0, b + sum(map(operator.mul, h, column)))
             for b, column in zip(self.b1, self.w1_columns, strict=True)
