@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import pickle
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -244,6 +247,27 @@ def test_a_worker_ends_with_its_server_even_one_that_died_before_it_started() ->
             else:
                 with pytest.raises(BrokenProcessPool):
                     answer.result(timeout=60)
+
+
+def test_a_worker_unpickles_its_jobs_without_the_web_application() -> None:
+    """What a worker process unpickles (a job, ``decide``, its start-up) names a module
+    that imports the engine and the bots alone: a worker never loads the server's
+    package, Starlette or uvicorn."""
+    from allegra_rules.server import thinking
+
+    job = Job("greedy", 1, 0, new_game(2, seed=1))
+    sent = pickle.dumps((thinking.decide, thinking._ready, thinking._worker_start, job))
+    code = (
+        "import pickle, sys\n"
+        f"decide, ready, start, job = pickle.loads({sent!r})\n"
+        "decide(job)\n"
+        "print(sorted({m.split('.')[0] if not m.startswith('allegra_rules.') else m\n"
+        "    for m in sys.modules if m.startswith(('allegra_rules.server', 'starlette',\n"
+        "    'uvicorn', 'psycopg'))}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 # --------------------------------------------------------------------------- limits
