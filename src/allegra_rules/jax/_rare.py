@@ -91,7 +91,13 @@ def rarely(needed: jax.Array, fn: Callable[[T], T], operand: T, share: float) ->
                     lambda a: a.at[idx].get(mode="fill", fill_value=0), out
                 )
                 done = jax.vmap(fn)(part)
-                return jax.tree_util.tree_map(lambda a, d: a.at[idx].set(d, mode="drop"), out, done)
+                # A leaf that ``fn`` returns as it was given needs no writing back.
+                return jax.tree_util.tree_map(
+                    lambda a, p, d: a if d is p else a.at[idx].set(d, mode="drop"),
+                    out,
+                    part,
+                    done,
+                )
 
             return jax.lax.fori_loop(0, (count + size - 1) // size, chunk, operand)
 

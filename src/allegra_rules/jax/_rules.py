@@ -429,8 +429,9 @@ def step(t: StaticTables, state: State, action: jax.Array, key: jax.Array) -> St
     new = new.replace(legal_action_mask=legal_action_mask(t, new))
     # An illegal action, or a step on a finished game (rare: only those tables pay).
     checked = {"before": state, "after": new}
-    checked = rarely(~legal | state.terminated, partial(refused, t), checked, 0.0)
-    out: State = checked["after"]
+    out: State = jax.tree_util.tree_map(
+        lambda r, a: jnp.where(~legal | state.terminated, r, a), refused(t, checked)["after"], new
+    )
     return out
 
 
