@@ -390,6 +390,43 @@ def test_rarely_equals_a_plain_select(tables: int) -> None:
                 np.testing.assert_array_equal(np.asarray(one[name]), np.asarray(got[name][t]))
 
 
+def _primitives(jaxpr: Any) -> list[str]:
+    """The names of every primitive of ``jaxpr`` and of the programs nested in it."""
+    names = []
+    for eqn in jaxpr.eqns:
+        names.append(eqn.primitive.name)
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    names += _primitives(inner)
+    return names
+
+
+def test_rarely_writes_back_only_what_its_work_changed() -> None:
+    """A leaf the rare work returns as it got it is not scattered back (each scatter is a
+    loop of its own to compile on a CPU), and the result is still the plain select."""
+    from allegra_rules.jax._rare import rarely
+
+    def work(y: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        return {"kept": y["kept"], "read": y["read"], "v": y["v"] * 3 + y["read"]}
+
+    x = {
+        "kept": jnp.arange(64, dtype=jnp.int8).reshape(16, 4),
+        "read": jnp.arange(16, dtype=jnp.int32),
+        "v": jnp.ones((16, 2), jnp.float32),
+    }
+    needed = jnp.arange(16) % 3 == 0
+    batched = jax.vmap(lambda need, y: rarely(need, work, y, 0.3))
+    assert _primitives(jax.make_jaxpr(batched)(needed, x).jaxpr).count("scatter") == 1
+    got = jax.jit(batched)(needed, x)
+    want_v = np.where(np.asarray(needed)[:, None], 3.0 + np.arange(16)[:, None], 1.0)
+    want_v = np.broadcast_to(want_v, (16, 2))
+    np.testing.assert_array_equal(np.asarray(got["v"]), want_v)
+    for name in ("kept", "read"):
+        np.testing.assert_array_equal(np.asarray(got[name]), np.asarray(x[name]))
+
+
 @pytest.mark.parametrize(("n", "config", "steps"), [(3, SHORT, 50), (2, SMALL_DECK, 160)])
 def test_batched_steps_equal_single_table_steps(n: int, config: RuleConfig, steps: int) -> None:
     """``vmap`` over many tables (the rare work in chunks) equals each table stepped alone.

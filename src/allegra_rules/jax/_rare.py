@@ -7,9 +7,9 @@ thousands, and costs more than the rest of the step together.
 [`rarely`][allegra_rules.jax._rare.rarely] computes such work only for the tables that
 need it: its batching rule gathers them, a chunk of
 [`chunk_size`][allegra_rules.jax._rare.chunk_size] tables at a time, runs the work on each
-chunk and writes the results back, in a loop of as many chunks as there are needed tables
-to fill. With no table in need it does nothing. The result is what a plain ``vmap`` gives;
-only the time differs.
+chunk and writes the results back (only the arrays the work changed), in a loop of as
+many chunks as there are needed tables to fill. With no table in need it does nothing.
+The result is what a plain ``vmap`` gives; only the time differs.
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ def rarely(needed: jax.Array, fn: Callable[[T], T], operand: T, share: float) ->
         fn: a pure function of one table's ``operand`` (a pytree of arrays) to a pytree
             of the same structure, shapes and dtypes. It must not close over traced
             values: pass everything it reads in ``operand``. Rows that are not needed may
-            be given to it as zeros; their results are dropped.
+            be given to it as zeros; their results are dropped. A leaf that ``fn``
+            returns as it got it (the same traced value) is not written back, so what
+            ``fn`` only reads costs a gather and no scatter.
         operand: the pytree ``fn`` works on.
         share: about what part of the tables need ``fn`` in a step (it sizes the chunks;
             any value gives the same result).

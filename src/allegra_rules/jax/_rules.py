@@ -427,18 +427,18 @@ def step(t: StaticTables, state: State, action: jax.Array, key: jax.Array) -> St
     fields = step_fields(t, state, action, key)
     new = state.replace(**fields)
     new = new.replace(legal_action_mask=legal_action_mask(t, new))
-    # An illegal action, or a step on a finished game (rare: only those tables pay).
-    checked = {"before": state, "after": new}
+    # An illegal action, or a step on a finished game: a few operations a table, so every
+    # table computes it and a select keeps it (cheaper to compile than ``rarely``, which
+    # would move the state's every array both ways).
     out: State = jax.tree_util.tree_map(
-        lambda r, a: jnp.where(~legal | state.terminated, r, a), refused(t, checked)["after"], new
+        lambda r, a: jnp.where(~legal | state.terminated, r, a), refused(t, state), new
     )
     return out
 
 
-def refused(t: StaticTables, x: dict[str, State]) -> dict[str, State]:
-    """``step``'s result for an illegal action, or on a game that is over."""
+def refused(t: StaticTables, state: State) -> State:
+    """``step``'s result from ``state`` for an illegal action, or on a game that is over."""
     n = t.n
-    state = x["before"]
     seats = jnp.arange(n)
     earned = jnp.where(
         jnp.arange(ROUNDS)[:, None] < (state._round.astype(I32) - 1),
@@ -455,7 +455,7 @@ def refused(t: StaticTables, x: dict[str, State]) -> dict[str, State]:
     )
     done = state.replace(rewards=jnp.zeros(n, jnp.float32))
     after: State = jax.tree_util.tree_map(lambda d, b: jnp.where(state.terminated, d, b), done, bad)
-    return {"before": state, "after": after}
+    return after
 
 
 def step_auto_reset(t: StaticTables, state: State, action: jax.Array, key: jax.Array) -> State:
