@@ -430,8 +430,9 @@ def step(t: StaticTables, state: State, action: jax.Array, key: jax.Array) -> St
     # An illegal action, or a step on a finished game: a few operations a table, so every
     # table computes it and a select keeps it (cheaper to compile than ``rarely``, which
     # would move the state's every array both ways).
+    refuse = ~legal | state.terminated
     out: State = jax.tree_util.tree_map(
-        lambda r, a: jnp.where(~legal | state.terminated, r, a), refused(t, state), new
+        lambda r, a: jnp.where(refuse, r, a), refused(t, state), new
     )
     return out
 
