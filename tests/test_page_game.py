@@ -169,6 +169,7 @@ def check_round_end(browser: Browser) -> None:
 def test_a_greedy_game_takes_few_clicks_and_few_knock_prompts(
     browser: Browser, server: ServerProcess
 ) -> None:
+    # The chosen seed also seeds the bot, so this is the same game in every run.
     join(browser, server, {"players": 2, "bots": {"1": "greedy"}, "seed": 55}, 1280)
     assert browser.evaluate("document.getElementById('ask-knock').checked")
     names = browser.evaluate(

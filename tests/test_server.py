@@ -612,6 +612,35 @@ def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProc
     assert not leaked
 
 
+def test_a_chosen_seed_reproduces_the_bots_moves_too(client: httpx.Client) -> None:
+    """Two tables of the same chosen seed, played alike by the person: the same game."""
+
+    def play(seed: int) -> list[Any]:
+        table = new_table(
+            client, players=3, bots={"1": "random", "2": "greedy"}, seed=seed, max_turns=4
+        )
+        token = claim(client, table, 0)
+        rng = random.Random(3)
+        deadline = time.monotonic() + 120
+        while True:
+            assert time.monotonic() < deadline, "the game took too long"
+            view = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+            if view["phase"] == "over":
+                break
+            if view["current_player"] != 0:
+                time.sleep(0.02)  # the bots' moves are on their way
+                continue
+            move = {"action": rng.choice(view["legal_actions"]), "version": view["version"]}
+            answer = client.post(f"/api/tables/{table}/moves", json=move, headers=bearer(token))
+            assert answer.status_code == 200, answer.text
+        actions: list[Any] = client.get(f"/api/tables/{table}/record").json()["actions"]
+        return actions
+
+    first = play(12)
+    assert play(12) == first
+    assert play(13) != first  # another seed, another deal and other bots
+
+
 def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
     # The search bot thinks in a worker process; its moves are stored like any other.
     # (Its easy level: the levels differ only in their budget of simulations.)

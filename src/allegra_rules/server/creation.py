@@ -18,6 +18,7 @@ limits that keep one client, or many, from taking the server:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -47,6 +48,7 @@ __all__ = [
     "SEARCH_TABLES_PER_CLIENT",
     "TABLES_PER_HOUR",
     "Creation",
+    "chosen_bot_seed",
 ]
 
 _CREATE_KEYS = frozenset({"players", "preset", "config", "max_turns", "bots", "seed"})
@@ -141,6 +143,22 @@ def _bots(value: object, players: int, config: RuleConfig) -> dict[int, tuple[st
     return bots
 
 
+def chosen_bot_seed(seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` of a table whose creator chose the deal's ``seed``.
+
+    At such a table (at most one seat for a person) the bots' seeds come from the chosen
+    seed, so the same seed and the same moves of the person give the same game: a chosen
+    seed reproduces a bot game, not only its deal. Whoever chose it already knows every
+    card, so knowing the bots' seeds tells them nothing of anyone else's. Elsewhere each
+    bot's seed is random.
+
+        >>> chosen_bot_seed(55, 1) == chosen_bot_seed(55, 1) != chosen_bot_seed(55, 2)
+        True
+    """
+    digest = hashlib.sha256(f"allegra-table-bot:{seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 2**31
+
+
 class Creation:
     """Makes new tables, within the limits of each client and of the server.
 
@@ -223,6 +241,8 @@ class Creation:
             )
         bots = _bots(data.get("bots", {}), players, config)
         seed, deal = _deal(data.get("seed"), players - len(bots))
+        if deal.seed_chosen:
+            bots = {seat: (name, chosen_bot_seed(seed, seat)) for seat, (name, _) in bots.items()}
         try:
             state = new_game(players, config=config, seed=seed)
         except ValueError as exc:
