@@ -149,8 +149,8 @@ def chosen_bot_seed(seed: int, seat: int) -> int:
     At such a table (at most one seat for a person) the bots' seeds come from the chosen
     seed, so the same seed and the same moves of the person give the same game: a chosen
     seed reproduces a bot game, not only its deal. Whoever chose it already knows every
-    card, so knowing the bots' seeds tells them nothing of anyone else's. Elsewhere each
-    bot's seed is random.
+    card, so knowing the bots' seeds tells them nothing of anyone else's. Elsewhere, and
+    for a seat handed to a bot later, a bot's seed is random.
 
         >>> chosen_bot_seed(55, 1) == chosen_bot_seed(55, 1) != chosen_bot_seed(55, 2)
         True
