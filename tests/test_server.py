@@ -612,6 +612,28 @@ def test_tokens_never_appear_in_the_log(client: httpx.Client, server: ServerProc
     assert not leaked
 
 
+def play_seat_0_at_random(
+    client: httpx.Client, table: str, token: str, seed: int, other: str | None = None
+) -> dict[str, Any]:
+    """Seat 0 plays random legal moves (seeded) until the game is over, bots at the rest;
+    the last view. With ``other``, that table's public view is read between the moves."""
+    rng = random.Random(seed)
+    deadline = time.monotonic() + 120
+    while True:
+        assert time.monotonic() < deadline, "the game took too long"
+        view: dict[str, Any] = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
+        if view["phase"] == "over":
+            return view
+        if other is not None:
+            assert client.get(f"/api/tables/{other}/view").status_code == 200
+        if view["current_player"] != 0:
+            time.sleep(0.02)  # the bots' moves are on their way
+            continue
+        move = {"action": rng.choice(view["legal_actions"]), "version": view["version"]}
+        answer = client.post(f"/api/tables/{table}/moves", json=move, headers=bearer(token))
+        assert answer.status_code == 200, answer.text
+
+
 def test_a_chosen_seed_reproduces_the_bots_moves_too(client: httpx.Client) -> None:
     """Two tables of the same chosen seed, played alike by the person: the same game."""
 
@@ -619,20 +641,7 @@ def test_a_chosen_seed_reproduces_the_bots_moves_too(client: httpx.Client) -> No
         table = new_table(
             client, players=3, bots={"1": "random", "2": "greedy"}, seed=seed, max_turns=4
         )
-        token = claim(client, table, 0)
-        rng = random.Random(3)
-        deadline = time.monotonic() + 120
-        while True:
-            assert time.monotonic() < deadline, "the game took too long"
-            view = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
-            if view["phase"] == "over":
-                break
-            if view["current_player"] != 0:
-                time.sleep(0.02)  # the bots' moves are on their way
-                continue
-            move = {"action": rng.choice(view["legal_actions"]), "version": view["version"]}
-            answer = client.post(f"/api/tables/{table}/moves", json=move, headers=bearer(token))
-            assert answer.status_code == 200, answer.text
+        play_seat_0_at_random(client, table, claim(client, table, 0), 3)
         actions: list[Any] = client.get(f"/api/tables/{table}/record").json()["actions"]
         return actions
 
@@ -646,21 +655,8 @@ def test_a_search_bot_plays_a_whole_game(client: httpx.Client) -> None:
     # (Its easy level: the levels differ only in their budget of simulations.)
     table = new_table(client, players=2, bots={"1": "search-easy"}, seed=5, max_turns=4)
     token = claim(client, table, 0)
-    rng = random.Random(5)
     other = new_table(client, players=2)
-    deadline = time.monotonic() + 120
-    while True:
-        assert time.monotonic() < deadline, "the game took too long"
-        view = client.get(f"/api/tables/{table}/view", headers=bearer(token)).json()
-        if view["phase"] == "over":
-            break
-        assert client.get(f"/api/tables/{other}/view").status_code == 200
-        if view["current_player"] != 0:
-            time.sleep(0.02)  # the bot's move is on its way
-            continue
-        move = {"action": rng.choice(view["legal_actions"]), "version": view["version"]}
-        answer = client.post(f"/api/tables/{table}/moves", json=move, headers=bearer(token))
-        assert answer.status_code == 200, answer.text
+    view = play_seat_0_at_random(client, table, token, 5, other)
     record = GameRecord.from_json(client.get(f"/api/tables/{table}/record").text)
     assert len(record.actions) == view["version"]
     states = list(record.states())
