@@ -125,11 +125,11 @@ def _rules(data: dict[str, Any]) -> tuple[RuleConfig, str | None]:
         raise _invalid(str(exc)) from None
 
 
-def _bots(value: object, players: int, config: RuleConfig) -> dict[int, tuple[str, int]]:
-    """The bot seats a body names, each with a seed of its own."""
+def _bots(value: object, players: int, config: RuleConfig) -> dict[int, str]:
+    """The bot seats a body names, and the bot of each."""
     if not isinstance(value, dict):
         raise _invalid('bots must be an object {"<seat>": "<bot>"}')
-    bots: dict[int, tuple[str, int]] = {}
+    bots: dict[int, str] = {}
     for key, name in value.items():
         # A seat is a canonical decimal: "0", "1", ..., no sign, no leading zero.
         canonical = len(key) <= 2 and key.isascii() and key.isdigit() and key == str(int(key))
@@ -139,7 +139,7 @@ def _bots(value: object, players: int, config: RuleConfig) -> dict[int, tuple[st
             raise _invalid(f"bots: unknown bot {name!r:.40}; known bots: {', '.join(BOT_KINDS)}")
         if (why := unavailable(name, config, players)) is not None:
             raise _invalid(f"bots: {name} cannot play here: {why}")
-        bots[int(key)] = (name, secrets.randbelow(2**31))
+        bots[int(key)] = name
     return bots
 
 
@@ -239,10 +239,16 @@ class Creation:
                 f"players must be {config.min_players}..{config.max_players} for these rules; "
                 f"got {players}"
             )
-        bots = _bots(data.get("bots", {}), players, config)
-        seed, deal = _deal(data.get("seed"), players - len(bots))
-        if deal.seed_chosen:
-            bots = {seat: (name, chosen_bot_seed(seed, seat)) for seat, (name, _) in bots.items()}
+        names = _bots(data.get("bots", {}), players, config)
+        seed, deal = _deal(data.get("seed"), players - len(names))
+        # Each bot's own seed: from a chosen seed (see chosen_bot_seed), else at random.
+        bots = {
+            seat: (
+                name,
+                chosen_bot_seed(seed, seat) if deal.seed_chosen else secrets.randbelow(2**31),
+            )
+            for seat, name in names.items()
+        }
         try:
             state = new_game(players, config=config, seed=seed)
         except ValueError as exc:
