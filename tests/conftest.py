@@ -88,13 +88,15 @@ GROUPS = {
     "tests/test_docs_site.py": "site",
     "tests/test_docs_browser.py": "site",
     "tests/test_play_page.py": "site",
+    "tests/test_ray.py": "ray",
 }
 """The modules whose tests one worker runs together, and the name of each group.
 
 A group's tests share what is costly to make in one process: the compiled programs of
 the batched engine's Envs (``jax``) and of the trainers (``train``), the built docs site
-and its browser (``site``). The groups are handed out first (in the order of ``FIRST``),
-and the other tests one by one after them.
+and its browser (``site``), a local Ray cluster (``ray``: its processes cost about 5 s of
+CPU to start, once in every worker that runs a test of the module). The groups are
+handed out first (in the order of ``FIRST``), and the other tests one by one after them.
 """
 
 TEST_GROUPS = dict.fromkeys(
@@ -125,10 +127,10 @@ FIRST = (
     "site",
     "train-hint",
     "train-rules",
-    "tests/test_server_processes.py::test_ten_thousand_conflicting_moves_across_two_processes_are_each_stored_once",
+    "tests/test_server_processes.py",
     "tests/test_docs.py::test_python_blocks_run_and_print_their_output",
-    "tests/test_ray.py::test_tournament_on_ray_equals_local",
-    "tests/test_server_limits.py::test_thousands_of_views_of_the_largest_tables_keep_memory_bounded",
+    "ray",
+    "tests/test_server_limits.py",
     "tests/test_growing_saves.py::test_the_batched_engine_agrees_on_the_field_in_lock_step",
 )
 """The work units handed out first, in this order: the longest (measured), so that no
@@ -148,14 +150,21 @@ what they started: servers, their bot workers, PostgreSQL, a browser.
 
 Collected in a row, they came near the end and left the cores idle for a fifth to a third of the
 run's last 100 s. Spread evenly over the first seven eighths of the other units, each
-shares the cores with tests that use them. A module's units stay in a row.
+shares the cores with tests that use them. Each such module is one unit, so one worker
+runs all of its tests and starts its module-scoped servers (SQLite's and PostgreSQL's,
+each with its bot worker processes) once in the run, not once in every worker that ran
+one of its tests.
 """
 
 
 def work_unit(nodeid: str) -> str:
-    """The unit of work that a test belongs to: its group, or the test with its cases."""
+    """The unit of work that a test belongs to: its group, a ``WAITING`` module whole, or
+    the test with its cases."""
     test = nodeid.split("[", 1)[0]  # a parametrized test's cases stay together
-    return TEST_GROUPS.get(test) or GROUPS.get(nodeid.split("::", 1)[0], test)
+    module = nodeid.split("::", 1)[0]
+    if module.startswith(WAITING):
+        return module
+    return TEST_GROUPS.get(test) or GROUPS.get(module, test)
 
 
 RUN_FOLDER = "ALLEGRA_TEST_RUN_FOLDER"
