@@ -369,19 +369,13 @@ def in_run_order(items: list[pytest.Item]) -> list[pytest.Item]:
     first = sorted((u for u in units if u in rank), key=rank.__getitem__)
     rest = [u for u in units if u not in rank]
     others = [u for u in rest if not u.startswith(WAITING)]
-    # A waiting module's units stay in a row, so that a worker keeps the module's server
-    # (a module-scoped fixture) from one to the next; the modules are spread.
-    modules: dict[str, list[str]] = {}
-    for unit in rest:
-        if unit.startswith(WAITING):
-            modules.setdefault(unit.split("::", 1)[0], []).append(unit)
+    waiting = [u for u in rest if u.startswith(WAITING)]  # a whole module each (work_unit)
     span = len(others) * 7 / 8
-    # (the other unit it follows, then 0 for that unit itself or 1 for a waiting one, the
-    # waiting module's place, the unit's place in its module)
-    place = {u: (i, 0, 0, 0) for i, u in enumerate(others)}
-    for i, module in enumerate(modules.values()):
-        after = int((i + 0.5) * span / len(modules))
-        place |= {u: (after, 1, i, j) for j, u in enumerate(module)}
+    # (the other unit it follows, then 0 for that unit itself or 1 for a waiting module,
+    # the waiting module's place)
+    place = {u: (i, 0, 0) for i, u in enumerate(others)}
+    for i, module in enumerate(waiting):
+        place[module] = (int((i + 0.5) * span / len(waiting)), 1, i)
     order = first + sorted(rest, key=place.__getitem__)
     return [item for unit in order for item in units[unit]]
 
