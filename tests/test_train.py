@@ -9,6 +9,7 @@ import json
 import pickle
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,29 @@ TINY = PPOConfig(
     eval_envs=16,
 )
 TINY_HINT = dataclasses.replace(TINY, greedy_input=True)
+
+EVALUATION_COMPILE = {"xla_backend_optimization_level": 1}
+"""XLA's options for the trainers' evaluation in these tests (the rest: tests/conftest.py).
+
+The suite compiles for a quick compile (``QUICK_COMPILE``), but an evaluation plays its
+tables' games to the end, thousands of engine steps in one loop: without LLVM's
+optimisations a tiny trainer's evaluation takes about 5 s of CPU, with them 1 s, for
+about 2.5 s more compiling. The module's 26 evaluations come from three programs."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _evaluations_compiled_to_run() -> Iterator[None]:
+    """Every ``Trainer`` of the module compiles its ``evaluate`` with ``EVALUATION_COMPILE``:
+    the same function (``Trainer._evaluate``), compiled with other options."""
+    init = Trainer.__init__
+
+    def compiled_to_run(self: Trainer, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self.evaluate = jax.jit(self._evaluate, compiler_options=EVALUATION_COMPILE)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Trainer, "__init__", compiled_to_run)
+        yield
 
 
 ADJACENT = RuleConfig(row_match="adjacent", removed_cards="discard", knocking="always")
