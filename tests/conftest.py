@@ -58,8 +58,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #   cannot run anyway (the batched engine's step compiles in 0.77 s of CPU, not 0.95);
 # - without handing dots to XNNPACK (a tiny training run compiled in about 4 % less CPU
 #   in four of five alternated pairs; the tests' networks are too small to gain from it).
-# The tests run each program only a few times; the benchmarks and the GPU check compile
-# as users do. A JAX release that drops one of these flags stops at start-up naming it
+# The tests run most programs only a few times (the trainers' evaluations, thousands of
+# steps in one loop, compile with LLVM's optimisations: EVALUATION_COMPILE in
+# tests/test_train.py); the benchmarks and the GPU check compile as users do. A JAX release that drops one of these flags stops at start-up naming it
 # ("Unknown flags in XLA_FLAGS").
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".pytest_cache" / "jax"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
