@@ -60,8 +60,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #   in four of five alternated pairs; the tests' networks are too small to gain from it).
 # The tests run most programs only a few times (the trainers' evaluations, thousands of
 # steps in one loop, compile with LLVM's optimisations: EVALUATION_COMPILE in
-# tests/test_train.py); the benchmarks and the GPU check compile as users do. A JAX release that drops one of these flags stops at start-up naming it
-# ("Unknown flags in XLA_FLAGS").
+# tests/test_train.py); the benchmarks and the GPU check compile as users do. A JAX
+# release that drops one of these flags stops at start-up naming it ("Unknown flags in
+# XLA_FLAGS").
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".pytest_cache" / "jax"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 QUICK_COMPILE = (
