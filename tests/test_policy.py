@@ -341,20 +341,21 @@ def test_policy_never_reads_face_down_cards_or_the_draw_pile(
     weights = {"features": weights, "hint": weights_hint}.get(kind, weights_rules)
     states = _sample_states(250)
     assert {s.num_players for s in states} == {2, 3, 4, 5}
+
+    def answers(seed: int, seen: GameState) -> tuple[Action, dict[Action, float]]:
+        bot = PolicyBot(seed, weights=weights)  # a fresh bot, so its first tie-break draw
+        return bot.choose(seen), bot.action_probabilities(seen)
+
     compared = 0
     for state in states:
         variants = same_view_variants(state)
         if not variants:
             continue
-        # What each seed's bot answers on the state, read once for all its variants.
-        seen = {
-            seed: (bot.choose(state), bot.action_probabilities(state))
-            for seed, bot in ((seed, PolicyBot(seed, weights=weights)) for seed in (0, 1))
-        }
+        # A fresh bot's answers on the state, read once for all its variants.
+        on_state = {seed: answers(seed, state) for seed in (0, 1)}
         for variant in variants:
             for seed in (0, 1):
-                a = PolicyBot(seed, weights=weights)
-                assert (a.choose(variant), a.action_probabilities(variant)) == seen[seed]
+                assert answers(seed, variant) == on_state[seed]
             compared += 1
     assert compared > 200
 
