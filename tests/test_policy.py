@@ -343,7 +343,7 @@ def test_policy_never_reads_face_down_cards_or_the_draw_pile(
     assert {s.num_players for s in states} == {2, 3, 4, 5}
 
     def answers(seed: int, seen: GameState) -> tuple[Action, dict[Action, float]]:
-        bot = PolicyBot(seed, weights=weights)  # a fresh bot, so its first tie-break draw
+        bot = PolicyBot(seed, weights=weights)  # fresh: its tie-breaks start at the seed
         return bot.choose(seen), bot.action_probabilities(seen)
 
     compared = 0
